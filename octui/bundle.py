@@ -1,0 +1,173 @@
+"""The bundle of SPEC §5 and its digest.
+
+The digest covers the selected context — objects (with lifecycle and
+staleness), exclusions and warning codes — and nothing about the query, the
+instant, file locations or human-readable sentences.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import uuid
+from datetime import datetime
+from typing import Any
+
+from octui.model import OBJECT_FIELDS, ContextObject, Exclusion, Finding
+from octui.pipeline import Included, Resolution
+from octui.timeutil import format_duration, format_instant, now_utc
+
+
+def _value(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return format_instant(value)
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+def object_fields(obj: ContextObject) -> dict[str, Any]:
+    """Every field of SPEC §1.3, normalised: instants in RFC 3339 UTC, durations in days."""
+    out: dict[str, Any] = {}
+    for name in OBJECT_FIELDS:
+        if name == "access":
+            out[name] = None if obj.access_roles is None else {"roles": list(obj.access_roles)}
+        elif name == "review_every":
+            out[name] = None if obj.review_every is None else format_duration(obj.review_every)
+        elif name in ("status", "layer"):
+            value = getattr(obj, name)
+            out[name] = None if value is None else str(value)
+        else:
+            out[name] = _value(getattr(obj, name))
+    return out
+
+
+def included_json(inc: Included) -> dict[str, Any]:
+    fields = object_fields(inc.obj)
+    head = {
+        "id": fields.pop("id"),
+        "version": fields.pop("version"),
+        "authority": fields.pop("authority"),
+        "lifecycle": inc.lifecycle.value,
+        "stale": inc.stale,
+        "score": inc.score,
+        "matched": inc.matched,
+        "path": inc.obj.path,
+        "source": inc.obj.source,
+    }
+    return head | fields
+
+
+def included_digest_form(inc: Included) -> dict[str, Any]:
+    return object_fields(inc.obj) | {"lifecycle": inc.lifecycle.value, "stale": inc.stale}
+
+
+def exclusion_json(ex: Exclusion) -> dict[str, Any]:
+    return {
+        "id": ex.id,
+        "version": ex.version,
+        "reason": ex.reason.value,
+        "related": list(ex.related),
+        "detail": ex.detail,
+    }
+
+
+def exclusion_digest_form(ex: Exclusion) -> dict[str, Any]:
+    if ex.reason.is_denial:
+        return {"id": ex.id, "reason": ex.reason.value}
+    return {
+        "id": ex.id,
+        "version": ex.version,
+        "reason": ex.reason.value,
+        "related": list(ex.related),
+    }
+
+
+def warning_json(w: Finding) -> dict[str, Any]:
+    return {
+        "code": w.code.value,
+        "severity": w.severity.value,
+        "ids": list(w.ids),
+        "message": w.message,
+        "hint": w.hint,
+    }
+
+
+def warning_digest_form(w: Finding) -> dict[str, Any]:
+    return {"code": w.code.value, "severity": w.severity.value, "ids": list(w.ids)}
+
+
+def canonical_json(value: Any) -> bytes:
+    """Keys sorted, separators ``,`` and ``:``, UTF-8, no ASCII escaping."""
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    ).encode("utf-8")
+
+
+def digest_of(
+    objects: list[dict[str, Any]], exclusions: list[dict[str, Any]], warnings: list[dict[str, Any]]
+) -> str:
+    payload = {"objects": objects, "exclusions": exclusions, "warnings": warnings}
+    return "sha256:" + hashlib.sha256(canonical_json(payload)).hexdigest()
+
+
+def digest(resolution: Resolution) -> str:
+    return digest_of(
+        [included_digest_form(i) for i in resolution.included],
+        [exclusion_digest_form(e) for e in resolution.exclusions],
+        [warning_digest_form(w) for w in resolution.warnings],
+    )
+
+
+_DIGEST_OBJECT_DROP = ("score", "matched", "path", "source")
+
+
+def digest_from_bundle(bundle: dict[str, Any]) -> str:
+    """Recompute the digest from a bundle's JSON alone (anyone can check a bundle)."""
+    objects = [
+        {k: v for k, v in o.items() if k not in _DIGEST_OBJECT_DROP} for o in bundle["objects"]
+    ]
+    exclusions = []
+    for e in bundle["exclusions"]:
+        if e["reason"] in ("permission-denied", "classification-denied"):
+            exclusions.append({"id": e["id"], "reason": e["reason"]})
+        else:
+            exclusions.append({k: e[k] for k in ("id", "version", "reason", "related")})
+    warnings = [{k: w[k] for k in ("code", "severity", "ids")} for w in bundle["warnings"]]
+    return digest_of(objects, exclusions, warnings)
+
+
+def bundle_dict(
+    resolution: Resolution, *, bundle_id: str | None = None, generated_at: datetime | None = None
+) -> dict[str, Any]:
+    """The bundle of SPEC §5, in its documented key order."""
+    q = resolution.query
+    return {
+        "bundle_id": bundle_id or str(uuid.uuid4()),
+        "generated_at": format_instant(generated_at or now_utc()),
+        "as_of": format_instant(q.as_of),
+        "inputs": {
+            "role": q.role,
+            "task": q.task,
+            "limit": q.limit,
+            "min_relevance": q.min_relevance,
+            "include_historical": q.include_historical,
+            "strict": q.strict,
+        },
+        "objects": [included_json(i) for i in resolution.included],
+        "exclusions": [exclusion_json(e) for e in resolution.exclusions],
+        "warnings": [warning_json(w) for w in resolution.warnings],
+        "digest": digest(resolution),
+    }
+
+
+# C1 controls and Unicode line/paragraph separators and bidi overrides are valid in JSON
+# strings but can steer a terminal; escape them so printed JSON is inert and still equal.
+_UNSAFE_JSON = re.compile("[\u0080-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def dumps_bundle(bundle: dict[str, Any]) -> str:
+    """The bundle as printed by ``--format json`` and written by exports."""
+    text = json.dumps(bundle, indent=2, ensure_ascii=False, allow_nan=False)
+    return _UNSAFE_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"

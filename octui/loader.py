@@ -1,0 +1,539 @@
+"""Loading a repository: walk the sources, parse each file, report every problem.
+
+Reading goes through a :class:`Tree` — the working tree on disk
+(:class:`FsTree`) or any other snapshot (a git revision) — so loading never
+depends on where the bytes come from, and never writes anything.
+
+Parsing one file is a pure function of its bytes (:func:`parse_file`), so its
+result can be cached by file identity; everything that depends on the
+configuration (forced authority, classification levels) happens afterwards in
+:func:`assemble`.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from pydantic import ValidationError
+
+from octui.config import CONFIG_FILE, Config, ConfigError, _describe, load_config_bytes
+from octui.enums import Authority, WarningCode
+from octui.model import KNOWN_FIELDS, ContextObject, Finding, FrontMatter
+from octui.yamlio import YamlError, decode_text, load_yaml
+
+MAX_FILE_BYTES = 1024 * 1024
+OBJECT_SUFFIXES = (".md", ".yaml", ".yml")
+_AUTHORITIES = frozenset(a.value for a in Authority)
+VANISHED = "file vanished while loading"
+
+
+# -- reading ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One directory entry. ``problem`` is set for entries that cannot be followed."""
+
+    name: str
+    rel: str
+    is_dir: bool
+    size: int = 0
+    mtime_ns: int = 0
+    problem: str | None = None
+
+
+class Tree(Protocol):
+    """A read-only snapshot of a repository's files, addressed by POSIX relative paths."""
+
+    def read(self, rel: str) -> bytes: ...
+
+    def is_dir(self, rel: str) -> bool: ...
+
+    def is_file(self, rel: str) -> bool: ...
+
+    def scandir(self, rel: str) -> list[Entry]:
+        """Entries of a folder; raises ``OSError`` when the folder cannot be read."""
+        ...
+
+    def describe(self, rel: str) -> str:
+        """How to name ``rel`` in a message."""
+        ...
+
+
+class FsTree:
+    """The working tree. Symbolic links are followed only while they stay inside the root."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.real_root = Path(os.path.realpath(root))
+
+    def _path(self, rel: str) -> Path:
+        return self.root / rel if rel not in ("", ".") else self.root
+
+    def describe(self, rel: str) -> str:
+        return str(self._path(rel))
+
+    def read(self, rel: str) -> bytes:
+        with open(self._path(rel), "rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+        return data
+
+    def is_dir(self, rel: str) -> bool:
+        return self._inside(self._path(rel)) and self._path(rel).is_dir()
+
+    def is_file(self, rel: str) -> bool:
+        return self._inside(self._path(rel)) and self._path(rel).is_file()
+
+    def _inside(self, path: Path) -> bool:
+        real = os.path.realpath(path)
+        return real == str(self.real_root) or real.startswith(str(self.real_root) + os.sep)
+
+    def scandir(self, rel: str) -> list[Entry]:
+        base = self._path(rel)
+        entries: list[Entry] = []
+        with os.scandir(base) as it:
+            for item in it:
+                child = item.name if rel in ("", ".") else f"{rel}/{item.name}"
+                entries.append(self._entry(item, child))
+        return entries
+
+    def _entry(self, item: os.DirEntry[str], rel: str) -> Entry:
+        try:
+            if item.is_symlink():
+                real = os.path.realpath(item.path)
+                if not self._inside(Path(item.path)):
+                    return Entry(
+                        item.name,
+                        rel,
+                        False,
+                        problem="symbolic link leads outside the repository; not followed",
+                    )
+                if not os.path.exists(real):
+                    return Entry(item.name, rel, False, problem="broken symbolic link")
+                st = os.stat(real)
+                if stat.S_ISDIR(st.st_mode):
+                    here = os.path.realpath(os.path.dirname(item.path))
+                    if here == real or here.startswith(real + os.sep):
+                        return Entry(
+                            item.name, rel, True, problem="symbolic link loop; not followed"
+                        )
+                    return Entry(item.name, rel, True)
+                return Entry(item.name, rel, False, st.st_size, st.st_mtime_ns)
+            if item.is_dir(follow_symlinks=False):
+                return Entry(item.name, rel, True)
+            st = item.stat(follow_symlinks=False)
+            if not stat.S_ISREG(st.st_mode):
+                return Entry(item.name, rel, False, problem="not a regular file")
+            return Entry(item.name, rel, False, st.st_size, st.st_mtime_ns)
+        except OSError as exc:
+            return Entry(item.name, rel, False, problem=f"cannot be read ({exc.strerror or exc})")
+
+
+# -- parsing one file ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedFile:
+    """The result of parsing one file: front matter and body, an error, or not an object."""
+
+    rel: str
+    fields: dict[str, Any] | None = None
+    unknown: tuple[str, ...] = ()
+    error: str | None = None
+    skipped: bool = False
+
+
+def split_front_matter(text: str) -> tuple[str, str] | None:
+    """``(front matter, body)`` of a Markdown text, or None when it has no front matter.
+
+    Raises ``YamlError`` when the opening ``---`` is never closed.
+    """
+    if text.split("\n", 1)[0].rstrip() != "---":
+        return None
+    lines = text.split("\n")
+    for i in range(1, len(lines)):
+        if lines[i].rstrip() == "---":
+            front = "\n".join(lines[1:i])
+            body = "\n".join(lines[i + 1 :])
+            return front, body
+    raise YamlError("front matter opened with '---' is never closed")
+
+
+def parse_file(rel: str, raw: bytes) -> ParsedFile:
+    """Parse one object file. Pure: the same bytes always give the same result."""
+    if len(raw) > MAX_FILE_BYTES:
+        return ParsedFile(rel, error=f"file is larger than {MAX_FILE_BYTES} bytes (1 MiB)")
+    try:
+        text = decode_text(raw)
+        if "\x00" in text:
+            return ParsedFile(rel, error="file contains NUL bytes")
+        if rel.endswith(".md"):
+            split = split_front_matter(text)
+            if split is None:
+                return ParsedFile(rel, skipped=True)
+            front, body = split
+            data = load_yaml(front)
+            if not isinstance(data, dict):
+                return ParsedFile(rel, error=f"front matter is not a mapping (found {_kind(data)})")
+            unknown_extra = ("content",) if "content" in data else ()
+            data = {k: v for k, v in data.items() if k != "content"}
+            data["content"] = body
+        else:
+            data = load_yaml(text)
+            if not isinstance(data, dict):
+                return ParsedFile(rel, error=f"document is not a mapping (found {_kind(data)})")
+            unknown_extra = ()
+    except YamlError as exc:
+        return ParsedFile(rel, error=str(exc))
+    bad_keys = [k for k in data if not isinstance(k, str)]
+    if bad_keys:
+        return ParsedFile(rel, error=f"front matter key {bad_keys[0]!r} is not a string")
+    try:
+        model = FrontMatter.model_validate(FrontMatter.coerce_enums(dict(data)))
+    except ValidationError as exc:
+        key, msg = _describe(exc.errors()[0])
+        return ParsedFile(rel, error=f"{key}: {msg}" if key else msg)
+    unknown = tuple(sorted(set(data) - KNOWN_FIELDS)) + unknown_extra
+    fields = model.model_dump(exclude=set(model.model_extra or ()))
+    return ParsedFile(rel, fields=fields, unknown=unknown)
+
+
+def _kind(data: object) -> str:
+    if data is None:
+        return "nothing"
+    return {list: "a list", str: "a string", int: "a number", float: "a number"}.get(
+        type(data), type(data).__name__
+    )
+
+
+# -- walking -------------------------------------------------------------------------------------
+
+
+@dataclass
+class LoadedSource:
+    name: str
+    path: str
+    authority: str | None
+    files: list[tuple[str, Entry]] = field(default_factory=list)
+
+
+@dataclass
+class Repository:
+    """Everything read from a repository: its configuration, objects and load findings."""
+
+    root: str
+    config: Config
+    objects: list[ContextObject]
+    findings: list[Finding]
+    unavailable_sources: list[tuple[str, str]]
+    """``(source name, problem)`` for every configured source that could not be read."""
+    invalid_files: int = 0
+
+    def by_id(self) -> dict[str, list[ContextObject]]:
+        result: dict[str, list[ContextObject]] = {}
+        for obj in self.objects:
+            result.setdefault(obj.id, []).append(obj)
+        return result
+
+
+def _source_of(rel: str, source_paths: list[str]) -> str | None:
+    """The deepest configured source path containing ``rel``."""
+    best: str | None = None
+    for path in source_paths:
+        contains = path == "." or rel == path or rel.startswith(path + "/")
+        if contains and (best is None or best == "." or len(path) > len(best)):
+            best = path
+    return best
+
+
+def walk_source(
+    tree: Tree, base: str, owned: Callable[[str], bool], problems: list[tuple[str, str]]
+) -> Iterator[Entry]:
+    """Yield object files under ``base`` in sorted order, skipping hidden names.
+
+    ``owned(rel)`` says whether a folder belongs to this source (nested sources
+    own their own subtrees). Unreadable entries are appended to ``problems``.
+    """
+    stack = [base]
+    seen_dirs: set[str] = set()
+    while stack:
+        rel = stack.pop()
+        try:
+            entries = tree.scandir(rel)
+        except OSError as exc:
+            problems.append((rel, f"folder cannot be read ({exc.strerror or exc})"))
+            continue
+        subdirs: list[str] = []
+        for entry in sorted(entries, key=lambda e: e.name):
+            if entry.name.startswith("."):
+                continue
+            if entry.problem is not None:
+                if entry.is_dir or entry.name.endswith(OBJECT_SUFFIXES):
+                    problems.append((entry.rel, entry.problem))
+                continue
+            if entry.is_dir:
+                if owned(entry.rel) and entry.rel not in seen_dirs:
+                    seen_dirs.add(entry.rel)
+                    subdirs.append(entry.rel)
+                continue
+            if not entry.name.endswith(OBJECT_SUFFIXES):
+                continue
+            if entry.rel == CONFIG_FILE:
+                continue
+            yield entry
+        stack.extend(reversed(subdirs))
+
+
+Parser = Callable[[str, Entry, Tree], ParsedFile]
+
+
+def read_and_parse(rel: str, entry: Entry, tree: Tree) -> ParsedFile:
+    if entry.size > MAX_FILE_BYTES:
+        return ParsedFile(rel, error=f"file is larger than {MAX_FILE_BYTES} bytes (1 MiB)")
+    try:
+        raw = tree.read(rel)
+    except FileNotFoundError:
+        return ParsedFile(rel, error=VANISHED)
+    except OSError as exc:
+        return ParsedFile(rel, error=f"cannot be read ({exc.strerror or exc})")
+    return parse_file(rel, raw)
+
+
+def scan(
+    tree: Tree, config: Config
+) -> tuple[list[tuple[str, Entry]], list[tuple[str, str]], list[tuple[str, str]]]:
+    """Enumerate object files: ``(source name, entry)``, unreadable paths, unavailable sources."""
+    paths = [s.path for s in config.sources]
+    files: list[tuple[str, Entry]] = []
+    problems: list[tuple[str, str]] = []
+    unavailable: list[tuple[str, str]] = []
+    for source in config.sources:
+        base = "" if source.path == "." else source.path
+        if base and not tree.is_dir(base):
+            what = "is not a folder" if tree.is_file(base) else "does not exist"
+            unavailable.append((source.name, f"source path {source.path!r} {what}"))
+            continue
+        try:
+            tree.scandir(base)
+        except OSError as exc:
+            unavailable.append(
+                (source.name, f"source path {source.path!r} cannot be read ({exc.strerror})")
+            )
+            continue
+
+        def owned(rel: str, mine: str = source.path) -> bool:
+            return _source_of(rel, paths) == mine
+
+        files.extend((source.name, e) for e in walk_source(tree, base, owned, problems))
+    return files, problems, unavailable
+
+
+def assemble(
+    root: str,
+    config: Config,
+    parsed: list[tuple[str, ParsedFile]],
+    problems: list[tuple[str, str]],
+    unavailable: list[tuple[str, str]],
+) -> Repository:
+    """Turn parsed files into objects under ``config``; every problem becomes a finding."""
+    forced = {s.name: s.authority for s in config.sources}
+    levels = config.classification.levels
+    objects: list[ContextObject] = []
+    findings: list[Finding] = []
+    invalid = 0
+
+    def invalid_file(rel: str, problem: str) -> None:
+        nonlocal invalid
+        invalid += 1
+        findings.append(
+            Finding(
+                WarningCode.INVALID_OBJECT,
+                (),
+                f"{rel}: {problem}",
+                "Fix the file; until then it is not part of any bundle.",
+                (rel,),
+            )
+        )
+
+    for rel, problem in problems:
+        invalid_file(rel, problem)
+    for source_name, parsed_file in parsed:
+        if parsed_file.skipped:
+            continue
+        if parsed_file.error is not None or parsed_file.fields is None:
+            invalid_file(parsed_file.rel, parsed_file.error or "cannot be parsed")
+            continue
+        f = parsed_file.fields
+        classification = f["classification"] if f["classification"] is not None else levels[0]
+        if classification not in levels:
+            invalid_file(
+                parsed_file.rel,
+                f"classification: unknown level {classification!r}; "
+                f"expected one of {', '.join(levels)} (failing closed)",
+            )
+            continue
+        declared = f["authority"]
+        authority = forced[source_name] or declared
+        access = f["access"]
+        obj = ContextObject(
+            id=f["id"],
+            version=f["version"],
+            authority=authority,
+            status=f["status"],
+            title=f["title"],
+            summary=f["summary"],
+            type=f["type"],
+            owner=f["owner"],
+            layer=f["layer"],
+            tags=tuple(f["tags"]),
+            applies_to=tuple(f["applies_to"]),
+            classification=classification,
+            access_roles=tuple(access["roles"]) if access and access["roles"] is not None else None,
+            created=f["created"],
+            updated=f["updated"],
+            valid_from=f["valid_from"],
+            valid_until=f["valid_until"],
+            review_every=f["review_every"],
+            confidence=f["confidence"],
+            supersedes=tuple(f["supersedes"]),
+            superseded_by=tuple(f["superseded_by"]),
+            conflicts_with=tuple(f["conflicts_with"]),
+            content=f["content"],
+            path=parsed_file.rel,
+            source=source_name,
+            unknown_fields=parsed_file.unknown,
+            declared_authority=declared,
+        )
+        objects.append(obj)
+    objects.sort(key=lambda o: (o.id, o.version, o.path))
+    for uid, obj in enumerate(objects):
+        obj.uid = uid
+    return Repository(root, config, objects, findings, unavailable, invalid)
+
+
+def object_findings(obj: ContextObject) -> list[Finding]:
+    """Findings about one object on its own: unknown fields and unknown authority."""
+    out: list[Finding] = []
+    for key in obj.unknown_fields:
+        hint = (
+            "Markdown content is the body after the front matter, not a key."
+            if (key == "content")
+            else "Check the spelling; an unknown key is ignored."
+        )
+        out.append(
+            Finding(
+                WarningCode.UNKNOWN_FIELD,
+                (obj.id,),
+                f"{obj.key} has an unknown front-matter key {key!r}",
+                hint,
+                (obj.path,),
+            )
+        )
+    if obj.authority not in _AUTHORITIES:
+        what = (
+            "has no authority"
+            if obj.authority is None
+            else (f"has an unknown authority {obj.authority!r}")
+        )
+        out.append(
+            Finding(
+                WarningCode.UNKNOWN_AUTHORITY,
+                (obj.id,),
+                f"{obj.key} {what}; it sorts after every known level",
+                "Set authority to one of canonical, approved, reference, observed, "
+                "inferred, historical.",
+                (obj.path,),
+            )
+        )
+    return out
+
+
+class Loader:
+    """Loads a repository from a tree, re-parsing only files whose identity changed.
+
+    A file's identity is ``(path, size, mtime)``; an unchanged file is never read
+    again. An optional ``store`` (a persistent cache) is consulted before parsing.
+    """
+
+    def __init__(self, tree: Tree, root: str, store: ParseStore | None = None) -> None:
+        self.tree = tree
+        self.root = root
+        self.store = store
+        self._cache: dict[tuple[str, int, int], ParsedFile] = {}
+        self.parsed_count = 0
+
+    def load(self) -> Repository:
+        try:
+            raw_config = self.tree.read(CONFIG_FILE)
+        except FileNotFoundError:
+            from octui.config import NotARepository
+
+            raise NotARepository(
+                f"{self.root}: not an OpenContext repository (no {CONFIG_FILE})"
+            ) from None
+        except OSError as exc:
+            raise ConfigError(
+                self.tree.describe(CONFIG_FILE), "", f"cannot be read ({exc.strerror or exc})"
+            ) from None
+        config = load_config_bytes(raw_config, self.tree.describe(CONFIG_FILE))
+        files, problems, unavailable = scan(self.tree, config)
+        parsed: list[tuple[str, ParsedFile]] = []
+        cache: dict[tuple[str, int, int], ParsedFile] = {}
+        fresh: dict[tuple[str, int, int], ParsedFile] = {}
+        for source_name, entry in files:
+            key = (entry.rel, entry.size, entry.mtime_ns)
+            result = self._cache.get(key)
+            if result is None and self.store is not None:
+                result = self.store.get(key)
+            if result is None:
+                result = read_and_parse(entry.rel, entry, self.tree)
+                self.parsed_count += 1
+                if result.error != VANISHED:
+                    fresh[key] = result
+            cache[key] = result
+            parsed.append((source_name, result))
+        if self.store is not None and fresh:
+            self.store.put_many(fresh)
+        self._cache = cache
+        return assemble(self.root, config, parsed, problems, unavailable)
+
+
+class ParseStore(Protocol):
+    """A persistent cache of parsed files keyed by file identity."""
+
+    def get(self, key: tuple[str, int, int]) -> ParsedFile | None: ...
+
+    def put_many(self, items: dict[tuple[str, int, int], ParsedFile]) -> None: ...
+
+
+def load_repository(root: str | Path, store: ParseStore | None = None) -> Repository:
+    """Load the repository at ``root`` (raises NotARepository / ConfigError)."""
+    path = Path(root)
+    return Loader(FsTree(path), str(path), store).load()
+
+
+def parse_frontmatter_only(raw: bytes, rel: str) -> Any:
+    """The parsing floor used by the benchmark: decode + split + CSafeLoader, nothing else."""
+    text = decode_text(raw)
+    if rel.endswith(".md"):
+        split = split_front_matter(text)
+        return None if split is None else load_yaml(split[0])
+    return load_yaml(text)
+
+
+__all__ = [
+    "Entry",
+    "FsTree",
+    "Loader",
+    "ParsedFile",
+    "Repository",
+    "Tree",
+    "load_repository",
+    "object_findings",
+    "parse_file",
+]

@@ -1,0 +1,213 @@
+"""Context objects and findings.
+
+The front matter of a file is validated by :class:`FrontMatter` (Pydantic,
+strict: ``version: two`` or a numeric id fails the file rather than being
+coerced). A validated file becomes a :class:`ContextObject`, the plain value the
+pipeline works on.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import cached_property
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
+
+from octui.enums import ExclusionReason, Layer, Severity, Status, WarningCode
+from octui.timeutil import BEGINNING_OF_TIME, parse_duration, parse_instant
+
+ID_PATTERN = r"^[a-z0-9][a-z0-9._-]*$"
+ID_RE = re.compile(ID_PATTERN, re.ASCII)
+REF_RE = re.compile(r"^([a-z0-9][a-z0-9._-]*)(?:@([1-9][0-9]*))?$", re.ASCII)
+
+#: Every field of SPEC §1.3, in the order the bundle writes them.
+OBJECT_FIELDS: tuple[str, ...] = (
+    "id",
+    "version",
+    "authority",
+    "status",
+    "title",
+    "summary",
+    "type",
+    "owner",
+    "layer",
+    "tags",
+    "applies_to",
+    "classification",
+    "access",
+    "created",
+    "updated",
+    "valid_from",
+    "valid_until",
+    "review_every",
+    "confidence",
+    "supersedes",
+    "superseded_by",
+    "conflicts_with",
+    "content",
+)
+
+ObjectId = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
+
+
+def _instant(value: object) -> object:
+    return None if value is None else parse_instant(value)
+
+
+def _duration(value: object) -> object:
+    return None if value is None else parse_duration(value)
+
+
+def _ref(value: object) -> object:
+    if isinstance(value, str) and REF_RE.fullmatch(value):
+        return value
+    raise ValueError(f"expected an id or id@version, got {value!r}")
+
+
+def _ref_list(value: object) -> object:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    return value
+
+
+Instant = Annotated[datetime | None, BeforeValidator(_instant)]
+Ref = Annotated[str, BeforeValidator(_ref)]
+
+
+class Access(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    roles: list[str] | None = None
+
+
+class FrontMatter(BaseModel):
+    """The metadata of one object file. Unknown keys are kept and reported, not fatal."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+
+    id: ObjectId
+    version: int = Field(default=1, ge=1)
+    authority: str | None = None
+    status: Status = Status.ACTIVE
+    title: str | None = None
+    summary: str | None = None
+    type: str | None = None
+    owner: str | None = None
+    layer: Layer | None = None
+    tags: list[str] = Field(default_factory=list)
+    applies_to: list[str] = Field(default_factory=list)
+    classification: str | None = None
+    access: Access | None = None
+    created: Instant = None
+    updated: Instant = None
+    valid_from: Instant = None
+    valid_until: Instant = None
+    review_every: Annotated[int | None, BeforeValidator(_duration)] = None
+    confidence: float | None = Field(default=None, ge=0, le=1)
+    supersedes: Annotated[list[Ref], BeforeValidator(_ref_list)] = Field(default_factory=list)
+    superseded_by: Annotated[list[Ref], BeforeValidator(_ref_list)] = Field(default_factory=list)
+    conflicts_with: Annotated[list[ObjectId], BeforeValidator(_ref_list)] = Field(
+        default_factory=list
+    )
+    content: str = ""
+
+    @classmethod
+    def coerce_enums(cls, data: dict[str, Any]) -> dict[str, Any]:
+        """Strict mode wants enum instances; accept their string spellings."""
+        status = data.get("status")
+        if isinstance(status, str) and status in Status.__members__.values():
+            data["status"] = Status(status)
+        layer = data.get("layer")
+        if isinstance(layer, str) and layer in Layer.__members__.values():
+            data["layer"] = Layer(layer)
+        conf = data.get("confidence")
+        if isinstance(conf, int) and not isinstance(conf, bool):
+            data["confidence"] = float(conf)
+        return data
+
+
+KNOWN_FIELDS = frozenset(FrontMatter.model_fields)
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """A warning of SPEC §4. ``paths`` (files concerned) appear only in ``validate``."""
+
+    code: WarningCode
+    ids: tuple[str, ...]
+    message: str
+    hint: str | None = None
+    paths: tuple[str, ...] = ()
+
+    @property
+    def severity(self) -> Severity:
+        return self.code.severity
+
+    def sort_key(self) -> tuple[str, tuple[str, ...], str, tuple[str, ...]]:
+        return (self.code.value, self.ids, self.message, self.paths)
+
+
+@dataclass(frozen=True, slots=True)
+class Exclusion:
+    """An object (or source) left out of the bundle, and exactly why."""
+
+    id: str
+    version: int | None
+    reason: ExclusionReason
+    related: tuple[str, ...] = ()
+    detail: str | None = None
+
+    def sort_key(self) -> tuple[str, int, str, tuple[str, ...], str]:
+        return (self.id, self.version or 0, self.reason.value, self.related, self.detail or "")
+
+
+@dataclass(eq=False)
+class ContextObject:
+    """One object as the pipeline sees it: validated fields plus where it came from."""
+
+    id: str
+    version: int
+    authority: str | None
+    status: Status
+    title: str | None
+    summary: str | None
+    type: str | None
+    owner: str | None
+    layer: Layer | None
+    tags: tuple[str, ...]
+    applies_to: tuple[str, ...]
+    classification: str
+    access_roles: tuple[str, ...] | None
+    created: datetime | None
+    updated: datetime | None
+    valid_from: datetime | None
+    valid_until: datetime | None
+    review_every: int | None
+    confidence: float | None
+    supersedes: tuple[str, ...]
+    superseded_by: tuple[str, ...]
+    conflicts_with: tuple[str, ...]
+    content: str
+    path: str
+    source: str
+    unknown_fields: tuple[str, ...] = ()
+    declared_authority: str | None = None
+    uid: int = field(default=-1)
+
+    @property
+    def key(self) -> str:
+        """``id@version``: how exclusions and edges name one object."""
+        return f"{self.id}@{self.version}"
+
+    @cached_property
+    def effective_start(self) -> datetime:
+        """``valid_from``, else ``created``, else the beginning of time."""
+        return self.valid_from or self.created or BEGINNING_OF_TIME
+
+    @property
+    def is_floor_layer(self) -> bool:
+        return self.layer in (Layer.L0, Layer.L1)

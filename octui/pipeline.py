@@ -1,0 +1,718 @@
+"""Resolution (SPEC §2): eight steps, in order; an object leaves at the first step that
+excludes it, with that step's reason.
+
+Each ``step_*`` function takes the objects still standing and returns those that
+remain, recording exclusions and findings on the :class:`Run`. Read them top to
+bottom: that is the specification's order.
+
+``query.role = None`` is the repository-wide judgement of ``opencontext
+validate``: no authorization and no scope, every finding with its file.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from octui.config import Config, RoleConfig
+from octui.enums import (
+    Authority,
+    ExclusionReason,
+    Lifecycle,
+    Status,
+    TieBreaker,
+    WarningCode,
+)
+from octui.loader import Repository, object_findings
+from octui.model import REF_RE, ContextObject, Exclusion, Finding
+from octui.ranking import Score, score, tokenize
+from octui.timeutil import add_days, format_day
+
+R = ExclusionReason
+W = WarningCode
+
+
+class UnknownRole(ValueError):
+    """The role is not declared in the configuration."""
+
+    def __init__(self, role: str, declared: Iterable[str]) -> None:
+        names = sorted(declared)
+        listing = ", ".join(names) if names else "none are declared"
+        super().__init__(f"unknown role {role!r}; declared roles: {listing}")
+        self.role = role
+        self.declared = names
+
+
+@dataclass(frozen=True)
+class Query:
+    """The inputs of one resolution."""
+
+    role: str | None
+    as_of: datetime
+    task: str = ""
+    include_historical: bool = False
+    limit: int | None = None
+    min_relevance: float | None = None
+    strict: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Included:
+    """An object in the bundle, with its state at ``as_of`` and why it ranks where it does."""
+
+    obj: ContextObject
+    lifecycle: Lifecycle
+    stale: bool
+    score: int
+    matched: dict[str, list[str]]
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    """``replacement`` supersedes ``replaced``, as declared on ``declared_on``."""
+
+    replacement: ContextObject
+    replaced: ContextObject
+    declared_on: ContextObject
+    field: str
+
+
+@dataclass
+class Resolution:
+    """The outcome of one resolution: what is in, what is out and why, what is wrong."""
+
+    query: Query
+    repository: Repository
+    included: list[Included]
+    exclusions: list[Exclusion]
+    warnings: list[Finding]
+    fates: dict[int, Included | Exclusion]
+    """Every object's place, by ``ContextObject.uid``."""
+    edges: list[Edge]
+    """Supersession edges among the objects the role may read (cycles included)."""
+    cycle_edges: set[tuple[int, int]]
+
+    @property
+    def failed(self) -> bool:
+        """True when a warning of severity ``error`` is present (a strict run fails)."""
+        return any(w.severity == "error" for w in self.warnings)
+
+    @property
+    def strict_failed(self) -> bool:
+        return self.query.strict and self.failed
+
+
+@dataclass
+class Run:
+    """Mutable state threaded through the steps of one resolution."""
+
+    repo: Repository
+    query: Query
+    role: RoleConfig | None
+    exclusions: dict[int, Exclusion] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+    readable: list[ContextObject] = field(default_factory=list)
+    approved: set[int] = field(default_factory=set)
+    historical: dict[int, Lifecycle] = field(default_factory=dict)
+    edges: list[Edge] = field(default_factory=list)
+    cycle_edges: set[tuple[int, int]] = field(default_factory=set)
+
+    @property
+    def config(self) -> Config:
+        return self.repo.config
+
+    @property
+    def whole_repository(self) -> bool:
+        return self.query.role is None
+
+    def exclude(
+        self,
+        obj: ContextObject,
+        reason: ExclusionReason,
+        detail: str | None = None,
+        related: Iterable[str] = (),
+    ) -> None:
+        if reason.is_denial:
+            self.exclusions[obj.uid] = Exclusion(obj.id, None, reason)
+        else:
+            self.exclusions[obj.uid] = Exclusion(
+                obj.id, obj.version, reason, tuple(sorted(set(related))), detail
+            )
+
+    def rank(self, obj: ContextObject) -> int:
+        return self.config.authority_rank(obj.authority)
+
+
+# -- step 1 -----------------------------------------------------------------------------------
+
+
+def step_authorization(run: Run, objects: list[ContextObject]) -> list[ContextObject]:
+    """Remove what the role may not read, before anything else sees it."""
+    if run.role is None:
+        run.readable = list(objects)
+        return list(objects)
+    role_name = run.query.role
+    clearance = run.config.clearance_rank(run.role)
+    standing = []
+    for obj in objects:
+        if obj.access_roles is not None and role_name not in obj.access_roles:
+            run.exclude(obj, R.PERMISSION_DENIED)
+        elif run.config.level_rank(obj.classification) > clearance:
+            run.exclude(obj, R.CLASSIFICATION_DENIED)
+        else:
+            standing.append(obj)
+    run.readable = standing
+    return standing
+
+
+# -- step 2 -----------------------------------------------------------------------------------
+
+
+def step_approval(run: Run, objects: list[ContextObject]) -> list[ContextObject]:
+    """A draft is never included and never supersedes."""
+    standing = []
+    for obj in objects:
+        if obj.status == Status.DRAFT:
+            run.exclude(obj, R.UNAPPROVED, "status: draft")
+        else:
+            standing.append(obj)
+    run.approved = {o.uid for o in standing}
+    return standing
+
+
+# -- step 3 -----------------------------------------------------------------------------------
+
+
+def step_temporal(run: Run, objects: list[ContextObject]) -> list[ContextObject]:
+    """Validity at ``as_of``: not yet started, or at/after ``valid_until`` (exclusive)."""
+    as_of = run.query.as_of
+    standing = []
+    for obj in objects:
+        if as_of < obj.effective_start:
+            run.exclude(obj, R.NOT_YET_VALID, f"valid from {format_day(obj.effective_start)}")
+        elif obj.valid_until is not None and as_of >= obj.valid_until:
+            if run.query.include_historical:
+                run.historical[obj.uid] = Lifecycle.EXPIRED
+                standing.append(obj)
+            else:
+                run.exclude(obj, R.EXPIRED, f"valid until {format_day(obj.valid_until)}")
+        else:
+            standing.append(obj)
+    return standing
+
+
+# -- step 4 -----------------------------------------------------------------------------------
+
+
+def step_scope(run: Run, objects: list[ContextObject]) -> list[ContextObject]:
+    """The role's explicit scope: exclude patterns first, then include patterns."""
+    if run.role is None:
+        return objects
+    standing = []
+    for obj in objects:
+        pattern = run.role.excluded_by(obj.id)
+        if pattern is not None:
+            run.exclude(obj, R.SCOPE_EXCLUSION, f'excluded by "{pattern}"')
+        elif not run.role.includes(obj.id):
+            run.exclude(obj, R.NOT_IN_SCOPE, "no include pattern matches")
+        else:
+            standing.append(obj)
+    return standing
+
+
+# -- step 5 -----------------------------------------------------------------------------------
+
+
+def resolve_ref(
+    ref: str, declaring: ContextObject, by_id: dict[str, list[ContextObject]]
+) -> list[ContextObject]:
+    """``id@version`` names one object; a bare id every version except the declarer."""
+    match = REF_RE.fullmatch(ref)
+    if match is None:  # pragma: no cover - refused at load time
+        return []
+    target_id, version = match.group(1), match.group(2)
+    candidates = by_id.get(target_id, [])
+    if version is not None:
+        return [o for o in candidates if o.version == int(version)]
+    return [o for o in candidates if o is not declaring]
+
+
+def declared_edges(
+    readable: list[ContextObject], by_id: dict[str, list[ContextObject]]
+) -> list[Edge]:
+    """Supersession edges between objects the role may read, from both directions."""
+    readable_uids = {o.uid for o in readable}
+    seen: set[tuple[int, int]] = set()
+    edges: list[Edge] = []
+
+    def add(replacement: ContextObject, replaced: ContextObject, on: ContextObject, f: str) -> None:
+        if replacement.uid in readable_uids and replaced.uid in readable_uids:
+            pair = (replacement.uid, replaced.uid)
+            if pair not in seen:
+                seen.add(pair)
+                edges.append(Edge(replacement, replaced, on, f))
+
+    for obj in readable:
+        for ref in obj.supersedes:
+            for target in resolve_ref(ref, obj, by_id):
+                add(obj, target, obj, "supersedes")
+        for ref in obj.superseded_by:
+            for target in resolve_ref(ref, obj, by_id):
+                add(target, obj, obj, "superseded_by")
+    return edges
+
+
+def cycles(edges: list[Edge]) -> list[list[ContextObject]]:
+    """Strongly connected components with a cycle (Tarjan, iterative), each sorted."""
+    graph: dict[int, list[int]] = defaultdict(list)
+    objs: dict[int, ContextObject] = {}
+    self_loops: set[int] = set()
+    for e in edges:
+        graph[e.replacement.uid].append(e.replaced.uid)
+        objs[e.replacement.uid] = e.replacement
+        objs[e.replaced.uid] = e.replaced
+        if e.replacement.uid == e.replaced.uid:
+            self_loops.add(e.replacement.uid)
+    index: dict[int, int] = {}
+    low: dict[int, int] = {}
+    on_stack: set[int] = set()
+    stack: list[int] = []
+    found: list[list[ContextObject]] = []
+    counter = 0
+    for start in sorted(objs):
+        if start in index:
+            continue
+        work: list[tuple[int, int]] = [(start, 0)]
+        while work:
+            node, i = work.pop()
+            if i == 0:
+                index[node] = low[node] = counter
+                counter += 1
+                stack.append(node)
+                on_stack.add(node)
+            children = graph.get(node, [])
+            if i < len(children):
+                work.append((node, i + 1))
+                child = children[i]
+                if child not in index:
+                    work.append((child, 0))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    top = stack.pop()
+                    on_stack.discard(top)
+                    component.append(top)
+                    if top == node:
+                        break
+                if len(component) > 1 or node in self_loops:
+                    found.append(sorted((objs[u] for u in component), key=lambda o: o.key))
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+    return found
+
+
+def step_supersession(run: Run, objects: list[ContextObject]) -> list[ContextObject]:
+    """Declared supersession only; an edge takes effect at the replacement's effective start,
+    if the replacement passed steps 1–2, and stays in effect after it expires."""
+    by_id = run.repo.by_id()
+    run.edges = declared_edges(run.readable, by_id)
+    for component in cycles(run.edges):
+        members = {o.uid for o in component}
+        for e in run.edges:
+            if e.replacement.uid in members and e.replaced.uid in members:
+                run.cycle_edges.add((e.replacement.uid, e.replaced.uid))
+        ids = tuple(sorted({o.id for o in component}))
+        run.findings.append(
+            Finding(
+                W.SUPERSESSION_CYCLE,
+                ids,
+                "supersession edges form a cycle: "
+                + " → ".join(o.key for o in component)
+                + "; edges inside the cycle are ignored",
+                "Remove one of the declarations so the chain has a newest end.",
+                tuple(sorted({o.path for o in component})),
+            )
+        )
+    as_of = run.query.as_of
+    replaced_by: dict[int, list[ContextObject]] = defaultdict(list)
+    for e in run.edges:
+        if (e.replacement.uid, e.replaced.uid) in run.cycle_edges:
+            continue
+        if e.replacement.uid in run.approved and as_of >= e.replacement.effective_start:
+            replaced_by[e.replaced.uid].append(e.replacement)
+    standing = []
+    for obj in objects:
+        replacements = replaced_by.get(obj.uid)
+        if not replacements:
+            standing.append(obj)
+            continue
+        keys = sorted({r.key for r in replacements})
+        if run.query.include_historical:
+            run.historical.setdefault(obj.uid, Lifecycle.SUPERSEDED)
+            standing.append(obj)
+        else:
+            run.exclude(obj, R.SUPERSEDED, "by " + ", ".join(keys), keys)
+    return standing
+
+
+# -- findings about what stands after step 5 -----------------------------------------------------
+
+
+def version_findings(run: Run, objects: list[ContextObject]) -> None:
+    """``duplicate-canonical`` and ``multiple-active-versions`` over current objects."""
+    groups: dict[str, list[ContextObject]] = defaultdict(list)
+    for obj in objects:
+        groups[obj.id].append(obj)
+    for object_id, group in groups.items():
+        if len(group) < 2:
+            continue
+        paths = tuple(sorted(o.path for o in group))
+        canonical = [o for o in group if o.authority == Authority.CANONICAL]
+        if len(canonical) >= 2:
+            run.findings.append(
+                Finding(
+                    W.DUPLICATE_CANONICAL,
+                    (object_id,),
+                    f'{len(canonical)} active canonical objects share the id "{object_id}"',
+                    "Supersede the older one, or lower its authority to reference.",
+                    paths,
+                )
+            )
+        versions = sorted({o.version for o in group})
+        if len(versions) >= 2:
+            older = ", ".join(f"{object_id}@{v}" for v in versions[:-1])
+            run.findings.append(
+                Finding(
+                    W.MULTIPLE_ACTIVE_VERSIONS,
+                    (object_id,),
+                    f'{len(versions)} active versions of "{object_id}" (versions '
+                    + ", ".join(map(str, versions))
+                    + ")",
+                    f"Add supersedes: [{older}] to the newer object.",
+                    paths,
+                )
+            )
+
+
+# -- step 6 -----------------------------------------------------------------------------------
+
+_KEY_NAMES = {
+    TieBreaker.VERSION: "version",
+    TieBreaker.UPDATED: "updated",
+    TieBreaker.CREATED: "created",
+    TieBreaker.CONFIDENCE: "confidence",
+    TieBreaker.ID: "id",
+}
+
+
+def competition_key(run: Run, obj: ContextObject) -> tuple[Any, ...]:
+    """Sort key among objects sharing an id: smallest wins. Total: the path is last."""
+    key: list[Any] = [run.rank(obj)]
+    for breaker in run.config.authority.tie_breakers:
+        if breaker is TieBreaker.VERSION:
+            key.append(-obj.version)
+        elif breaker is TieBreaker.UPDATED:
+            key.append((0, -obj.updated.timestamp()) if obj.updated else (1, 0.0))
+        elif breaker is TieBreaker.CREATED:
+            key.append((0, -obj.created.timestamp()) if obj.created else (1, 0.0))
+        elif breaker is TieBreaker.CONFIDENCE:
+            key.append((0, -obj.confidence) if obj.confidence is not None else (1, 0.0))
+        else:
+            key.append(obj.id)
+    key.append(obj.path)
+    return tuple(key)
+
+
+def _key_labels(run: Run) -> list[str]:
+    return ["authority", *(_KEY_NAMES[b] for b in run.config.authority.tie_breakers), "path"]
+
+
+def _describe_value(obj: ContextObject, name: str) -> str:
+    value: Any = obj.path if name == "path" else getattr(obj, name, None)
+    if name == "authority":
+        return obj.authority or "none"
+    if isinstance(value, datetime):
+        return format_day(value)
+    return "none" if value is None else str(value)
+
+
+def step_competition(run: Run, objects: list[ContextObject]) -> list[ContextObject]:
+    """Objects sharing an id compete: authority, then the tie breakers, then the path."""
+    groups: dict[str, list[ContextObject]] = defaultdict(list)
+    for obj in objects:
+        groups[obj.id].append(obj)
+    labels = _key_labels(run)
+    winners: set[int] = set()
+    for group in groups.values():
+        ranked = sorted(group, key=lambda o: competition_key(run, o))
+        winner = ranked[0]
+        winners.add(winner.uid)
+        win_key = competition_key(run, winner)
+        for loser in ranked[1:]:
+            lose_key = competition_key(run, loser)
+            deciding = next(
+                i for i, (a, b) in enumerate(zip(win_key, lose_key, strict=True)) if a != b
+            )
+            name = labels[deciding]
+            run.exclude(
+                loser,
+                R.OUTRANKED,
+                f"by {winner.key}: {name} {_describe_value(winner, name)} over "
+                f"{_describe_value(loser, name)}",
+                [winner.key],
+            )
+    return [o for o in objects if o.uid in winners]
+
+
+# -- step 7 -----------------------------------------------------------------------------------
+
+
+def step_conflicts(run: Run, objects: list[ContextObject]) -> list[ContextObject]:
+    """Declared conflicts among standing objects, judged all at once by unordered pair."""
+    by_id = {o.id: o for o in objects}
+    pairs: set[tuple[str, str]] = set()
+    for obj in objects:
+        for other_id in obj.conflicts_with:
+            if other_id != obj.id and other_id in by_id:
+                first, second = sorted((obj.id, other_id))
+                pairs.add((first, second))
+    losers: dict[int, list[ContextObject]] = defaultdict(list)
+    for a_id, b_id in sorted(pairs):
+        a, b = by_id[a_id], by_id[b_id]
+        ra, rb = run.rank(a), run.rank(b)
+        paths = tuple(sorted({a.path, b.path}))
+        if ra == rb:
+            level = a.authority or "unknown authority"
+            run.findings.append(
+                Finding(
+                    W.CONFLICT_AMBIGUOUS,
+                    (a_id, b_id),
+                    f"{a.key} and {b.key} declare a conflict and share one authority ({level}); "
+                    "neither is guessed away",
+                    "Supersede one, lower the authority of one, or reconcile their content.",
+                    paths,
+                )
+            )
+            continue
+        winner, loser = (a, b) if ra < rb else (b, a)
+        losers[loser.uid].append(winner)
+        run.findings.append(
+            Finding(
+                W.CONFLICT_DECLARED,
+                (a_id, b_id),
+                f"{winner.key} ({winner.authority}) and {loser.key} "
+                f"({loser.authority or 'unknown authority'}) conflict; "
+                f"{winner.id} wins on authority",
+                None,
+                paths,
+            )
+        )
+    standing = []
+    for obj in objects:
+        winners = losers.get(obj.uid)
+        if winners:
+            names = sorted(w.key for w in winners)
+            run.exclude(
+                obj,
+                R.CONFLICT,
+                "outranked by "
+                + ", ".join(
+                    f"{w.key} ({w.authority} over {obj.authority or 'none'})"
+                    for w in sorted(winners, key=lambda w: w.key)
+                )
+                + " in a declared conflict",
+                names,
+            )
+        else:
+            standing.append(obj)
+    return standing
+
+
+# -- step 8 -----------------------------------------------------------------------------------
+
+
+def _bundle_order(run: Run, obj: ContextObject, s: Score) -> tuple[Any, ...]:
+    layer_group = 0 if obj.layer == "L0" else 1 if obj.layer == "L1" else 2
+    return (layer_group, -s.score, run.rank(obj), obj.id, -obj.version, obj.path)
+
+
+def step_relevance(run: Run, objects: list[ContextObject]) -> list[tuple[ContextObject, Score]]:
+    """Rank (order only) and, when asked, trim to ``limit`` / ``min_relevance``."""
+    task_tokens = tokenize(run.query.task)
+    floor = run.config.ranking.floor
+    scored = [(o, score(o, task_tokens, floor)) for o in objects]
+    current = [p for p in scored if p[0].uid not in run.historical]
+    past = [p for p in scored if p[0].uid in run.historical]
+    current.sort(key=lambda p: _bundle_order(run, p[0], p[1]))
+    past.sort(key=lambda p: _bundle_order(run, p[0], p[1]))
+    ordered = current + past
+    limit, minimum = run.query.limit, run.query.min_relevance
+    if limit is None and minimum is None:
+        return ordered
+    kept: list[tuple[ContextObject, Score]] = []
+    trimmable_kept = 0
+    for position, (obj, s) in enumerate(ordered, start=1):
+        if obj.is_floor_layer:
+            kept.append((obj, s))
+        elif minimum is not None and s.score < minimum:
+            run.exclude(
+                obj, R.NOT_RELEVANT, f"score {s.score} is below --min-relevance {minimum:g}"
+            )
+        elif limit is not None and trimmable_kept >= limit:
+            run.exclude(
+                obj,
+                R.NOT_RELEVANT,
+                f"ranked {position}; --limit {limit} keeps the {limit} best-ranked",
+            )
+        else:
+            trimmable_kept += 1
+            kept.append((obj, s))
+    return kept
+
+
+# -- lifecycle, staleness and the findings that depend on who reads ----------------------------
+
+
+def freshness_window(config: Config, obj: ContextObject) -> int | None:
+    if obj.review_every is not None:
+        return obj.review_every
+    return config.freshness_days(obj.type)
+
+
+def is_stale(config: Config, obj: ContextObject, as_of: datetime) -> bool:
+    """True when ``as_of`` is past (``updated``, else ``created``) + the freshness window."""
+    window = freshness_window(config, obj)
+    base = obj.updated or obj.created
+    if window is None or base is None:
+        return False
+    return as_of > add_days(base, window)
+
+
+def reference_findings(run: Run) -> None:
+    """``broken-reference``: a link that names nothing in the whole repository."""
+    by_id = run.repo.by_id()
+    for obj in run.readable:
+        for field_name, refs in (
+            ("supersedes", obj.supersedes),
+            ("superseded_by", obj.superseded_by),
+            ("conflicts_with", obj.conflicts_with),
+        ):
+            for ref in refs:
+                if not resolve_ref(ref, obj, by_id):
+                    run.findings.append(
+                        Finding(
+                            W.BROKEN_REFERENCE,
+                            (obj.id,),
+                            f'{obj.key} {field_name} "{ref}", '
+                            "which names nothing in the repository",
+                            "Fix or remove the reference: a broken chain silently resurrects "
+                            "retired policy.",
+                            (obj.path,),
+                        )
+                    )
+
+
+def load_findings(run: Run) -> None:
+    """Findings from loading, limited to what the role may read."""
+    repo = run.repo
+    readable = {o.uid for o in run.readable}
+    for obj in run.readable:
+        run.findings.extend(object_findings(obj))
+    groups: dict[tuple[str, int], list[ContextObject]] = defaultdict(list)
+    for obj in repo.objects:
+        groups[(obj.id, obj.version)].append(obj)
+    for (object_id, version), group in groups.items():
+        if len(group) > 1 and all(o.uid in readable for o in group):
+            run.findings.append(
+                Finding(
+                    W.DUPLICATE_VERSION,
+                    (object_id,),
+                    f"{len(group)} files hold {object_id}@{version}",
+                    "Give each file its own version, or delete the copy.",
+                    tuple(sorted(o.path for o in group)),
+                )
+            )
+    for name, problem in repo.unavailable_sources:
+        run.findings.append(
+            Finding(
+                W.SOURCE_UNAVAILABLE,
+                (name,),
+                f"source {name!r} is unavailable: {problem}",
+                "Fix the path in opencontext.yaml or restore the folder.",
+            )
+        )
+    if run.whole_repository:
+        run.findings.extend(repo.findings)
+    elif repo.invalid_files:
+        n = repo.invalid_files
+        run.findings.append(
+            Finding(
+                W.INVALID_OBJECT,
+                (),
+                f"{n} file{'s' if n != 1 else ''} failed to load",
+                "Run opencontext validate to see which files and why.",
+            )
+        )
+
+
+# -- the whole run -------------------------------------------------------------------------------
+
+
+def resolve(repo: Repository, query: Query) -> Resolution:
+    """Resolve ``repo`` for ``query``. Pure: the same inputs give the same resolution."""
+    role: RoleConfig | None = None
+    if query.role is not None:
+        role = repo.config.roles.get(query.role)
+        if role is None:
+            raise UnknownRole(query.role, repo.config.roles)
+    run = Run(repo, query, role)
+
+    standing = step_authorization(run, repo.objects)
+    standing = step_approval(run, standing)
+    standing = step_temporal(run, standing)
+    standing = step_scope(run, standing)
+    standing = step_supersession(run, standing)
+    current = [o for o in standing if o.uid not in run.historical]
+    version_findings(run, current)
+    current = step_competition(run, current)
+    current = step_conflicts(run, current)
+    historical = [o for o in standing if o.uid in run.historical]
+    kept = step_relevance(run, current + historical)
+
+    included = []
+    for obj, s in kept:
+        lifecycle = run.historical.get(obj.uid, Lifecycle.ACTIVE)
+        stale = is_stale(run.config, obj, query.as_of)
+        included.append(Included(obj, lifecycle, stale, s.score, s.matched))
+        if stale:
+            window = freshness_window(run.config, obj)
+            run.findings.append(
+                Finding(
+                    W.STALE,
+                    (obj.id,),
+                    f"has not been updated inside its freshness window ({window}d)",
+                    "Review it and update `updated`, or set review_every.",
+                    (obj.path,),
+                )
+            )
+    reference_findings(run)
+    load_findings(run)
+
+    exclusions = list(run.exclusions.values())
+    for name, problem in repo.unavailable_sources:
+        exclusions.append(Exclusion(name, None, R.SOURCE_UNAVAILABLE, (), problem))
+    exclusions.sort(key=Exclusion.sort_key)
+    fates: dict[int, Included | Exclusion] = dict(run.exclusions)
+    for inc in included:
+        fates[inc.obj.uid] = inc
+    warnings = sorted(set(run.findings), key=Finding.sort_key)
+    return Resolution(
+        query, repo, included, exclusions, warnings, fates, run.edges, run.cycle_edges
+    )

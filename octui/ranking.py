@@ -1,0 +1,131 @@
+"""Lexical, deterministic ranking (SPEC §3). No model, no randomness.
+
+Task and fields are tokenized the same way; an object scores, per field, the
+number of distinct task tokens that field contains times the field's weight
+(content counts at most three matches).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+
+from octui.model import ContextObject
+
+STOP_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "in",
+        "is",
+        "it",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "this",
+        "to",
+        "with",
+    ]
+)
+
+#: Field weights, strongest signal first.
+WEIGHTS: dict[str, int] = {
+    "applies_to": 8,
+    "tags": 6,
+    "title": 5,
+    "id": 4,
+    "summary": 3,
+    "type": 2,
+    "content": 1,
+}
+CONTENT_CAP = 3
+
+_SPLIT = re.compile(r"[^\W_]+")
+
+
+def stem(token: str) -> str:
+    """``ies``→``y``; then strip a final ``s`` (not ``ss``), ``ing`` or ``ed`` when 4+ remain."""
+    if token.endswith("ies"):
+        token = token[:-3] + "y"
+    if token.endswith("s") and not token.endswith("ss") and len(token) - 1 >= 4:
+        token = token[:-1]
+    if token.endswith("ing") and len(token) - 3 >= 4:
+        token = token[:-3]
+    if token.endswith("ed") and len(token) - 2 >= 4:
+        token = token[:-2]
+    return token
+
+
+@lru_cache(maxsize=65536)
+def _stem_word(word: str) -> str | None:
+    if len(word) < 2 or word in STOP_WORDS:
+        return None
+    return stem(word)
+
+
+def tokenize(text: str) -> frozenset[str]:
+    """NFKC, casefold, split on anything not a letter or digit, drop short and stop words, stem."""
+    if not text:
+        return frozenset()
+    normal = unicodedata.normalize("NFKC", text).casefold()
+    out = set()
+    for word in _SPLIT.findall(normal):
+        stemmed = _stem_word(word)
+        if stemmed is not None:
+            out.add(stemmed)
+    return frozenset(out)
+
+
+def field_tokens(obj: ContextObject) -> dict[str, frozenset[str]]:
+    """The token set of every ranked field of ``obj`` (cached on the object)."""
+    cached = obj.__dict__.get("_tokens")
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
+    tokens = {
+        "applies_to": tokenize(" ".join(obj.applies_to)),
+        "tags": tokenize(" ".join(obj.tags)),
+        "title": tokenize(obj.title or ""),
+        "id": tokenize(obj.id),
+        "summary": tokenize(obj.summary or ""),
+        "type": tokenize(obj.type or ""),
+        "content": tokenize(obj.content),
+    }
+    obj.__dict__["_tokens"] = tokens
+    return tokens
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    score: int
+    matched: dict[str, list[str]]
+
+
+def score(obj: ContextObject, task_tokens: frozenset[str], floor: int) -> Score:
+    """Score ``obj`` against the task; L0/L1 objects score at least ``floor``."""
+    total = 0
+    matched: dict[str, list[str]] = {}
+    if task_tokens:
+        for name, tokens in field_tokens(obj).items():
+            hits = task_tokens & tokens
+            if not hits:
+                continue
+            ordered = sorted(hits)
+            if name == "content":
+                ordered = ordered[:CONTENT_CAP]
+            matched[name] = ordered
+            total += WEIGHTS[name] * len(ordered)
+    if obj.is_floor_layer:
+        total = max(total, floor)
+    return Score(total, matched)

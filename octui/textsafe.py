@@ -1,0 +1,26 @@
+"""Making untrusted text inert before it reaches a terminal.
+
+Repository text (ids, titles, content, source names, paths) is written by
+people and models we do not control. Control characters — ANSI and OSC escape
+sequences, including OSC 52 clipboard writes — are shown as visible escapes,
+never interpreted.
+"""
+
+from __future__ import annotations
+
+import re
+
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def inert(text: str, *, keep_newlines: bool = True) -> str:
+    """Replace control characters with visible ``\\xNN`` / ``\\uNNNN`` escapes."""
+
+    def esc(m: re.Match[str]) -> str:
+        code = ord(m.group())
+        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+    out = _CONTROL.sub(esc, text)
+    if not keep_newlines:
+        out = out.replace("\n", "\\n").replace("\t", " ")
+    return out
