@@ -1,0 +1,61 @@
+"""A long-lived view of one repository: load once, re-resolve cheaply, notice edits.
+
+The explorer and the benchmark use this; the CLI makes a one-shot session.
+Re-loading re-parses only files whose identity (path, size, mtime) changed.
+Thread-safety: ``resolve`` only reads the current :class:`Repository`, which is
+replaced whole by ``reload``, so a worker thread may resolve while another
+reloads.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from octui.config import CONFIG_FILE, load_config_bytes
+from octui.loader import FsTree, Loader, ParseStore, Repository, Tree, scan
+from octui.pipeline import Query, Resolution, resolve
+
+
+class Session:
+    def __init__(
+        self, root: str | Path, *, tree: Tree | None = None, store: ParseStore | None = None
+    ) -> None:
+        self.root = Path(root)
+        self.tree: Tree = tree if tree is not None else FsTree(self.root)
+        self.loader = Loader(self.tree, str(self.root), store)
+        self.repository: Repository | None = None
+        self._fingerprint: tuple[object, ...] | None = None
+
+    def load(self) -> Repository:
+        """(Re)load the repository. Raises NotARepository / ConfigError for the caller to show."""
+        fingerprint = self.fingerprint()
+        repo = self.loader.load()
+        self.repository = repo
+        self._fingerprint = fingerprint
+        return repo
+
+    def resolve(self, query: Query) -> Resolution:
+        repo = self.repository if self.repository is not None else self.load()
+        return resolve(repo, query)
+
+    def fingerprint(self) -> tuple[object, ...]:
+        """A cheap summary of the files on disk: config bytes plus (path, size, mtime) of each."""
+        try:
+            raw = self.tree.read(CONFIG_FILE)
+        except OSError:
+            return ("no-config",)
+        try:
+            config = load_config_bytes(raw, CONFIG_FILE)
+        except Exception:
+            return ("bad-config", raw)
+        files, problems, unavailable = scan(self.tree, config)
+        return (
+            raw,
+            tuple((e.rel, e.size, e.mtime_ns) for _, e in files),
+            tuple(problems),
+            tuple(unavailable),
+        )
+
+    def changed_on_disk(self) -> bool:
+        """True when the files differ from what the last ``load`` saw."""
+        return self.fingerprint() != self._fingerprint
