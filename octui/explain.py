@@ -30,9 +30,10 @@ def finding_lines(finding: Finding, *, with_paths: bool = False) -> list[str]:
 
 def explain(resolution: Resolution, digest: str) -> str:
     lines = ["Included:"]
+    seen_ids = [inc.obj.id for inc in resolution.included]
     for inc in resolution.included:
         extra = []
-        if inc.obj.version != 1:
+        if inc.obj.version != 1 or seen_ids.count(inc.obj.id) > 1:
             extra.append(f"v{inc.obj.version}")
         if inc.lifecycle is not Lifecycle.ACTIVE:
             extra.append(f"({inc.lifecycle.value})")

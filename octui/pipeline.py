@@ -192,7 +192,8 @@ def step_temporal(run: Run, objects: list[ContextObject]) -> list[ContextObject]
     standing = []
     for obj in objects:
         if as_of < obj.effective_start:
-            run.exclude(obj, R.NOT_YET_VALID, f"valid from {format_day(obj.effective_start)}")
+            start = "valid from" if obj.valid_from is not None else "created"
+            run.exclude(obj, R.NOT_YET_VALID, f"{start} {format_day(obj.effective_start)}")
         elif obj.valid_until is not None and as_of >= obj.valid_until:
             if run.query.include_historical:
                 run.historical[obj.uid] = Lifecycle.EXPIRED
@@ -461,10 +462,13 @@ def step_competition(run: Run, objects: list[ContextObject]) -> list[ContextObje
                 i for i, (a, b) in enumerate(zip(win_key, lose_key, strict=True)) if a != b
             )
             name = labels[deciding]
+            winner_name = (
+                winner.key if winner.key != loser.key else f"{winner.key} in {winner.path}"
+            )
             run.exclude(
                 loser,
                 R.OUTRANKED,
-                f"by {winner.key}: {name} {_describe_value(winner, name)} over "
+                f"by {winner_name}: {name} {_describe_value(winner, name)} over "
                 f"{_describe_value(loser, name)}",
                 [winner.key],
             )
