@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import stat
+import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -177,7 +178,7 @@ def parse_file(rel: str, raw: bytes) -> ParsedFile:
             if split is None:
                 return ParsedFile(rel, skipped=True)
             front, body = split
-            data = load_yaml(front)
+            data = load_yaml("\n" + front)  # the "\n" keeps YAML line numbers file-relative
             if not isinstance(data, dict):
                 return ParsedFile(rel, error=f"front matter is not a mapping (found {_kind(data)})")
             unknown_extra = ("content",) if "content" in data else ()
@@ -196,11 +197,31 @@ def parse_file(rel: str, raw: bytes) -> ParsedFile:
     try:
         model = FrontMatter.model_validate(FrontMatter.coerce_enums(dict(data)))
     except ValidationError as exc:
-        key, msg = _describe(exc.errors()[0])
+        key, msg = _field_problem(exc.errors()[0])
         return ParsedFile(rel, error=f"{key}: {msg}" if key else msg)
     unknown = tuple(sorted(set(data) - KNOWN_FIELDS)) + unknown_extra
     fields = model.model_dump(exclude=set(model.model_extra or ()))
     return ParsedFile(rel, fields=fields, unknown=unknown)
+
+
+_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789._-")
+_EXPECTED = {"status": "expected active or draft", "layer": "expected one of L0, L1, L2, L3, L4"}
+
+
+def _field_problem(error: Any) -> tuple[str, str]:
+    """Pydantic's error in the repository's words; a look-alike character is named."""
+    key, msg = _describe(error)
+    kind, value, top = error.get("type"), error.get("input"), (error.get("loc") or ("",))[0]
+    if kind == "string_pattern_mismatch" and isinstance(value, str):
+        odd = sorted({c for c in value if c not in _ID_CHARS})
+        named = ", ".join(f"{c!r} (U+{ord(c):04X} {unicodedata.name(c, '?')})" for c in odd)
+        msg = (
+            f"expected lower-case ASCII letters, digits, '.', '_' or '-', starting with a "
+            f"letter or digit; got {value!r}" + (f", which contains {named}" if named else "")
+        )
+    elif kind == "is_instance_of" and top in _EXPECTED:
+        msg = f"{_EXPECTED[str(top)]}, got {value!r}"
+    return key, msg
 
 
 def _kind(data: object) -> str:

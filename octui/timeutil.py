@@ -25,7 +25,10 @@ def to_utc(value: date | datetime) -> datetime:
     if isinstance(value, datetime):
         if value.tzinfo is None:
             return value.replace(tzinfo=UTC)
-        return value.astimezone(UTC)
+        try:
+            return value.astimezone(UTC)
+        except OverflowError:  # 9999-12-31T23:00:00-05:00 is past datetime.max in UTC
+            raise ValueError(f"{value.isoformat()} is out of range once converted to UTC") from None
     return datetime(value.year, value.month, value.day, tzinfo=UTC)
 
 

@@ -43,6 +43,20 @@ class _StrictLoader(_BaseLoader):  # type: ignore[misc, valid-type]
                 ) from None
         return super().construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
 
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        # A constructor failing on a bad value (``!!timestamp nope``, ``2026-02-30``,
+        # ``!!int x``) raises whatever Python raises; name the value and its line instead.
+        try:
+            return super().construct_object(node, deep=deep)
+        except (YamlError, yaml.YAMLError, RecursionError, MemoryError):
+            raise
+        except Exception as exc:
+            kind = str(node.tag).rsplit(":", 1)[-1].lstrip("!") or "value"
+            value = f" {node.value!r}" if isinstance(node, yaml.ScalarNode) else ""
+            why = f": {exc}" if isinstance(exc, ValueError) and str(exc) else ""
+            line = node.start_mark.line + 1
+            raise YamlError(f"invalid {kind}{value} (line {line}){why}") from None
+
 
 def _check_size(data: Any) -> None:
     """Reject documents whose expansion is cyclic, deeper than MAX_DEPTH or over MAX_NODES."""
@@ -82,7 +96,7 @@ def load_yaml(text: str | bytes) -> Any:
         raise YamlError(_one_line(exc)) from None
     except (RecursionError, MemoryError):
         raise YamlError("document is nested too deeply") from None
-    except (ValueError, TypeError, OverflowError) as exc:  # e.g. a date like 2026-02-30
+    except Exception as exc:  # a constructor's own failure; never a traceback
         raise YamlError(f"invalid YAML value: {exc}") from None
     _check_size(data)
     return data
