@@ -31,6 +31,11 @@ from typing import Any
 EPOCH_DAY = 738_156  # 2022-01-01 as a proleptic ordinal (date(2022, 1, 1).toordinal())
 SPAN_DAYS = 365 * 5  # objects are created between 2022-01-01 and the end of 2026
 
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
 AREAS: dict[str, list[str]] = {
     "policies": [
         "refunds",
@@ -100,12 +105,15 @@ ROLES: dict[str, dict[str, Any]] = {
         "clearance": "restricted",
         "include": ["mission", "identity.*", "finance.*", "pricing.*", "legal.contracts.*"],
     },
-    "legal": {"clearance": "restricted", "include": ["mission", "identity.*", "legal.*", "policies.*"]},
+    "legal": {
+        "clearance": "restricted",
+        "include": ["mission", "identity.*", "legal.*", "policies.*"],
+    },
     "people": {"clearance": "confidential", "include": ["mission", "identity.*", "teams.*"]},
     "leadership": {"clearance": "restricted"},
     "public-bot": {"include": ["mission", "identity.*", "policies.public.*", "products.*"]},
 }  # fmt: skip
-WORDS = (
+WORDS = _words(
     "refund invoice customer account billing payment credit outage incident escalation "
     "policy procedure approval pricing discount contract renewal enterprise team starter "
     "security password access audit retention deletion privacy request ticket response "
@@ -115,11 +123,11 @@ WORDS = (
     "customer success support agent chat email phone hours weekend holiday priority "
     "severity owner timeline decision rationale alternative migration upgrade version "
     "limit quota usage overage trial cancel downgrade upgrade tax receipt currency"
-).split()
-FILLER = (
+)
+FILLER = _words(
     "we the our a to and of in for with is are be will should must may when if "
     "after before within each every any all only not"
-).split()
+)
 
 
 @dataclass
