@@ -95,7 +95,7 @@ class AuthorityConfig(_Strict):
         if not isinstance(value, list):
             raise ValueError("expected a list drawn from version, updated, created, confidence, id")
         known = {t.value for t in TieBreaker}
-        unknown = [str(v) for v in value if v not in known]
+        unknown = [str(v) for v in value if not isinstance(v, str) or v not in known]
         if unknown:
             raise ValueError(
                 f"unknown tie breaker {', '.join(map(repr, unknown))}; "
@@ -269,10 +269,17 @@ def _format_loc(loc: tuple[int | str, ...]) -> str:
 
 
 def _describe(error: Mapping[str, Any]) -> tuple[str, str]:
-    key = _format_loc(tuple(error.get("loc", ())))
+    loc = tuple(error.get("loc", ()))
+    key = _format_loc(loc)
     msg = str(error.get("msg", "invalid"))
     msg = msg.removeprefix("Value error, ")
+    # Pydantic's internal names mean nothing to someone editing YAML.
+    msg = re.sub(r" or instance of \w+", "", msg).replace("valid tuple", "valid list")
     kind = error.get("type", "")
+    if "[key]" in loc and loc.index("[key]") >= 1:  # a mapping key (e.g. a role name)
+        at = loc.index("[key]")
+        key = _format_loc(loc[: at - 1])
+        return key, f"the name {loc[at - 1]!r} must be a string"
     if kind == "extra_forbidden":
         msg = "unknown key (check the spelling; see SPEC §1.1 for the keys)"
     elif kind == "missing":
@@ -292,6 +299,8 @@ def parse_config(data: object, file: str = CONFIG_FILE) -> Config:
     except ValidationError as exc:
         key, msg = _describe(exc.errors()[0])
         raise ConfigError(file, key, msg) from None
+    except (TypeError, ArithmeticError) as exc:  # a validator choking on a hostile value
+        raise ConfigError(file, "", f"cannot be understood ({exc})") from None
     _cross_check(config, file)
     return config
 

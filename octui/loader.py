@@ -111,15 +111,20 @@ class FsTree:
                     return Entry(
                         item.name,
                         rel,
-                        False,
+                        os.path.isdir(item.path),  # a folder link is reported, not skipped
                         problem="symbolic link leads outside the repository; not followed",
                     )
                 if not os.path.exists(real):
                     return Entry(item.name, rel, False, problem="broken symbolic link")
                 st = os.stat(real)
                 if stat.S_ISDIR(st.st_mode):
-                    here = os.path.realpath(os.path.dirname(item.path))
-                    if here == real or here.startswith(real + os.sep):
+                    # A loop when the target holds any folder on the way here (a/toB/toA).
+                    parts = rel.split("/")[:-1]
+                    chain = [str(self.real_root)] + [
+                        os.path.realpath(self.root.joinpath(*parts[: i + 1]))
+                        for i in range(len(parts))
+                    ]
+                    if any(h == real or h.startswith(real + os.sep) for h in chain):
                         return Entry(
                             item.name, rel, True, problem="symbolic link loop; not followed"
                         )
