@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import sys
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -243,7 +242,7 @@ def run_validate(args: argparse.Namespace) -> int:
                 for f in findings
             ],
         }
-        sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(dumps_bundle(doc))  # C1/bidi escaped like the bundle
     else:
         for f in findings:
             for line in finding_lines(f, with_paths=True):
@@ -292,11 +291,14 @@ def run_history(args: argparse.Namespace) -> int:
             "as_of": format_instant(as_of),
             "lineage": [r.to_json() for r in rows],
         }
-        sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(dumps_bundle(doc))  # C1/bidi escaped like the bundle
         return EXIT_OK
     print(
-        f"History of {args.id} at {format_instant(as_of)}"
-        + (f" for role {args.role}" if args.role else " (whole repository)")
+        inert(
+            f"History of {args.id} at {format_instant(as_of)}"
+            + (f" for role {args.role}" if args.role else " (whole repository)"),
+            keep_newlines=False,
+        )
     )
     for r in rows:
         if r.obj is None:
