@@ -144,11 +144,37 @@ def add_resolve(sub: Any) -> None:
         default="text",
         help="json: print the bundle and nothing else",
     )
+    add_rev_arg(p)
     p.set_defaults(run=run_resolve)
 
 
 def load_for(args: argparse.Namespace) -> Repository:
-    return open_repository(args.repo)
+    """The repository named by ``args.repo``: the files on disk, or a git revision (``--rev``)."""
+    rev = getattr(args, "rev", None)
+    if rev is None:
+        return open_repository(args.repo)
+    return open_revision(args.repo, rev)
+
+
+def open_revision(path: str, rev: str) -> Repository:
+    """The repository at ``path`` exactly as it was at git revision ``rev`` (read from git)."""
+    from octui.gitrev import GitRevisionError, load_revision
+
+    try:
+        return load_revision(path, rev)
+    except (GitRevisionError, NotARepository, ConfigError) as exc:
+        raise UsageError(str(exc)) from None
+
+
+def add_rev_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--rev",
+        metavar="GIT_REV",
+        default=None,
+        help="read the repository as it was at this git revision (from git objects; the "
+        "working tree is never touched). Not the same as --as-of: --rev is what the repository "
+        "said then, --as-of is what was in effect then",
+    )
 
 
 def query_from(args: argparse.Namespace) -> Query:
@@ -214,6 +240,7 @@ def add_validate(sub: Any) -> None:
         help="YYYY-MM-DD or RFC 3339 (default: now)",
     )
     p.add_argument("--format", choices=["text", "json"], default="text")
+    add_rev_arg(p)
     p.set_defaults(run=run_validate)
 
 
@@ -272,6 +299,7 @@ def add_history(sub: Any) -> None:
     p.add_argument("id", metavar="ID", help="the object id")
     add_repo_args(p, role_required=False)
     p.add_argument("--format", choices=["text", "json"], default="text")
+    add_rev_arg(p)
     p.set_defaults(run=run_history)
 
 

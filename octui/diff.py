@@ -1,0 +1,596 @@
+"""Comparing two resolutions: what moved in, out, or changed between two bundles.
+
+Pure: :func:`diff_resolutions` reads two :class:`~octui.pipeline.Resolution`
+values and returns a :class:`Diff`. It sees only what each bundle shows — an
+object denied to a side is, on that side, an id and a reason and nothing more.
+
+Identity. Bundle entries are matched by ``(id, version)``: an object that stays
+in the repository keeps its place in both bundles, included or excluded, so
+``policies.refunds@1`` going from included to ``superseded`` is one change,
+not an add and a remove. Entries left unmatched within one id are paired
+across versions (an object edited in place from ``@1`` to ``@2`` between two
+revisions is a *version* change); only what is still unpaired is added or
+removed. A denied entry carries no version, so it is matched by id alone.
+Separately, every id included on both sides whose included versions differ
+is listed in :attr:`Diff.versions` ("the bundle now carries @2 instead of @1").
+
+Warnings are matched by ``(code, ids)``, counting repeats.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from octui.bundle import digest, object_fields
+from octui.model import Exclusion, Finding
+from octui.pipeline import Included, Resolution
+from octui.textsafe import inert
+from octui.timeutil import format_instant
+
+#: Every kind of change one object can show, in the order they are reported.
+ASPECTS: tuple[str, ...] = (
+    "added",
+    "removed",
+    "now-included",
+    "now-excluded",
+    "version",
+    "reason",
+    "related",
+    "lifecycle",
+    "stale",
+    "authority",
+    "fields",
+    "rank",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class EntryView:
+    """One bundle entry as a diff sees it: an included object or an exclusion."""
+
+    id: str
+    version: int | None
+    included: bool
+    reason: str | None = None
+    related: tuple[str, ...] = ()
+    detail: str | None = None
+    authority: str | None = None
+    lifecycle: str | None = None
+    stale: bool = False
+    rank: int | None = None
+    score: int | None = None
+    path: str | None = None
+    fields: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def label(self) -> str:
+        return self.id if self.version is None else f"{self.id}@{self.version}"
+
+    @property
+    def denied(self) -> bool:
+        return self.reason in ("permission-denied", "classification-denied")
+
+    @property
+    def state(self) -> str:
+        """``included`` (with its lifecycle when not active) or the exclusion reason."""
+        if self.included:
+            return (
+                "included" if self.lifecycle in (None, "active") else f"included ({self.lifecycle})"
+            )
+        return self.reason or "excluded"
+
+    def to_json(self) -> dict[str, Any]:
+        if self.included:
+            return {
+                "state": "included",
+                "version": self.version,
+                "authority": self.authority,
+                "lifecycle": self.lifecycle,
+                "stale": self.stale,
+                "rank": self.rank,
+                "score": self.score,
+                "path": self.path,
+            }
+        if self.denied:
+            return {"state": "excluded", "version": None, "reason": self.reason}
+        return {
+            "state": "excluded",
+            "version": self.version,
+            "reason": self.reason,
+            "related": list(self.related),
+            "detail": self.detail,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectChange:
+    """What changed for one object between side A (``before``) and side B (``after``)."""
+
+    id: str
+    before: EntryView | None
+    after: EntryView | None
+    aspects: tuple[str, ...]
+    changed_fields: tuple[str, ...] = ()
+
+    @property
+    def primary(self) -> str:
+        return self.aspects[0]
+
+    def sort_key(self) -> tuple[str, int, int, str]:
+        vb = self.before.version if self.before and self.before.version is not None else 0
+        va = self.after.version if self.after and self.after.version is not None else 0
+        return (self.id, vb, va, ",".join(self.aspects))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "version_before": self.before.version if self.before else None,
+            "version_after": self.after.version if self.after else None,
+            "changes": list(self.aspects),
+            "changed_fields": list(self.changed_fields),
+            "before": self.before.to_json() if self.before else None,
+            "after": self.after.to_json() if self.after else None,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class VersionChange:
+    """An id included on both sides whose included version(s) differ."""
+
+    id: str
+    before: tuple[int, ...]
+    after: tuple[int, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "before": list(self.before), "after": list(self.after)}
+
+
+@dataclass(frozen=True, slots=True)
+class WarningView:
+    code: str
+    severity: str
+    ids: tuple[str, ...]
+    message: str
+    hint: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "severity": self.severity,
+            "ids": list(self.ids),
+            "message": self.message,
+            "hint": self.hint,
+        }
+
+
+@dataclass(frozen=True)
+class SideInfo:
+    """What produced one side: the query, the revision (None = the files on disk), the digest."""
+
+    role: str | None
+    task: str
+    as_of: str
+    digest: str
+    rev: str | None = None
+    include_historical: bool = False
+    limit: int | None = None
+    min_relevance: float | None = None
+
+    def describe(self) -> str:
+        parts = [f"role {self.role}" if self.role else "whole repository"]
+        if self.task:
+            parts.append(f"task {self.task!r}")
+        parts.append(f"as of {self.as_of}")
+        parts.append(f"revision {self.rev}" if self.rev else "working tree")
+        return ", ".join(parts)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "role": self.role,
+            "task": self.task,
+            "as_of": self.as_of,
+            "rev": self.rev,
+            "include_historical": self.include_historical,
+            "limit": self.limit,
+            "min_relevance": self.min_relevance,
+            "digest": self.digest,
+        }
+
+
+@dataclass(frozen=True)
+class Diff:
+    a: SideInfo
+    b: SideInfo
+    objects: tuple[ObjectChange, ...]
+    versions: tuple[VersionChange, ...]
+    warnings_added: tuple[WarningView, ...]
+    warnings_removed: tuple[WarningView, ...]
+
+    @property
+    def same(self) -> bool:
+        """True when both sides select the same context (equal digests)."""
+        return self.a.digest == self.b.digest
+
+    def by_aspect(self, aspect: str) -> list[ObjectChange]:
+        return [c for c in self.objects if aspect in c.aspects]
+
+    def summary(self) -> dict[str, int]:
+        counts = {aspect: len(self.by_aspect(aspect)) for aspect in ASPECTS}
+        counts["version-changed-ids"] = len(self.versions)
+        counts["warnings-added"] = len(self.warnings_added)
+        counts["warnings-removed"] = len(self.warnings_removed)
+        return counts
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "a": self.a.to_json(),
+            "b": self.b.to_json(),
+            "same": self.same,
+            "summary": self.summary(),
+            "versions": [v.to_json() for v in self.versions],
+            "objects": [c.to_json() for c in self.objects],
+            "warnings": {
+                "added": [w.to_json() for w in self.warnings_added],
+                "removed": [w.to_json() for w in self.warnings_removed],
+            },
+        }
+
+
+# -- views ----------------------------------------------------------------------------------------
+
+
+def _included_view(inc: Included, rank: int) -> EntryView:
+    fields = object_fields(inc.obj)
+    return EntryView(
+        id=inc.obj.id,
+        version=inc.obj.version,
+        included=True,
+        authority=inc.obj.authority,
+        lifecycle=inc.lifecycle.value,
+        stale=inc.stale,
+        rank=rank,
+        score=inc.score,
+        path=inc.obj.path,
+        fields=tuple(sorted((k, _hashable(v)) for k, v in fields.items())),
+    )
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_hashable(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
+    return value
+
+
+def _excluded_view(ex: Exclusion) -> EntryView:
+    if ex.reason.is_denial:
+        return EntryView(id=ex.id, version=None, included=False, reason=ex.reason.value)
+    return EntryView(
+        id=ex.id,
+        version=ex.version,
+        included=False,
+        reason=ex.reason.value,
+        related=ex.related,
+        detail=ex.detail,
+    )
+
+
+def entries(resolution: Resolution) -> list[EntryView]:
+    """Every entry of a bundle: included objects (with their 1-based rank), then exclusions."""
+    out = [_included_view(inc, i) for i, inc in enumerate(resolution.included, start=1)]
+    out.extend(_excluded_view(ex) for ex in resolution.exclusions)
+    return out
+
+
+def side_info(resolution: Resolution, rev: str | None = None) -> SideInfo:
+    q = resolution.query
+    return SideInfo(
+        role=q.role,
+        task=q.task,
+        as_of=format_instant(q.as_of),
+        digest=digest(resolution),
+        rev=rev,
+        include_historical=q.include_historical,
+        limit=q.limit,
+        min_relevance=q.min_relevance,
+    )
+
+
+# -- matching -------------------------------------------------------------------------------------
+
+
+def _entry_order(e: EntryView) -> tuple[int, int, str, str, str]:
+    return (0 if e.included else 1, e.version or 0, e.reason or "", e.path or "", e.detail or "")
+
+
+def _pair_group(
+    a: list[EntryView], b: list[EntryView]
+) -> list[tuple[EntryView | None, EntryView | None]]:
+    """Pair the entries of one id: same version first, then across versions, then unpaired."""
+    pairs: list[tuple[EntryView | None, EntryView | None]] = []
+    left = sorted(a, key=_entry_order)
+    right = sorted(b, key=_entry_order)
+
+    # 1. Same version (several files may hold one version: pair in a stable order).
+    by_version_r: dict[int | None, list[EntryView]] = defaultdict(list)
+    for e in right:
+        by_version_r[e.version].append(e)
+    rest_left: list[EntryView] = []
+    for e in left:
+        bucket = by_version_r.get(e.version)
+        if bucket:
+            pairs.append((e, bucket.pop(0)))
+        else:
+            rest_left.append(e)
+    rest_right = [e for bucket in by_version_r.values() for e in bucket]
+    rest_right.sort(key=_entry_order)
+
+    # 2. Denied entries carry no version: pair them with whatever is left of that id.
+    # 3. Then across versions: included with included, excluded with excluded, then the rest.
+    def take(pred_l: Any, pred_r: Any) -> None:
+        nonlocal rest_left, rest_right
+        keep_left: list[EntryView] = []
+        for e in rest_left:
+            match = next((r for r in rest_right if pred_l(e) and pred_r(r)), None)
+            if match is None:
+                keep_left.append(e)
+            else:
+                rest_right.remove(match)
+                pairs.append((e, match))
+        rest_left = keep_left
+
+    take(lambda e: e.version is None, lambda r: True)
+    take(lambda e: True, lambda r: r.version is None)
+    take(lambda e: e.included, lambda r: r.included)
+    take(lambda e: not e.included, lambda r: not r.included)
+    take(lambda e: True, lambda r: True)
+    pairs.extend((e, None) for e in rest_left)
+    pairs.extend((None, r) for r in rest_right)
+    return pairs
+
+
+def _compare(
+    object_id: str, before: EntryView | None, after: EntryView | None
+) -> ObjectChange | None:
+    if before is None and after is not None:
+        return ObjectChange(object_id, None, after, ("added",))
+    if after is None and before is not None:
+        return ObjectChange(object_id, before, None, ("removed",))
+    assert before is not None and after is not None
+    aspects: list[str] = []
+    changed: tuple[str, ...] = ()
+    if before.included and not after.included:
+        aspects.append("now-excluded")
+    elif after.included and not before.included:
+        aspects.append("now-included")
+    if before.version is not None and after.version is not None and before.version != after.version:
+        aspects.append("version")
+    if not before.included and not after.included:
+        if before.reason != after.reason:
+            aspects.append("reason")
+        elif before.related != after.related:
+            aspects.append("related")
+    if before.included and after.included:
+        if before.lifecycle != after.lifecycle:
+            aspects.append("lifecycle")
+        if before.stale != after.stale:
+            aspects.append("stale")
+        if before.authority != after.authority:
+            aspects.append("authority")
+        fa, fb = dict(before.fields), dict(after.fields)
+        changed = tuple(
+            k for k in sorted(set(fa) | set(fb)) if k != "version" and fa.get(k) != fb.get(k)
+        )
+        if changed:
+            aspects.append("fields")
+        if before.rank != after.rank:
+            aspects.append("rank")
+    if not aspects:
+        return None
+    order = {name: i for i, name in enumerate(ASPECTS)}
+    aspects.sort(key=order.__getitem__)
+    return ObjectChange(object_id, before, after, tuple(aspects), changed)
+
+
+def _warning_view(w: Finding) -> WarningView:
+    return WarningView(w.code.value, w.severity.value, w.ids, w.message, w.hint)
+
+
+def _surplus(mine: list[Finding], theirs: list[Finding], count: int) -> list[WarningView]:
+    """``count`` of ``mine`` not matched in ``theirs``, preferring messages ``theirs`` lacks."""
+    messages = Counter(w.message for w in theirs)
+    unmatched: list[Finding] = []
+    matched: list[Finding] = []
+    for w in mine:
+        if messages[w.message] > 0:
+            messages[w.message] -= 1
+            matched.append(w)
+        else:
+            unmatched.append(w)
+    return [_warning_view(w) for w in (unmatched + matched)[:count]]
+
+
+def _warning_changes(
+    a: list[Finding], b: list[Finding]
+) -> tuple[tuple[WarningView, ...], tuple[WarningView, ...]]:
+    group_a: dict[tuple[str, tuple[str, ...]], list[Finding]] = defaultdict(list)
+    group_b: dict[tuple[str, tuple[str, ...]], list[Finding]] = defaultdict(list)
+    for w in a:
+        group_a[(w.code.value, w.ids)].append(w)
+    for w in b:
+        group_b[(w.code.value, w.ids)].append(w)
+    added: list[WarningView] = []
+    removed: list[WarningView] = []
+    for key in sorted(set(group_a) | set(group_b)):
+        wa, wb = group_a.get(key, []), group_b.get(key, [])
+        if len(wb) > len(wa):
+            added.extend(_surplus(wb, wa, len(wb) - len(wa)))
+        elif len(wa) > len(wb):
+            removed.extend(_surplus(wa, wb, len(wa) - len(wb)))
+    return tuple(added), tuple(removed)
+
+
+def diff_entries(
+    a_entries: list[EntryView], b_entries: list[EntryView]
+) -> tuple[list[ObjectChange], list[VersionChange]]:
+    """Object changes and version changes between two lists of bundle entries."""
+    group_a: dict[str, list[EntryView]] = defaultdict(list)
+    group_b: dict[str, list[EntryView]] = defaultdict(list)
+    for e in a_entries:
+        group_a[e.id].append(e)
+    for e in b_entries:
+        group_b[e.id].append(e)
+    changes: list[ObjectChange] = []
+    versions: list[VersionChange] = []
+    for object_id in sorted(set(group_a) | set(group_b)):
+        ea, eb = group_a.get(object_id, []), group_b.get(object_id, [])
+        for before, after in _pair_group(ea, eb):
+            change = _compare(object_id, before, after)
+            if change is not None:
+                changes.append(change)
+        va = tuple(sorted({e.version for e in ea if e.included and e.version is not None}))
+        vb = tuple(sorted({e.version for e in eb if e.included and e.version is not None}))
+        if va and vb and va != vb:
+            versions.append(VersionChange(object_id, va, vb))
+    changes.sort(key=ObjectChange.sort_key)
+    return changes, versions
+
+
+def diff_resolutions(
+    a: Resolution, b: Resolution, *, rev_a: str | None = None, rev_b: str | None = None
+) -> Diff:
+    """Compare two resolutions (side A = before, side B = after)."""
+    changes, versions = diff_entries(entries(a), entries(b))
+    added, removed = _warning_changes(a.warnings, b.warnings)
+    return Diff(
+        a=side_info(a, rev_a),
+        b=side_info(b, rev_b),
+        objects=tuple(changes),
+        versions=tuple(versions),
+        warnings_added=added,
+        warnings_removed=removed,
+    )
+
+
+# -- text -----------------------------------------------------------------------------------------
+
+_SECTIONS: tuple[tuple[str, str, str], ...] = (
+    ("added", "Added (only in B)", "+"),
+    ("removed", "Removed (only in A)", "-"),
+    ("now-included", "Now included", "+"),
+    ("now-excluded", "Now excluded", "-"),
+    ("reason", "Exclusion reason changed", "*"),
+    ("changed", "Changed", "~"),
+    ("rank", "Rank moved", "↕"),
+)
+
+
+def _section_of(change: ObjectChange) -> str:
+    first = change.primary
+    if first in ("added", "removed", "now-included", "now-excluded", "reason"):
+        return first
+    if change.aspects == ("rank",):
+        return "rank"
+    return "changed"
+
+
+def describe_change(change: ObjectChange) -> str:
+    """One line saying what happened to one object."""
+    b, a = change.before, change.after
+    if b is None and a is not None:
+        return f"{a.label}: {_state_text(a)}"
+    if a is None and b is not None:
+        return f"{b.label}: was {_state_text(b)}"
+    assert a is not None and b is not None
+    label = b.label if b.version == a.version else f"{change.id}@{b.version}→@{a.version}"
+    if b.version is None or a.version is None:
+        label = a.label if a.version is not None else b.label
+    parts: list[str] = []
+    for aspect in change.aspects:
+        if aspect in ("now-included", "now-excluded", "reason"):
+            parts.append(f"{_state_text(b)} → {_state_text(a)}")
+        elif aspect == "version" and not parts:
+            parts.append(f"version {b.version} → {a.version}")
+        elif aspect == "related":
+            parts.append(
+                f"{a.reason} {', '.join(b.related) or '-'} → {', '.join(a.related) or '-'}"
+            )
+        elif aspect == "lifecycle":
+            parts.append(f"lifecycle {b.lifecycle} → {a.lifecycle}")
+        elif aspect == "stale":
+            parts.append("now stale" if a.stale else "no longer stale")
+        elif aspect == "authority":
+            parts.append(f"authority {b.authority or 'none'} → {a.authority or 'none'}")
+        elif aspect == "fields":
+            parts.append("fields changed: " + ", ".join(change.changed_fields))
+        elif aspect == "rank":
+            parts.append(f"rank {b.rank} → {a.rank}")
+    return f"{label}: " + "; ".join(parts)
+
+
+def _state_text(e: EntryView) -> str:
+    if e.included:
+        text = e.state
+        if e.stale:
+            text += ", stale"
+        return text
+    if e.detail:
+        return f"{e.reason} ({e.detail})"
+    return e.reason or "excluded"
+
+
+def render_text(diff: Diff) -> str:
+    """The human layout of ``opencontext diff``."""
+    lines = [
+        f"A: {diff.a.describe()}",
+        f"B: {diff.b.describe()}",
+    ]
+    if diff.same:
+        lines.append("Same context: the two bundles digest identically.")
+    if diff.versions:
+        lines.append("Version changed:")
+        for v in diff.versions:
+            before = ", ".join(f"@{n}" for n in v.before)
+            after = ", ".join(f"@{n}" for n in v.after)
+            lines.append(f"  ~ {v.id} {before} → {after}")
+    for key, title, mark in _SECTIONS:
+        rows = [c for c in diff.objects if _section_of(c) == key]
+        if rows:
+            lines.append(f"{title}:")
+            lines.extend(f"  {mark} {describe_change(c)}" for c in rows)
+    if diff.warnings_added:
+        lines.append("Warnings added:")
+        lines.extend(f"  + {_warning_text(w)}" for w in diff.warnings_added)
+    if diff.warnings_removed:
+        lines.append("Warnings removed:")
+        lines.extend(f"  - {_warning_text(w)}" for w in diff.warnings_removed)
+    if not diff.objects and not diff.warnings_added and not diff.warnings_removed:
+        lines.append("No differences.")
+    lines.append(f"Digest A: {diff.a.digest}")
+    lines.append(f"Digest B: {diff.b.digest}")
+    return "\n".join(inert(line, keep_newlines=False) for line in lines) + "\n"
+
+
+def _warning_text(w: WarningView) -> str:
+    mark = "✗" if w.severity == "error" else "⚠"
+    ids = " ".join(w.ids)
+    return f"{mark} {w.code} {ids}: {w.message}" if ids else f"{mark} {w.code}: {w.message}"
+
+
+__all__ = [
+    "ASPECTS",
+    "Diff",
+    "EntryView",
+    "ObjectChange",
+    "SideInfo",
+    "VersionChange",
+    "WarningView",
+    "describe_change",
+    "diff_entries",
+    "diff_resolutions",
+    "entries",
+    "render_text",
+]
