@@ -1,0 +1,221 @@
+"""Why not: for an excluded object, what would include it, where the data can tell.
+
+Pure: :func:`why_not` reads a resolution and answers in sentences. Answers
+come from the configuration (which other roles may read it and have it in
+scope), from the object's own dates (the first instant it becomes current),
+from the decision that excluded it (the winner, the replacement, the
+conflict) and, where that is cheap and exact, from re-resolving a what-if
+(the draft approved, the instant it starts).
+
+It never says anything about an object the role may not read: a denied object
+gets an "ask an owner" sentence, unless the caller is in whole-repository mode,
+in which case it may learn which declared roles could read it. Sentences about
+other roles name only their verdict (included, or the reason), never their
+details, which could name objects this role may not read.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from octui.config import Config
+from octui.enums import ExclusionReason, Status
+from octui.loader import Repository
+from octui.model import ContextObject, Exclusion
+from octui.pipeline import Included, Query, Resolution, resolve
+from octui.ranking import score, tokenize
+from octui.timeutil import BEGINNING_OF_TIME, format_day
+
+R = ExclusionReason
+
+ASK_AN_OWNER = (
+    "This role may not read it, so nothing more about it is shown here. "
+    "If it should be shared with this role, ask a repository owner."
+)
+
+
+def may_read(config: Config, role_name: str, obj: ContextObject) -> bool:
+    """Step 1 of the pipeline for ``role_name``: access list and clearance."""
+    role = config.roles.get(role_name)
+    if role is None:
+        return False
+    if obj.access_roles is not None and role_name not in obj.access_roles:
+        return False
+    return config.level_rank(obj.classification) <= config.clearance_rank(role)
+
+
+def in_scope(config: Config, role_name: str, object_id: str) -> bool:
+    role = config.roles.get(role_name)
+    return role is not None and role.excluded_by(object_id) is None and role.includes(object_id)
+
+
+def _fate_text(fate: Included | Exclusion | None, *, with_detail: bool) -> str:
+    if isinstance(fate, Included):
+        return "included" if fate.lifecycle.value == "active" else f"included ({fate.lifecycle})"
+    if isinstance(fate, Exclusion):
+        if with_detail and fate.detail:
+            return f"excluded: {fate.reason.value} ({fate.detail})"
+        return f"excluded: {fate.reason.value}"
+    return "not in the bundle"
+
+
+def _what_if(
+    repository: Repository, query: Query, obj: ContextObject, changed: ContextObject | None = None
+) -> Included | Exclusion | None:
+    """The fate of ``obj`` when resolving ``query`` (with ``obj`` replaced by ``changed``)."""
+    repo = repository
+    if changed is not None:
+        objects = [changed if o.uid == obj.uid else o for o in repository.objects]
+        repo = replace(repository, objects=objects)
+    return resolve(repo, query).fates.get(obj.uid)
+
+
+def _other_roles(resolution: Resolution, obj: ContextObject) -> list[str]:
+    """What other declared roles that may read ``obj`` and have it in scope get (verdict only)."""
+    config = resolution.repository.config
+    current = resolution.query.role
+    out: list[str] = []
+    verdicts: list[str] = []
+    for name in sorted(config.roles):
+        if name == current or not may_read(config, name, obj) or not in_scope(config, name, obj.id):
+            continue
+        fate = _what_if(resolution.repository, replace(resolution.query, role=name), obj)
+        verdicts.append(f"{name}: {_fate_text(fate, with_detail=False)}")
+    if verdicts:
+        out.append("Roles that may read it and have it in scope: " + "; ".join(verdicts) + ".")
+    else:
+        out.append("No other declared role both may read it and has it in scope.")
+    return out
+
+
+def _forced_authority(obj: ContextObject) -> list[str]:
+    if obj.declared_authority is not None and obj.declared_authority != obj.authority:
+        return [
+            f"Its source {obj.source!r} forces authority {obj.authority} "
+            f"(the file claims {obj.declared_authority}); no declaration in the file changes that."
+        ]
+    return []
+
+
+def why_not(
+    resolution: Resolution,
+    repository: Repository,
+    uid: int,
+    *,
+    whole_repository: bool = False,
+) -> list[str]:
+    """Sentences saying why the object ``uid`` is not in the bundle and what would include it."""
+    fate = resolution.fates.get(uid)
+    if fate is None:
+        return ["It is not part of this resolution."]
+    if isinstance(fate, Included):
+        return ["It is in the bundle."]
+    obj = next((o for o in repository.objects if o.uid == uid), None)
+    if fate.reason.is_denial:
+        if not whole_repository or obj is None:
+            return [ASK_AN_OWNER]
+        config = repository.config
+        readers = [name for name in sorted(config.roles) if may_read(config, name, obj)]
+        if readers:
+            return [f"Declared roles that may read it: {', '.join(readers)}."]
+        return ["No declared role may read it (its access list and classification exclude all)."]
+    if obj is None:
+        return [fate.detail or fate.reason.value]
+    query = resolution.query
+    reason = fate.reason
+    out: list[str] = []
+    if reason is R.UNAPPROVED:
+        out.append("It is a draft (status: draft): drafts are never included and never supersede.")
+        verdict = _what_if(repository, query, obj, replace(obj, status=Status.ACTIVE))
+        out.append(
+            "Approved (status: active), it would be "
+            f"{_fate_text(verdict, with_detail=True)} at {format_day(query.as_of)}."
+        )
+    elif reason is R.NOT_YET_VALID:
+        start = obj.effective_start
+        field = "valid_from" if obj.valid_from else "created"
+        verdict = _what_if(repository, replace(query, as_of=start), obj)
+        out.append(f"It becomes valid on {format_day(start)} (its {field}).")
+        out.append(f"At that instant it would be {_fate_text(verdict, with_detail=True)}.")
+    elif reason is R.EXPIRED:
+        start = obj.effective_start
+        began = "the beginning" if start == BEGINNING_OF_TIME else format_day(start)
+        until = format_day(obj.valid_until) if obj.valid_until else "?"
+        out.append(f"It was in effect from {began} until {until} (valid_until is exclusive).")
+        out.append(
+            f"Nothing brings it back; a new object declaring supersedes: [{obj.key}] "
+            "carries it forward. --include-historical shows it, marked expired."
+        )
+    elif reason is R.SUPERSEDED:
+        for edge in resolution.edges:
+            if edge.replaced.uid != uid:
+                continue
+            if (edge.replacement.uid, edge.replaced.uid) in resolution.cycle_edges:
+                continue
+            where = (
+                f"`supersedes` on {edge.replacement.key}"
+                if edge.field == "supersedes"
+                else f"`superseded_by` on {edge.declared_on.key}"
+            )
+            start = edge.replacement.effective_start
+            since = "always" if start == BEGINNING_OF_TIME else f"since {format_day(start)}"
+            if start <= query.as_of:
+                out.append(f"Replaced by {edge.replacement.key} ({where}), in effect {since}.")
+        out.append(
+            "A supersession stays in effect even after the replacement expires; only removing "
+            "the declaration would bring it back. --include-historical shows it, marked superseded."
+        )
+    elif reason is R.OUTRANKED:
+        winner = ", ".join(fate.related) or "another object"
+        out.append(f"{winner} wins the competition for {obj.id}: {fate.detail}.")
+        out.append(
+            f"To make this one current, retire {winner} (valid_until) or declare "
+            f"supersedes: [{winner}] on this object."
+        )
+        out.extend(_forced_authority(obj))
+    elif reason is R.CONFLICT:
+        winners = ", ".join(fate.related) or "another object"
+        out.append(f"It is in a declared conflict that authority settled for {winners}.")
+        out.append(
+            f"To include it instead, {winners} must be retired or superseded, or the "
+            "conflicts_with declaration removed once their content is reconciled."
+        )
+        out.extend(_forced_authority(obj))
+    elif reason in (R.SCOPE_EXCLUSION, R.NOT_IN_SCOPE):
+        role = query.role or "this role"
+        if reason is R.SCOPE_EXCLUSION:
+            out.append(f"The scope of {role} excludes it ({fate.detail}).")
+        else:
+            out.append(f"No include pattern in the scope of {role} matches {obj.id}.")
+        out.extend(_other_roles(resolution, obj))
+    elif reason is R.NOT_RELEVANT:
+        floor = repository.config.ranking.floor
+        mine = score(obj, tokenize(query.task), floor).score
+        if query.min_relevance is not None and mine < query.min_relevance:
+            out.append(
+                f"It scored {mine} for the task; --min-relevance {query.min_relevance:g} "
+                f"needs at least {query.min_relevance:g}."
+            )
+        else:
+            kept = [
+                inc.score
+                for inc in resolution.included
+                if not inc.obj.is_floor_layer and inc.lifecycle.value == "active"
+            ]
+            lowest = min(kept) if kept else None
+            match = re.search(r"ranked (\d+)", fate.detail or "")
+            text = f"It scored {mine} for the task"
+            if lowest is not None:
+                text += f"; the lowest-ranked object kept scored {lowest}"
+            out.append(text + ".")
+            if match and query.limit is not None:
+                position = int(match.group(1))
+                floors = sum(1 for inc in resolution.included if inc.obj.is_floor_layer)
+                out.append(f"--limit {max(position - floors, query.limit + 1)} would keep it.")
+    else:  # pragma: no cover - source-unavailable has no object
+        out.append(fate.detail or reason.value)
+    return out
+
+
+__all__ = ["ASK_AN_OWNER", "in_scope", "may_read", "why_not"]
