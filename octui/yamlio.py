@@ -80,6 +80,9 @@ def _check_size(data: Any) -> None:
 def _one_line(exc: yaml.YAMLError) -> str:
     mark = getattr(exc, "problem_mark", None)
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    context = getattr(exc, "context", None)  # "expected a single document in the stream"
+    if context and str(context).startswith("expected"):
+        problem = f"{context} {problem}"
     where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
     return f"invalid YAML: {problem}{where}"
 
