@@ -1,0 +1,231 @@
+"""``opencontext diff`` and ``opencontext changes``.
+
+``diff`` compares two resolutions — two instants, roles, tasks or git revisions,
+in any combination. ``changes`` lists the instants at which a role's bundle
+changes, each with what changes.
+
+Two questions stay distinct: ``--as-of`` asks what was *in effect* at an
+instant; ``--rev`` asks what the repository *said* at a git revision.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+from octui.bundle import dumps_bundle
+from octui.changes import change_agenda
+from octui.changes import render_text as render_agenda
+from octui.cli import (
+    EXIT_FAILED,
+    EXIT_OK,
+    UsageError,
+    _examples,
+    _non_negative_int,
+    _number,
+    _when,
+    add_repo_args,
+    open_repository,
+    open_revision,
+)
+from octui.diff import diff_resolutions, render_text
+from octui.loader import Repository
+from octui.pipeline import Query, UnknownRole, resolve
+from octui.timeutil import add_days, now_utc, parse_duration, parse_instant
+
+#: ``--against-rev`` value meaning "the files on disk" (when side A reads a revision).
+WORKING_TREE = "working-tree"
+
+
+def _rev_help(side: str) -> str:
+    return (
+        f"read {side} as the repository was at this git revision (from git objects; the working "
+        "tree is never touched)"
+    )
+
+
+def _load(path: str, rev: str | None, cache: dict[str | None, Repository]) -> Repository:
+    if rev not in cache:
+        cache[rev] = open_repository(path) if rev is None else open_revision(path, rev)
+    return cache[rev]
+
+
+def _resolve(repo: Repository, query: Query) -> Any:
+    try:
+        return resolve(repo, query)
+    except UnknownRole as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _dump(doc: dict[str, Any]) -> None:
+    sys.stdout.write(dumps_bundle(doc))
+
+
+# -- diff ---------------------------------------------------------------------------------------
+
+
+def add_diff(sub: Any) -> None:
+    p = sub.add_parser(
+        "diff",
+        help="compare two resolutions (instants, roles, tasks or git revisions)",
+        description="Resolve twice and compare: side A from --role/--task/--as-of/--rev, side B "
+        "the same with every --against-* option applied. Reports every object added, removed, "
+        "moved between included and excluded, whose exclusion reason, version, lifecycle or "
+        "rank changed; warnings added and removed; both digests. --as-of is what was in effect "
+        "at an instant; --rev is what the repository said at a git revision.",
+        epilog=_examples(
+            "opencontext diff sample-repo --role support --as-of 2026-03-15 "
+            "--against-as-of 2026-11-30",
+            "opencontext diff sample-repo --role support --against-role sales",
+            "opencontext diff sample-repo --role support --rev HEAD~2 --against-rev working-tree",
+            "opencontext diff sample-repo --role support --task refund --against-task discount "
+            "--format json",
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_repo_args(p, role_required=True)
+    p.add_argument("--task", "-t", default="", metavar="T", help="what the agent is doing")
+    p.add_argument("--rev", metavar="GIT_REV", default=None, help=_rev_help("side A"))
+    p.add_argument("--include-historical", action="store_true", help="on both sides")
+    p.add_argument("--limit", type=_non_negative_int, metavar="N", help="on both sides")
+    p.add_argument("--min-relevance", type=_number, metavar="S", help="on both sides")
+    p.add_argument("--against-as-of", type=_when, metavar="WHEN", help="side B's instant")
+    p.add_argument("--against-role", metavar="R2", help="side B's role")
+    p.add_argument("--against-task", metavar="T2", help="side B's task")
+    p.add_argument(
+        "--against-rev",
+        metavar="GIT_REV",
+        help=_rev_help("side B") + f"; '{WORKING_TREE}' reads the files on disk",
+    )
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.add_argument(
+        "--exit-code", action="store_true", help="exit 1 when the two bundles digest differently"
+    )
+    p.set_defaults(run=run_diff)
+
+
+def run_diff(args: argparse.Namespace) -> int:
+    against = (args.against_as_of, args.against_role, args.against_task, args.against_rev)
+    if all(value is None for value in against):
+        raise UsageError(
+            "diff needs something to compare against: --against-as-of, --against-role, "
+            "--against-task and/or --against-rev"
+        )
+    as_of = args.as_of or now_utc()
+    query_a = Query(
+        role=args.role,
+        as_of=as_of,
+        task=args.task,
+        include_historical=args.include_historical,
+        limit=args.limit,
+        min_relevance=args.min_relevance,
+    )
+    query_b = replace(
+        query_a,
+        as_of=args.against_as_of if args.against_as_of is not None else query_a.as_of,
+        role=args.against_role if args.against_role is not None else query_a.role,
+        task=args.against_task if args.against_task is not None else query_a.task,
+    )
+    rev_a: str | None = args.rev
+    rev_b: str | None = rev_a
+    if args.against_rev is not None:
+        rev_b = None if args.against_rev == WORKING_TREE else args.against_rev
+    cache: dict[str | None, Repository] = {}
+    repo_a = _load(args.repo, rev_a, cache)
+    repo_b = _load(args.repo, rev_b, cache)
+    diff = diff_resolutions(
+        _resolve(repo_a, query_a), _resolve(repo_b, query_b), rev_a=rev_a, rev_b=rev_b
+    )
+    if args.format == "json":
+        _dump(diff.to_json())
+    else:
+        sys.stdout.write(render_text(diff))
+    return EXIT_FAILED if args.exit_code and not diff.same else EXIT_OK
+
+
+# -- changes ------------------------------------------------------------------------------------
+
+
+def _when_or_span(text: str) -> datetime | int:
+    """A date / RFC 3339 instant, or a duration (``90d``) counted from --as-of."""
+    try:
+        return parse_duration(text)
+    except ValueError:
+        pass
+    try:
+        return parse_instant(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a date (YYYY-MM-DD), an RFC 3339 datetime or a duration such as 90d, "
+            f"got {text!r}"
+        ) from None
+
+
+def add_changes(sub: Any) -> None:
+    p = sub.add_parser(
+        "changes",
+        help="list the instants at which a role's bundle changes, and what changes",
+        description="The change agenda: every instant at which the bundle for the role would "
+        "change — objects starting (valid_from, else created), expiring (valid_until), "
+        "supersessions taking effect, objects going stale — each verified by resolving on "
+        "both sides of it and listed with what changes. By default lists the changes after "
+        "--as-of; --since reaches back, --until stops.",
+        epilog=_examples(
+            "opencontext changes sample-repo --role support --as-of 2026-11-30 --until 90d",
+            "opencontext changes sample-repo --role support --since 2026-01-01 --until 2026-12-31",
+            "opencontext changes sample-repo --role sales --format json",
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_repo_args(p, role_required=True)
+    p.add_argument("--task", "-t", default="", metavar="T", help="what the agent is doing")
+    p.add_argument(
+        "--since",
+        type=_when_or_span,
+        metavar="WHEN",
+        help="list changes after this instant, or this long before --as-of (default: --as-of)",
+    )
+    p.add_argument(
+        "--until",
+        type=_when_or_span,
+        metavar="WHEN",
+        help="list changes up to this instant, or this long after --as-of (default: no end)",
+    )
+    p.add_argument("--rev", metavar="GIT_REV", default=None, help=_rev_help("the repository"))
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.set_defaults(run=run_changes)
+
+
+def run_changes(args: argparse.Namespace) -> int:
+    as_of = args.as_of or now_utc()
+    since = as_of if args.since is None else args.since
+    if isinstance(since, int):
+        since = add_days(as_of, -since)
+    until = args.until
+    if isinstance(until, int):
+        until = add_days(as_of, until)
+    if until is not None and until <= since:
+        raise UsageError("--until must be later than --since (which defaults to --as-of)")
+    repo = open_repository(args.repo) if args.rev is None else open_revision(args.repo, args.rev)
+    query = Query(role=args.role, as_of=as_of, task=args.task)
+    try:
+        agenda = change_agenda(repo, query, since=since, until=until, rev=args.rev)
+    except UnknownRole as exc:
+        raise UsageError(str(exc)) from None
+    if args.format == "json":
+        _dump(agenda.to_json())
+    else:
+        sys.stdout.write(render_agenda(agenda))
+    return EXIT_OK
+
+
+def add_parser(sub: Any) -> None:
+    """Register ``diff`` and ``changes`` (called by :mod:`octui.cli`)."""
+    add_diff(sub)
+    add_changes(sub)
+
+
+__all__ = ["WORKING_TREE", "add_parser", "run_changes", "run_diff"]
