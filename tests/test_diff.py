@@ -1,0 +1,302 @@
+"""diff: comparing two resolutions — instants, roles, tasks and git revisions."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from git_fixture import GitSample, git_sample
+from repo_builder import obj
+
+from octui.bundle import digest
+from octui.cli import main
+from octui.diff import diff_resolutions, entries, render_text
+from octui.loader import Repository, load_repository
+from octui.pipeline import Query, resolve
+from octui.timeutil import parse_instant
+
+__all__ = ["git_sample"]
+
+SAMPLE = Path(__file__).resolve().parent.parent / "sample-repo"
+MARCH = parse_instant("2026-03-15")
+TODAY = parse_instant("2026-11-30")
+
+
+@pytest.fixture(scope="module")
+def sample() -> Repository:
+    return load_repository(SAMPLE)
+
+
+def changes_by_key(d: Any) -> dict[str, Any]:
+    out = {}
+    for c in d.objects:
+        v = c.after.version if c.after and c.after.version is not None else None
+        if v is None and c.before is not None:
+            v = c.before.version
+        out[f"{c.id}@{v}"] = c
+    return out
+
+
+def cli_json(capsys: pytest.CaptureFixture[str], *argv: str) -> Any:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    return json.loads(captured.out)
+
+
+def test_identical_resolutions_have_no_differences(sample: Repository) -> None:
+    q = Query(role="support", as_of=TODAY, task="refund")
+    d = diff_resolutions(resolve(sample, q), resolve(sample, q))
+    assert d.same and d.objects == () and d.versions == ()
+    assert d.warnings_added == () and d.warnings_removed == ()
+    assert "No differences." in render_text(d)
+
+
+def test_support_between_march_and_today(sample: Repository) -> None:
+    a = resolve(sample, Query(role="support", as_of=MARCH))
+    b = resolve(sample, Query(role="support", as_of=TODAY))
+    d = diff_resolutions(a, b)
+    assert d.a.digest == digest(a) and d.b.digest == digest(b) and not d.same
+    by_key = changes_by_key(d)
+    # The refund policy moved from v1 to v2: one id, version changed.
+    assert any(
+        v.id == "policies.refunds" and v.before == (1,) and v.after == (2,) for v in d.versions
+    )
+    v1 = by_key["policies.refunds@1"]
+    assert v1.aspects[0] == "now-excluded"
+    assert v1.after is not None and v1.after.reason == "superseded"
+    assert v1.after.related == ("policies.refunds@2",)
+    v2 = by_key["policies.refunds@2"]
+    assert v2.aspects[0] == "now-included"
+    assert v2.before is not None and v2.before.reason == "not-yet-valid"
+    outage = by_key["policies.outage-credit-2026-q1@1"]
+    assert outage.after is not None and outage.after.reason == "expired"
+    # The refund procedure went stale; its warning appeared.
+    assert "stale" in by_key["procedures.refund@1"].aspects
+    assert any(w.code == "stale" and w.ids == ("procedures.refund",) for w in d.warnings_added)
+    # Nothing left the repository between the two instants.
+    assert not d.by_aspect("added") and not d.by_aspect("removed")
+    # Every object that changed place is reported exactly once.
+    moved = {
+        e.label
+        for e in entries(a)
+        if any(
+            (x.label == e.label and x.state != e.state) for x in entries(b) if x.version is not None
+        )
+    }
+    reported = {k for k, c in by_key.items() if set(c.aspects) - {"rank", "stale", "fields"}}
+    assert moved == reported
+
+
+def test_version_edited_in_place_is_a_version_change_not_add_and_remove(
+    repo_factory: Any,
+) -> None:
+    before = repo_factory({"p/x.md": obj("p.x", version=1, title="one")}, name="a")
+    after = repo_factory({"p/x.md": obj("p.x", version=2, title="two")}, name="b")
+    q = Query(role="reader", as_of=TODAY)
+    d = diff_resolutions(resolve(load_repository(before), q), resolve(load_repository(after), q))
+    assert len(d.objects) == 1
+    change = d.objects[0]
+    assert change.aspects == ("version", "fields")
+    assert change.changed_fields == ("title",)
+    assert [v.to_json() for v in d.versions] == [{"id": "p.x", "before": [1], "after": [2]}]
+    assert "version 1 → 2" in render_text(d)
+
+
+def test_added_and_removed_objects(repo_factory: Any) -> None:
+    before = repo_factory({"a.md": obj("a"), "b.md": obj("b")}, name="a")
+    after = repo_factory({"a.md": obj("a"), "c.md": obj("c")}, name="b")
+    q = Query(role="reader", as_of=TODAY)
+    d = diff_resolutions(resolve(load_repository(before), q), resolve(load_repository(after), q))
+    kinds = {c.id: c.aspects for c in d.objects}
+    assert kinds == {"b": ("removed",), "c": ("added",)}
+
+
+def test_denied_entries_match_by_id_and_show_only_id_and_reason(sample: Repository) -> None:
+    a = resolve(sample, Query(role="support", as_of=TODAY))
+    b = resolve(sample, Query(role="sales", as_of=TODAY))
+    d = diff_resolutions(a, b)
+    assert not d.by_aspect("added") and not d.by_aspect("removed")
+    enterprise = [c for c in d.objects if c.id == "pricing.enterprise"]
+    # Three versions denied to support, each now visible to sales: paired one to one.
+    assert len(enterprise) == 3
+    for c in enterprise:
+        before = c.to_json()["before"]
+        assert before == {"state": "excluded", "version": None, "reason": "classification-denied"}
+    assert any(c.after is not None and c.after.included for c in enterprise)
+
+
+def test_reason_and_rank_changes(sample: Repository) -> None:
+    a = resolve(sample, Query(role="support", as_of=TODAY, task="refund"))
+    b = resolve(sample, Query(role="support", as_of=TODAY, task="password"))
+    d = diff_resolutions(a, b)
+    ranks = d.by_aspect("rank")
+    assert ranks, "a different task reorders the bundle"
+    for c in ranks:
+        assert c.before is not None and c.after is not None
+        assert c.before.rank != c.after.rank
+        assert a.included[c.before.rank - 1].obj.key == b.included[c.after.rank - 1].obj.key
+    # The digest keeps bundle order, so a reordering alone changes it.
+    assert d.a.digest != d.b.digest
+
+    limited = resolve(sample, Query(role="support", as_of=TODAY, task="refund", limit=3))
+    d2 = diff_resolutions(a, limited)
+    trimmed = d2.by_aspect("now-excluded")
+    assert trimmed and all(
+        c.after is not None and c.after.reason == "not-relevant" for c in trimmed
+    )
+
+
+def test_warnings_matched_by_code_and_ids(repo_factory: Any) -> None:
+    q = Query(role="reader", as_of=TODAY)
+    base = {"x.md": obj("x", typo_one=1)}
+    more = {"x.md": obj("x", typo_one=1, typo_two=2), "y.md": obj("y", authority="gospel")}
+    a = resolve(load_repository(repo_factory(base, name="a")), q)
+    b = resolve(load_repository(repo_factory(more, name="b")), q)
+    d = diff_resolutions(a, b)
+    added = sorted((w.code, w.ids) for w in d.warnings_added)
+    assert added == [("unknown-authority", ("y",)), ("unknown-field", ("x",))]
+    assert "typo_two" in next(w.message for w in d.warnings_added if w.code == "unknown-field")
+    back = diff_resolutions(b, a)
+    assert sorted((w.code, w.ids) for w in back.warnings_removed) == added
+
+
+def test_diff_is_deterministic_whatever_the_file_order(repo_factory: Any) -> None:
+    files = {f"p/o{i}.md": obj(f"p.o{i}", version=1 + i % 2, tags=[f"t{i % 3}"]) for i in range(12)}
+    names = list(files)
+    random.Random(4).shuffle(names)
+    shuffled = {n: files[n] for n in names}
+    q_a = Query(role="reader", as_of=TODAY, task="t1")
+    q_b = Query(role="reader", as_of=TODAY, task="t2")
+    one = load_repository(repo_factory(files, name="a"))
+    two = load_repository(repo_factory(shuffled, name="b"))
+    j1 = diff_resolutions(resolve(one, q_a), resolve(one, q_b)).to_json()
+    j2 = diff_resolutions(resolve(two, q_a), resolve(two, q_b)).to_json()
+    assert json.dumps(j1, sort_keys=True) == json.dumps(j2, sort_keys=True)
+
+
+def test_cli_what_changed_for_support_between_march_and_today(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    doc = cli_json(
+        capsys,
+        "diff",
+        str(SAMPLE),
+        "--role",
+        "support",
+        "--as-of",
+        "2026-03-15",
+        "--against-as-of",
+        "2026-11-30",
+        "--format",
+        "json",
+    )
+    then = cli_json(
+        capsys,
+        "resolve",
+        str(SAMPLE),
+        "--role",
+        "support",
+        "--as-of",
+        "2026-03-15",
+        "--format",
+        "json",
+    )
+    now = cli_json(
+        capsys,
+        "resolve",
+        str(SAMPLE),
+        "--role",
+        "support",
+        "--as-of",
+        "2026-11-30",
+        "--format",
+        "json",
+    )
+    assert doc["a"]["digest"] == then["digest"] and doc["b"]["digest"] == now["digest"]
+    assert {"id": "policies.refunds", "before": [1], "after": [2]} in doc["versions"]
+    included_then = {(o["id"], o["version"]) for o in then["objects"]}
+    included_now = {(o["id"], o["version"]) for o in now["objects"]}
+    moved_in = {
+        (c["id"], c["version_after"]) for c in doc["objects"] if "now-included" in c["changes"]
+    }
+    moved_out = {
+        (c["id"], c["version_before"]) for c in doc["objects"] if "now-excluded" in c["changes"]
+    }
+    assert moved_in == included_now - included_then
+    assert moved_out == included_then - included_now
+    added_codes = {(w["code"], tuple(w["ids"])) for w in doc["warnings"]["added"]}
+    assert ("stale", ("procedures.refund",)) in added_codes
+
+
+def test_cli_against_role_task_and_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    doc = cli_json(
+        capsys,
+        "diff",
+        str(SAMPLE),
+        "--role",
+        "support",
+        "--as-of",
+        "2026-11-30",
+        "--against-role",
+        "public-bot",
+        "--against-task",
+        "privacy",
+        "--format",
+        "json",
+    )
+    assert doc["a"]["role"] == "support" and doc["b"]["role"] == "public-bot"
+    assert doc["b"]["task"] == "privacy" and doc["a"]["task"] == ""
+    assert main(["diff", str(SAMPLE), "--role", "support"]) == 2
+    assert "--against" in capsys.readouterr().err
+    assert main(["diff", str(SAMPLE), "--role", "support", "--against-role", "nobody"]) == 2
+    assert "unknown role" in capsys.readouterr().err
+    code = main(
+        ["diff", str(SAMPLE), "--role", "support", "--against-role", "sales", "--exit-code"]
+    )
+    capsys.readouterr()
+    assert code == 1
+
+
+def test_cli_diff_two_commits_ago_against_the_working_tree(
+    capsys: pytest.CaptureFixture[str], git_sample: GitSample
+) -> None:
+    doc = cli_json(
+        capsys,
+        "diff",
+        str(git_sample.context),
+        "--role",
+        "support",
+        "--as-of",
+        "2026-11-30",
+        "--rev",
+        "HEAD~2",
+        "--against-rev",
+        "working-tree",
+        "--format",
+        "json",
+    )
+    assert doc["a"]["rev"] == "HEAD~2" and doc["b"]["rev"] is None
+    by_id: dict[str, list[dict[str, Any]]] = {}
+    for c in doc["objects"]:
+        by_id.setdefault(c["id"], []).append(c)
+    assert {"id": "policies.refunds", "before": [1], "after": [2]} in doc["versions"]
+    assert sorted(c["changes"][0] for c in by_id["policies.refunds"]) == ["added", "now-excluded"]
+    # Edited in place from v1 to v2 between the revisions: a version change, not add + remove.
+    security = by_id["policies.security"]
+    assert len(security) == 1 and "version" in security[0]["changes"]
+    assert security[0]["version_before"] == 1 and security[0]["version_after"] == 2
+    # Deleted at HEAD; the uncommitted file exists only on disk.
+    assert by_id["policies.outage-credit-2026-q1"][0]["changes"] == ["removed"]
+    assert by_id["policies.uncommitted"][0]["changes"] == ["added"]
+    support_hours = by_id["policies.support-hours"][0]
+    assert "fields" in support_hours["changes"] and "summary" in support_hours["changed_fields"]
+    refund_proc = next(c for c in by_id["procedures.refund"] if c["version_before"] == 1)
+    assert "stale" in refund_proc["changes"] and "updated" in refund_proc["changed_fields"]
