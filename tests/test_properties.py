@@ -1,0 +1,323 @@
+"""Property tests over generated repositories (hypothesis).
+
+A generated repository has a few ids with several versions, random authorities,
+statuses, classifications, access lists, validity windows, and supersession and
+conflict links among the generated ids — including dangling and cyclic ones —
+plus roles with clearances and scopes. Some objects are *secret*: denied to the
+role ``r0`` and stuffed with canary strings that must never reach r0's output.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from repo_builder import make_repo, resolve_at
+
+from octui.bundle import bundle_dict, digest, digest_from_bundle, dumps_bundle
+from octui.enums import ExclusionReason
+from octui.explain import explain
+from octui.loader import load_repository
+from octui.pipeline import Included, Resolution
+
+SETTINGS = settings(
+    max_examples=80,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+IDS = ["mission", "policies.refunds", "policies.internal.margins", "pricing.team", "notes.x"]
+AUTHORITIES = [
+    "canonical",
+    "canonical",
+    "approved",
+    "reference",
+    "observed",
+    "inferred",
+    "historical",
+    None,
+    "bogus",
+]
+LEVELS = ["public", "internal", "confidential", "restricted"]
+DATES = [
+    None,
+    "2025-06-01",
+    "2026-01-01",
+    "2026-03-01T12:00:00Z",
+    "2026-06-01",
+    "2026-09-01T00:00:00+02:00",
+]
+AS_OFS = ["2025-01-01", "2026-02-01", "2026-06-01", "2026-12-31T23:00:00Z", "2027-06-01"]
+WORDS = ["refund", "policy", "pricing", "customer", "team", "margin", "processing", "notes"]
+CANARY = "zqcanary"
+
+ROLES: dict[str, Any] = {
+    # r0 is the role whose output the canary test inspects: internal clearance
+    "r0": {"clearance": "internal", "scope": {"include": ["mission", "policies.*", "pricing.*"]}},
+    "r1": {"clearance": "restricted"},
+    "r2": {"scope": {"include": ["policies.*", "notes.*"], "exclude": ["policies.internal.*"]}},
+}
+ROLE_NAMES = [None, "r0", "r1", "r2"]
+
+
+@dataclass
+class Spec:
+    files: list[dict[str, Any]]
+    config: dict[str, Any]
+
+
+def _ref(draw: st.DrawFn, ids: list[str]) -> str:
+    target = draw(st.sampled_from([*ids, "ghost.object"]))
+    version = draw(st.sampled_from([None, 1, 2, 3, 9]))
+    return target if version is None else f"{target}@{version}"
+
+
+@st.composite
+def objects(draw: st.DrawFn, object_id: str, version: int, ids: list[str]) -> dict[str, Any]:
+    secret = draw(st.booleans()) and draw(st.booleans())
+    d: dict[str, Any] = {"id": object_id, "version": version}
+    authority = draw(st.sampled_from(AUTHORITIES))
+    if authority is not None:
+        d["authority"] = authority
+    if draw(st.integers(0, 7)) == 0:
+        d["status"] = "draft"
+    if draw(st.booleans()):
+        d["classification"] = draw(st.sampled_from(LEVELS[:2]))
+    if draw(st.integers(0, 5)) == 0:
+        d["access"] = {
+            "roles": draw(st.lists(st.sampled_from(["r0", "r1", "r2"]), max_size=3, unique=True))
+        }
+    for key, odds in (("created", 2), ("updated", 2), ("valid_from", 4), ("valid_until", 5)):
+        if draw(st.integers(1, odds)) == 1:
+            value = draw(st.sampled_from(DATES))
+            if value is not None:
+                d[key] = value
+    if draw(st.integers(0, 3)) == 0:
+        d["review_every"] = draw(st.sampled_from(["30d", "12w", "6m", "1y"]))
+    if draw(st.booleans()):
+        d["confidence"] = draw(st.sampled_from([0.0, 0.5, 0.9, 1.0]))
+    if draw(st.integers(0, 3)) == 0:
+        d["layer"] = draw(st.sampled_from(["L0", "L1", "L2"]))
+    d["title"] = " ".join(draw(st.lists(st.sampled_from(WORDS), max_size=3)))
+    d["tags"] = draw(st.lists(st.sampled_from(WORDS), max_size=2))
+    if draw(st.booleans()):
+        d["supersedes"] = [_ref(draw, ids) for _ in range(draw(st.integers(1, 2)))]
+    if draw(st.integers(0, 2)) == 0:
+        d["superseded_by"] = _ref(draw, ids)
+    if draw(st.booleans()):
+        d["conflicts_with"] = draw(st.lists(st.sampled_from([*ids, "ghost.conflict"]), max_size=2))
+    d["content"] = " ".join(draw(st.lists(st.sampled_from(WORDS), max_size=6))) + "\n"
+    if secret:
+        # denied to r0 whatever else happens, and full of canaries
+        if draw(st.booleans()):
+            d["access"] = {"roles": draw(st.sampled_from([["r1"], ["r1", "r2"], []]))}
+        else:
+            d["classification"] = draw(st.sampled_from(["confidential", "restricted"]))
+            d.pop("access", None)
+        d["title"] = f"{CANARY}-title refund"
+        d["summary"] = f"{CANARY}-summary"
+        d["tags"] = [f"{CANARY}-tag", "refund"]
+        d["owner"] = f"{CANARY}-owner"
+        d["type"] = f"{CANARY}-type"
+        d["content"] = f"{CANARY}-body refund\n"
+        d["supersedes"] = [*d.get("supersedes", []), f"{CANARY}-sup"]
+        d["superseded_by"] = [f"{CANARY}-supby"]
+        d["conflicts_with"] = [*d.get("conflicts_with", []), f"{CANARY}-conflict"]
+        d[f"{CANARY}_field"] = "x"
+        if draw(st.booleans()):
+            d["authority"] = f"{CANARY}-authority"
+    d["_secret"] = secret
+    return d
+
+
+@st.composite
+def specs(draw: st.DrawFn) -> Spec:
+    ids = draw(st.lists(st.sampled_from(IDS), min_size=1, max_size=4, unique=True))
+    files = []
+    for object_id in ids:
+        versions = draw(st.lists(st.integers(1, 3), min_size=1, max_size=3, unique=True))
+        for version in versions:
+            files.append(draw(objects(object_id, version, ids)))
+    config = {
+        "roles": ROLES,
+        "freshness": {
+            "default": draw(st.sampled_from(["90d", "1y"])),
+            "by_type": {"policy": "30d"},
+        },
+        "authority": {
+            "tie_breakers": draw(
+                st.permutations(["version", "updated", "created", "confidence", "id"]).map(
+                    lambda p: p[: 2 + len(p) % 3]
+                )
+            )
+        },
+    }
+    return Spec(files, config)
+
+
+def write(spec: Spec, root: Path, layout_seed: int | None = None) -> Path:
+    """Write the spec; with a seed, shuffle file order, names and folders."""
+    entries = [{k: v for k, v in f.items() if k != "_secret"} for f in spec.files]
+    names = [f"{f['id']}.v{f['version']}.md" for f in entries]
+    if layout_seed is not None:
+        rng = random.Random(layout_seed)
+        order = list(range(len(entries)))
+        rng.shuffle(order)
+        folders = ["", "a/", "b/c/", "zz/"]
+        names = [""] * len(entries)
+        for position, i in enumerate(order):
+            suffix = rng.choice([".md", ".yaml"])
+            names[i] = f"{rng.choice(folders)}f{position:02d}{suffix}"
+        entries = [entries[i] for i in order]
+        names = [names[i] for i in order]
+    return make_repo(root, dict(zip(names, entries, strict=True)), spec.config)
+
+
+def check_partition(res: Resolution) -> None:
+    objs = res.repository.objects
+    uids = {o.uid for o in objs}
+    assert set(res.fates) == uids
+    included_uids = [i.obj.uid for i in res.included]
+    assert len(set(included_uids)) == len(included_uids)
+    object_exclusions = [
+        e for e in res.exclusions if e.reason is not ExclusionReason.SOURCE_UNAVAILABLE
+    ]
+    assert len(res.included) + len(object_exclusions) == len(objs)
+    for uid, fate in res.fates.items():
+        assert (uid in included_uids) == isinstance(fate, Included)
+    # every exclusion entry is the fate of exactly one object
+    excluded_fates = sorted(
+        (f.id, f.version or 0, f.reason.value)
+        for f in res.fates.values()
+        if not isinstance(f, Included)
+    )
+    assert excluded_fates == sorted(
+        (e.id, e.version or 0, e.reason.value) for e in object_exclusions
+    )
+
+
+QUERIES = st.fixed_dictionaries(
+    {
+        "as_of": st.sampled_from(AS_OFS),
+        "task": st.sampled_from(["", "refund", "refund processing policies", "team pricing"]),
+        "include_historical": st.booleans(),
+        "limit": st.sampled_from([None, None, 0, 1, 3]),
+        "min_relevance": st.sampled_from([None, None, 1.0, 6.0]),
+    }
+)
+
+
+@SETTINGS
+@given(spec=specs(), query=QUERIES)
+def test_every_object_in_exactly_one_place(spec: Spec, query: dict[str, Any]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = write(spec, Path(tmp) / "repo")
+        repo = load_repository(root)
+        assert len(repo.objects) == len(spec.files)
+        for role in ROLE_NAMES:
+            res = resolve_at(repo, role=role, **query)
+            check_partition(res)
+            for e in res.exclusions:
+                if e.reason.is_denial:
+                    assert (e.version, e.related, e.detail) == (None, (), None)
+            # the digest can be recomputed from the printed JSON alone
+            text = dumps_bundle(bundle_dict(res))
+            assert digest_from_bundle(json.loads(text)) == digest(res) == json.loads(text)["digest"]
+
+
+@SETTINGS
+@given(spec=specs(), query=QUERIES, seed=st.integers(0, 10_000))
+def test_layout_and_order_do_not_change_the_digest(
+    spec: Spec, query: dict[str, Any], seed: int
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        plain = load_repository(write(spec, Path(tmp) / "plain"))
+        shuffled = load_repository(write(spec, Path(tmp) / "shuffled", layout_seed=seed))
+        for role in ROLE_NAMES:
+            a = resolve_at(plain, role=role, **query)
+            b = resolve_at(shuffled, role=role, **query)
+            assert digest(a) == digest(b)
+            assert [i.obj.key for i in a.included] == [i.obj.key for i in b.included]
+
+
+@SETTINGS
+@given(spec=specs(), query=QUERIES)
+def test_denied_objects_never_leak(spec: Spec, query: dict[str, Any]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = load_repository(write(spec, Path(tmp) / "repo"))
+        res = resolve_at(repo, role="r0", **query)
+        text = dumps_bundle(bundle_dict(res))
+        assert CANARY not in text
+        assert CANARY not in explain(res, digest(res))
+        secret_count = sum(1 for f in spec.files if f["_secret"])
+        denied = [e for e in res.exclusions if e.reason.is_denial]
+        assert len(denied) >= secret_count
+        # no supersession edge touches a denied object
+        denied_uids = {
+            uid
+            for uid, f in res.fates.items()
+            if not isinstance(f, Included) and f.reason.is_denial
+        }
+        for edge in res.edges:
+            assert edge.replacement.uid not in denied_uids and edge.replaced.uid not in denied_uids
+        # a role that may read them sees the canaries (the test is not vacuous)
+        if secret_count:
+            everything = resolve_at(repo, role=None, **query)
+            assert CANARY in explain(everything, digest(everything)) or CANARY in dumps_bundle(
+                bundle_dict(everything)
+            )
+
+
+def _cli_digest(root: Path, role: str, as_of: str, env: dict[str, str]) -> str:
+    script = Path(sys.executable).parent / "opencontext"
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "octui.cli"]
+    proc = subprocess.run(
+        [
+            *command,
+            "resolve",
+            str(root),
+            "--role",
+            role,
+            "--as-of",
+            as_of,
+            "--task",
+            "refund",
+            "--format",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return str(json.loads(proc.stdout)["digest"])
+
+
+@settings(
+    max_examples=8, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
+@given(spec=specs(), as_of=st.sampled_from(AS_OFS), role=st.sampled_from(["r0", "r1", "r2"]))
+def test_time_zone_and_locale_do_not_change_the_digest(spec: Spec, as_of: str, role: str) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = write(spec, Path(tmp) / "repo")
+        default_env = {k: v for k, v in os.environ.items() if k not in ("TZ", "LC_ALL", "LANG")}
+        far_env = dict(default_env, TZ="Pacific/Kiritimati", LC_ALL="C")
+        west_env = dict(default_env, TZ="America/Adak", LC_ALL="C", LANG="C")
+        d1 = _cli_digest(root, role, as_of, default_env)
+        d2 = _cli_digest(root, role, as_of, far_env)
+        d3 = _cli_digest(root, role, as_of, west_env)
+        assert d1 == d2 == d3
+        assert d1 == digest(resolve_at(root, role=role, as_of=as_of, task="refund"))
