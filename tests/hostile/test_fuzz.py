@@ -1,0 +1,458 @@
+"""Property tests over generated repositories and over raw bytes.
+
+Generated repositories draw random front matter (valid and not), random supersession
+and conflict graphs (cycles, self-links and dangling links included), random roles,
+clearances, scopes, sources with forced authority, and random instants. For each:
+
+- no exception escapes loading, resolving, the bundle, ``--explain`` or history;
+- every object ends in exactly one place (included, or excluded with one reason);
+- a denied object appears as its id and reason only, and none of its text reaches
+  the role's bundle or explanation;
+- the digest is deterministic: the same files listed in reverse order give the same
+  bytes, and the digest can be recomputed from the bundle alone;
+- a strict run fails exactly when a warning of severity ``error`` is present — through
+  the real CLI entry point too (in-process, and a few runs in a subprocess under
+  another time zone and locale).
+
+Raw random bytes and random front-matter text go through the parser and the CLI:
+each file either loads or becomes one single-line ``invalid-object`` finding.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+from datetime import UTC, date, datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import yaml
+from hostile_util import MemTree, cli, write_repo
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from octui.bundle import bundle_dict, digest, digest_from_bundle, dumps_bundle
+from octui.enums import ExclusionReason, Severity
+from octui.explain import explain
+from octui.history import UnknownId, history
+from octui.loader import Loader, parse_file
+from octui.model import KNOWN_FIELDS
+from octui.pipeline import Query, Resolution, resolve
+from octui.timeutil import parse_instant
+
+#: Examples per property per run (derandomized: the same examples on every run).
+EXAMPLES = {"repos": 300, "cli": 25, "bytes": 300, "front_matter": 250, "structured": 250}
+
+FUZZ = settings(
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+IDS = ["mission", "policies.refunds", "p", "a.b-c_d", "pricing.plan"]
+ROLES = ["support", "sales", "ops"]
+LEVELS = ["public", "internal", "confidential", "restricted"]
+AUTHORITIES = ["canonical", "approved", "reference", "observed", "inferred", "historical"]
+DAYS = [date(2025, 1, 1) + timedelta(days=d) for d in (0, 40, 200, 365, 500, 730)]
+WORDS = ["refund", "price", "policy", "[red]x[/red]", "\x1b[31m", "ünï", "plan", "the"]
+PATTERNS = ["policies.*", "mission", "p*", "*", "pricing.plan", "a.?-c_d"]
+
+
+def instants() -> st.SearchStrategy[Any]:
+    day = st.sampled_from(DAYS)
+    return st.one_of(
+        st.none(),
+        day,
+        day.map(lambda d: d.isoformat()),
+        day.map(lambda d: datetime(d.year, d.month, d.day, 13, 30, tzinfo=UTC)),
+        day.map(lambda d: f"{d.isoformat()}T08:00:00+05:30"),
+    )
+
+
+def refs() -> st.SearchStrategy[list[str]]:
+    ref = st.one_of(
+        st.sampled_from(IDS),
+        st.sampled_from(IDS).flatmap(lambda i: st.integers(1, 3).map(lambda v: f"{i}@{v}")),
+        st.just("ghost.gone"),
+        st.just("ghost@2"),
+    )
+    return st.lists(ref, max_size=3)
+
+
+@st.composite
+def front_matters(draw: st.DrawFn, index: int) -> dict[str, Any]:
+    data: dict[str, Any] = {"id": draw(st.sampled_from(IDS))}
+    maybe = {
+        "version": st.integers(1, 3),
+        "authority": st.sampled_from(["canonical", "canonical", "approved", *AUTHORITIES, "x"]),
+        "status": st.sampled_from(["active", "active", "draft"]),
+        "classification": st.sampled_from(LEVELS),
+        "access": st.lists(st.sampled_from(ROLES), max_size=2, unique=True).map(
+            lambda r: {"roles": r}
+        ),
+        "created": instants(),
+        "updated": instants(),
+        "valid_from": instants(),
+        "valid_until": instants(),
+        "review_every": st.sampled_from(["30d", "12w", "6m", "1y"]),
+        "confidence": st.floats(0, 1),
+        "layer": st.sampled_from(["L0", "L1", "L2", "L3", "L4"]),
+        "tags": st.lists(st.sampled_from(WORDS), max_size=3),
+        "applies_to": st.lists(st.sampled_from(WORDS), max_size=2),
+        "supersedes": refs(),
+        "superseded_by": st.one_of(refs(), st.sampled_from(IDS)),
+        "conflicts_with": st.lists(st.sampled_from([*IDS, "ghost.gone"]), max_size=2),
+        "type": st.sampled_from(["pricing", "policy"]),
+        "summary": st.sampled_from(WORDS),
+        "superseeded_by": st.sampled_from(IDS),
+    }
+    often = {"authority", "supersedes", "superseded_by", "conflicts_with", "classification"}
+    for key, strategy in maybe.items():
+        if draw(st.integers(0, 9)) < (6 if key in often else 3):
+            value = draw(strategy)
+            if value is not None:
+                data[key] = value
+    # A unique, greppable token per file: it must never reach a role denied this object.
+    data["title"] = f"canary{index}q " + draw(st.sampled_from(WORDS))
+    data["owner"] = f"owner{index}q"
+    return data
+
+
+def to_bytes(rel: str, data: dict[str, Any], body: str) -> bytes:
+    text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+    if rel.endswith(".md"):
+        return f"---\n{text}---\n{body}".encode()
+    return (text + yaml.safe_dump({"content": body}, allow_unicode=True)).encode()
+
+
+@st.composite
+def configs(draw: st.DrawFn) -> dict[str, Any]:
+    roles = {}
+    for name in ROLES:
+        role: dict[str, Any] = {}
+        if draw(st.booleans()):
+            role["clearance"] = draw(st.sampled_from(LEVELS))
+        scope: dict[str, Any] = {}
+        if draw(st.booleans()):
+            scope["include"] = draw(st.lists(st.sampled_from(PATTERNS), min_size=1, max_size=3))
+        if draw(st.booleans()):
+            scope["exclude"] = draw(st.lists(st.sampled_from(PATTERNS), max_size=2))
+        if scope:
+            role["scope"] = scope
+        roles[name] = role
+    config: dict[str, Any] = {"spec": 1, "roles": roles}
+    if draw(st.booleans()):
+        config["freshness"] = {"default": draw(st.sampled_from(["30d", "1y"]))}
+    if draw(st.booleans()):
+        inbox = {"name": "inbox", "path": "inbox"}
+        if draw(st.booleans()):
+            inbox["authority"] = draw(st.sampled_from(AUTHORITIES))
+        config["sources"] = [{"name": "main", "path": "."}, inbox]
+        if draw(st.booleans()):
+            config["sources"].append({"name": "gone", "path": "missing/folder"})
+    if draw(st.booleans()):
+        breakers = draw(
+            st.lists(st.sampled_from(["version", "updated", "created", "confidence"]), max_size=3)
+        )
+        config["authority"] = {"tie_breakers": breakers}
+    return config
+
+
+@st.composite
+def repositories(draw: st.DrawFn) -> dict[str, bytes]:
+    files = {"opencontext.yaml": yaml.safe_dump(draw(configs())).encode()}
+    count = draw(st.integers(0, 12))
+    previous: list[dict[str, Any]] = []
+    for i in range(count):
+        folder = draw(st.sampled_from(["", "policies/", "inbox/", ".hidden/"]))
+        rel = f"{folder}obj{i}{draw(st.sampled_from(['.md', '.yaml']))}"
+        body = draw(st.sampled_from(["", f"body{i}q refund", "[bold]b[/] \x1b]52;c;aGk=\x07"]))
+        data = draw(front_matters(i))
+        if previous and draw(st.integers(0, 3)) == 0:  # a sibling version of an earlier object
+            twin = draw(st.sampled_from(previous))
+            data = {
+                **twin,
+                "version": twin.get("version", 1) + 1,
+                "title": data["title"],
+                "owner": data["owner"],
+            }
+        previous.append(data)
+        files[rel] = to_bytes(rel, data, body)
+    # Now and then a broken file among them.
+    if draw(st.booleans()):
+        files["policies/broken.md"] = draw(
+            st.sampled_from([b"---\nid: [x\n---\n", b"---\n- a\n---\n", b"\xff\xfe", b"---\n"])
+        )
+    return files
+
+
+@st.composite
+def queries(draw: st.DrawFn) -> Query:
+    return Query(
+        role=draw(st.sampled_from([None, *ROLES])),
+        as_of=parse_instant(draw(st.sampled_from(DAYS)).isoformat()),
+        task=" ".join(draw(st.lists(st.sampled_from(WORDS), max_size=3))),
+        include_historical=draw(st.booleans()),
+        limit=draw(st.one_of(st.none(), st.integers(0, 3))),
+        min_relevance=draw(st.one_of(st.none(), st.floats(0, 12))),
+        strict=draw(st.booleans()),
+    )
+
+
+PINNED = {"bundle_id": "00000000-0000-4000-8000-000000000000", "generated_at": DAYS[0]}
+
+
+def pinned(resolution: Resolution) -> str:
+    return dumps_bundle(
+        bundle_dict(
+            resolution,
+            bundle_id=PINNED["bundle_id"],  # type: ignore[arg-type]
+            generated_at=parse_instant(PINNED["generated_at"]),
+        )
+    )
+
+
+def check_resolution(res: Resolution) -> None:
+    repo = res.repository
+    included = [i.obj.uid for i in res.included]
+    assert len(included) == len(set(included))
+    object_exclusions = [
+        e for e in res.exclusions if e.reason is not ExclusionReason.SOURCE_UNAVAILABLE
+    ]
+    # Every object ends in exactly one place.
+    assert set(res.fates) == {o.uid for o in repo.objects}
+    assert len(included) + len(object_exclusions) == len(repo.objects)
+    assert not set(included) & {u for u, f in res.fates.items() if not hasattr(f, "obj")}
+    assert res.failed == any(w.severity is Severity.ERROR for w in res.warnings)
+    assert res.strict_failed == (res.query.strict and res.failed)
+    if res.query.role is None:
+        return
+    denied = [o for o in repo.objects if getattr(res.fates[o.uid], "reason", None) in DENIALS]
+    for ex in res.exclusions:
+        if ex.reason.is_denial:
+            assert (ex.version, ex.related, ex.detail) == (None, (), None)
+    if not denied:
+        return
+    bundle_text = pinned(res)
+    explained = explain(res, digest(res))
+    for obj in denied:
+        token = obj.title.split()[0] if obj.title else None
+        assert token and token not in bundle_text and token not in explained
+        assert obj.owner not in bundle_text and obj.path not in bundle_text
+
+
+DENIALS = (ExclusionReason.PERMISSION_DENIED, ExclusionReason.CLASSIFICATION_DENIED)
+
+
+@settings(FUZZ, max_examples=EXAMPLES["repos"])
+@given(files=repositories(), queries=st.lists(queries(), min_size=1, max_size=3))
+def test_generated_repositories(files: dict[str, bytes], queries: list[Query]) -> None:
+    repo = Loader(MemTree(files), "mem").load()
+    mirror = Loader(MemTree(files, reverse=True), "mem").load()
+    for query in queries:
+        res = resolve(repo, query)
+        check_resolution(res)
+        for w in {w.code.value for w in res.warnings}:
+            event(f"warning {w}")
+        for r in {e.reason.value for e in res.exclusions}:
+            event(f"exclusion {r}")
+        # Deterministic: same bytes from the reversed listing and from a second run.
+        text = pinned(res)
+        assert text == pinned(resolve(mirror, query)) == pinned(resolve(repo, query))
+        bundle = json.loads(text)
+        assert digest_from_bundle(bundle) == bundle["digest"] == digest(res)
+        explain(res, bundle["digest"])
+        for object_id in sorted({o.id for o in repo.objects})[:3]:
+            try:
+                rows = history(repo, object_id, query.role, query.as_of)
+            except UnknownId:
+                continue
+            for row in rows:
+                if row.obj is None:
+                    assert set(row.to_json()) == {"id", "state"}
+
+
+@settings(FUZZ, max_examples=EXAMPLES["cli"], suppress_health_check=list(HealthCheck))
+@given(files=repositories(), query=queries())
+def test_generated_repositories_through_the_cli(files: dict[str, bytes], query: Query) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = write_repo(Path(tmp) / "repo", files, config=None)
+        as_of = query.as_of.date().isoformat()
+        val = cli(["validate", str(root), "--as-of", as_of, "--format", "json"])
+        assert val.err == ""
+        doc = json.loads(val.out)
+        assert val.code == (1 if doc["errors"] else 0)
+        for role in ROLES:
+            argv = ["resolve", str(root), "--role", role, "--as-of", as_of, "--strict"]
+            argv += ["--task", query.task] if query.task else []
+            run = cli([*argv, "--format", "json"])
+            bundle = json.loads(run.out)
+            errors = sum(1 for w in bundle["warnings"] if w["severity"] == "error")
+            assert run.code == (1 if errors else 0)
+            assert run.err == ("" if not errors else run.err)
+            if errors:
+                assert run.err.count("\n") == 1 and "strict" in run.err
+            text = cli([*argv, "--explain"])
+            assert text.code == run.code
+            assert f"Digest: {bundle['digest']}" in text.out
+            assert "\x1b" not in text.out and "\x07" not in text.out
+
+
+# -- raw bytes and random text ---------------------------------------------------------------------
+
+
+def check_parsed(rel: str, raw: bytes) -> None:
+    parsed = parse_file(rel, raw)
+    assert (parsed.fields is None) or (parsed.error is None)
+    if parsed.error is not None:
+        assert "\n" not in parsed.error and parsed.error.strip()
+    assert parse_file(rel, raw) == parsed  # pure
+
+
+@settings(FUZZ, max_examples=EXAMPLES["bytes"])
+@given(raw=st.binary(max_size=300), ext=st.sampled_from([".md", ".yaml", ".yml"]))
+def test_random_bytes_never_raise(raw: bytes, ext: str) -> None:
+    check_parsed("x" + ext, raw)
+    check_parsed("x" + ext, b"---\n" + raw + b"\n---\n")
+
+
+YAMLISH = st.text(
+    alphabet=st.sampled_from([*list("abcdeiv_ :-[]{},&*!|>'\"#?%@\n\t\\0129."), "\ufeff", "\r"]),
+    max_size=120,
+)
+
+
+@settings(FUZZ, max_examples=EXAMPLES["front_matter"])
+@given(text=YAMLISH, prefix=st.sampled_from(["", "id: a\n", "id: a\nversion: "]))
+def test_random_front_matter_text_never_raises(text: str, prefix: str) -> None:
+    raw = f"---\n{prefix}{text}\n---\nbody\n".encode()
+    check_parsed("x.md", raw)
+    check_parsed("x.yaml", (prefix + text).encode())
+
+
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**70), 2**70),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=12),
+    st.dates(),
+    st.datetimes(timezones=st.sampled_from([UTC, timezone(timedelta(hours=-5))])),
+)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(FUZZ, max_examples=EXAMPLES["structured"])
+@given(
+    data=st.dictionaries(
+        st.sampled_from([*sorted(KNOWN_FIELDS), "access.roles", "superseeded_by"]),
+        VALUES,
+        max_size=6,
+    ),
+    keep_id=st.booleans(),
+)
+def test_wrongly_typed_front_matter_is_one_finding(data: dict[str, Any], keep_id: bool) -> None:
+    if keep_id:
+        data["id"] = "policies.x"
+    for ext in (".md", ".yaml"):
+        raw = to_bytes("x" + ext, data, "body")
+        check_parsed("x" + ext, raw)
+        tree = MemTree(
+            {"opencontext.yaml": b"spec: 1\nroles: {r: {clearance: restricted}}\n", "x" + ext: raw}
+        )
+        repo = Loader(tree, "mem").load()
+        res = resolve(repo, Query(role="r", as_of=parse_instant("2026-01-01"), strict=True))
+        check_resolution(res)
+        whole = resolve(repo, Query(role=None, as_of=parse_instant("2026-01-01")))
+        check_resolution(whole)
+        assert len(repo.objects) + repo.invalid_files == 1
+
+
+# -- a few real processes: another time zone, another locale, same bytes -------------------------
+
+
+def test_subprocess_runs_agree_across_time_zones(tmp_path: Path) -> None:
+    files = _seeded_repo(random.Random(5))
+    root = write_repo(tmp_path / "repo", files, config=None)
+    in_process = cli(
+        [
+            "resolve",
+            str(root),
+            "--role",
+            "support",
+            "--as-of",
+            "2026-01-01",
+            "--format",
+            "json",
+            "--strict",
+        ]
+    )
+    digests = {json.loads(in_process.out)["digest"]}
+    for tz, lang in (
+        ("Pacific/Kiritimati", "tr_TR.UTF-8"),
+        ("America/St_Johns", "C"),
+        ("UTC", "POSIX"),
+    ):
+        env = dict(os.environ, TZ=tz, LANG=lang, LC_ALL=lang, PYTHONHASHSEED="random")
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "octui.cli",
+                "resolve",
+                str(root),
+                "--role",
+                "support",
+                "--as-of",
+                "2026-01-01",
+                "--format",
+                "json",
+                "--strict",
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            check=False,
+        )
+        assert "Traceback" not in proc.stderr
+        assert proc.returncode == in_process.code
+        digests.add(json.loads(proc.stdout)["digest"])
+        val = subprocess.run(
+            [sys.executable, "-m", "octui.cli", "validate", str(root), "--as-of", "2026-01-01"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            check=False,
+        )
+        assert "Traceback" not in val.stderr and val.returncode in (0, 1)
+    assert len(digests) == 1
+
+
+def _seeded_repo(rng: random.Random) -> dict[str, bytes]:
+    """A hostile repository from a seeded generator (no hypothesis: a fixed input)."""
+    files = {"opencontext.yaml": b"spec: 1\nroles:\n  support: {clearance: internal}\n"}
+    for i in range(rng.randint(4, 9)):
+        data: dict[str, Any] = {
+            "id": rng.choice(IDS),
+            "version": rng.randint(1, 3),
+            "authority": rng.choice([*AUTHORITIES, "gossip"]),
+            "classification": rng.choice(LEVELS),
+            "title": f"canary{i}q {rng.choice(WORDS)}",
+            "supersedes": rng.sample([*IDS, "ghost.gone"], rng.randint(0, 2)),
+            "conflicts_with": rng.sample(IDS, rng.randint(0, 2)),
+            "valid_from": rng.choice(DAYS).isoformat() + "T23:30:00-04:00",
+        }
+        files[f"o{i}.md"] = to_bytes("o.md", data, rng.choice(WORDS))
+    return files
