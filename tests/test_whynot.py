@@ -1,0 +1,164 @@
+"""Why not: what would include an excluded object — and nothing about denied ones."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from repo_builder import obj
+
+from octui.loader import Repository, load_repository
+from octui.model import Exclusion
+from octui.pipeline import Included, Query, Resolution, resolve
+from octui.timeutil import parse_instant
+from octui.whynot import ASK_AN_OWNER, why_not
+
+SAMPLE = Path(__file__).resolve().parent.parent / "sample-repo"
+TODAY = parse_instant("2026-11-30")
+
+
+@pytest.fixture(scope="module")
+def sample() -> Repository:
+    return load_repository(SAMPLE)
+
+
+def uid_of(repo: Repository, key: str, path_part: str = "") -> int:
+    return next(o.uid for o in repo.objects if o.key == key and path_part in o.path)
+
+
+def answer(res: Resolution, repo: Repository, key: str, **kw: Any) -> str:
+    return " ".join(why_not(res, repo, uid_of(repo, key), **kw))
+
+
+@pytest.fixture(scope="module")
+def support(sample: Repository) -> Resolution:
+    return resolve(sample, Query(role="support", as_of=TODAY, task="refund"))
+
+
+def test_denied_objects_get_ask_an_owner_and_nothing_else(
+    sample: Repository, support: Resolution
+) -> None:
+    for key in ("procedures.incident-response@1", "pricing.enterprise@3"):
+        assert why_not(support, sample, uid_of(sample, key)) == [ASK_AN_OWNER]
+
+
+def test_whole_repository_mode_names_the_roles_that_may_read_a_denied_object(
+    sample: Repository, support: Resolution
+) -> None:
+    text = answer(support, sample, "procedures.incident-response@1", whole_repository=True)
+    assert "engineering" in text and "leadership" in text
+    assert "support" not in text and "sales" not in text
+    text = answer(support, sample, "pricing.enterprise@3", whole_repository=True)
+    assert "sales" in text and "engineering" in text and "leadership" in text
+    assert "public-bot" not in text
+
+
+def test_no_answer_for_support_mentions_what_support_may_not_read(
+    sample: Repository, support: Resolution
+) -> None:
+    denied = [
+        o
+        for o in sample.objects
+        if isinstance(support.fates[o.uid], Exclusion) and support.fates[o.uid].reason.is_denial
+    ]
+    assert denied
+    everything = " ".join(" ".join(why_not(support, sample, uid)) for uid in support.fates)
+    for o in denied:
+        assert o.key not in everything
+        if o.title:
+            assert o.title not in everything
+    # notes.ticket-4812 is out of scope for support; for sales it loses a conflict against a
+    # price book support may not read. Only the verdict crosses over, never the winner.
+    text = answer(support, sample, "notes.ticket-4812@1")
+    assert "sales: excluded: conflict" in text and "pricing" not in text
+
+
+def test_not_yet_valid_says_when_and_what_then(sample: Repository, support: Resolution) -> None:
+    text = answer(support, sample, "policies.ai-assistant-disclosure@1")
+    assert "2027-01-01" in text and "would be included" in text
+    at = resolve(sample, Query(role="support", as_of=parse_instant("2027-01-01"), task="refund"))
+    assert isinstance(at.fates[uid_of(sample, "policies.ai-assistant-disclosure@1")], Included)
+    march = resolve(sample, Query(role="support", as_of=parse_instant("2026-03-15")))
+    text = answer(march, sample, "policies.refunds-observed@1")
+    assert "conflict" in text and "policies.refunds@2" in text
+
+
+def test_superseded_names_the_replacement_and_the_declaration(
+    sample: Repository, support: Resolution
+) -> None:
+    text = answer(support, sample, "policies.refunds@1")
+    assert "policies.refunds@2" in text and "`supersedes`" in text and "2026-06-01" in text
+
+
+def test_outranked_and_conflict_name_the_winner(sample: Repository, support: Resolution) -> None:
+    text = answer(support, sample, "policies.data-retention@1")
+    assert "policies.data-retention@2" in text and "version" in text
+    text = answer(support, sample, "procedures.refund@2")
+    assert "procedures.refund@1" in text and "forces authority observed" in text
+    text = answer(support, sample, "policies.refunds-observed@1")
+    assert "policies.refunds@2" in text and "conflicts_with" in text
+    assert "forces authority observed" in text
+
+
+def test_the_suggested_supersession_would_include_an_outranked_object(
+    repo_factory: Any,
+) -> None:
+    root = repo_factory(
+        {"a1.md": obj("a", version=1), "a2.md": obj("a", version=2)},
+    )
+    repo = load_repository(root)
+    query = Query(role="reader", as_of=TODAY)
+    res = resolve(repo, query)
+    loser = next(o for o in repo.objects if o.version == 1)
+    text = " ".join(why_not(res, repo, loser.uid))
+    assert "supersedes: [a@2]" in text
+    patched = replace(loser, supersedes=("a@2",))
+    repo2 = replace(repo, objects=[patched if o is loser else o for o in repo.objects])
+    assert isinstance(resolve(repo2, query).fates[loser.uid], Included)
+
+
+def test_scope_reasons_name_roles_that_would_get_it(
+    sample: Repository, support: Resolution
+) -> None:
+    text = answer(support, sample, "policies.internal.margins@1")
+    assert 'excluded by "policies.internal.*"' in text
+    assert "sales: included" in text and "leadership: included" in text
+    text = answer(support, sample, "decisions.2026-08-09-adopt-opencontext@1")
+    assert "engineering: included" in text
+
+
+def test_unapproved_says_what_approval_would_do(sample: Repository, support: Resolution) -> None:
+    text = answer(support, sample, "policies.refunds@3")
+    assert "draft" in text and "not-yet-valid" in text
+
+
+def test_not_relevant_names_the_limit_that_would_keep_it(sample: Repository) -> None:
+    query = Query(role="support", as_of=TODAY, task="refund", limit=5)
+    res = resolve(sample, query)
+    trimmed = [
+        uid
+        for uid, fate in res.fates.items()
+        if isinstance(fate, Exclusion) and fate.reason.value == "not-relevant"
+    ]
+    assert trimmed
+    for uid in trimmed:
+        sentences = why_not(res, sample, uid)
+        limit_line = next(s for s in sentences if s.startswith("--limit "))
+        n = int(limit_line.split()[1])
+        wider = resolve(sample, replace(query, limit=n))
+        assert isinstance(wider.fates[uid], Included), limit_line
+        if n - 1 > query.limit:
+            narrower = resolve(sample, replace(query, limit=n - 1))
+            assert isinstance(narrower.fates[uid], Exclusion), limit_line
+
+
+def test_included_objects_have_nothing_to_explain(sample: Repository, support: Resolution) -> None:
+    assert why_not(support, sample, uid_of(sample, "policies.refunds@2")) == [
+        "It is in the bundle."
+    ]
