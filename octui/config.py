@@ -297,12 +297,36 @@ def parse_config(data: object, file: str = CONFIG_FILE) -> Config:
     try:
         config = Config.model_validate(data)
     except ValidationError as exc:
-        key, msg = _describe(exc.errors()[0])
+        error = exc.errors()[0]
+        key, msg = _describe(error)
+        if error.get("type") == "extra_forbidden":
+            msg = _unknown_key_message(tuple(error.get("loc", ())))
         raise ConfigError(file, key, msg) from None
     except (TypeError, ArithmeticError) as exc:  # a validator choking on a hostile value
         raise ConfigError(file, "", f"cannot be understood ({exc})") from None
     _cross_check(config, file)
     return config
+
+
+def _unknown_key_message(loc: tuple[int | str, ...]) -> str:
+    """Name the keys that are allowed where an unknown one was found."""
+    parent = tuple("[]" if isinstance(p, int) else p for p in loc[:-1])
+    if len(parent) >= 2 and parent[0] == "roles":
+        parent = ("roles", "*", *parent[2:])
+    models: dict[tuple[str, ...], type[BaseModel]] = {
+        (): Config,
+        ("authority",): AuthorityConfig,
+        ("classification",): ClassificationConfig,
+        ("freshness",): FreshnessConfig,
+        ("ranking",): RankingConfig,
+        ("sources", "[]"): SourceConfig,
+        ("roles", "*"): RoleConfig,
+        ("roles", "*", "scope"): ScopeConfig,
+    }
+    model = models.get(parent)
+    if model is None:
+        return "unknown key (check the spelling; see SPEC §1.1 for the keys)"
+    return "unknown key; expected one of " + ", ".join(model.model_fields)
 
 
 def _cross_check(config: Config, file: str) -> None:

@@ -164,17 +164,25 @@ def test_clearance_checked_against_configured_levels(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "key"),
+    ("text", "key", "expected"),
     [
-        ("rolez: {}\n", "rolez"),
-        ("roles: {x: {clearence: internal}}\n", "roles.x.clearence"),
-        ("authority: {order: []}\n", "authority.order"),
+        (
+            "rolez: {}\n",
+            "rolez",
+            "spec, authority, classification, freshness, ranking, sources, roles",
+        ),
+        ("roles: {x: {clearence: internal}}\n", "roles.x.clearence", "clearance, scope"),
+        ("roles: {x: {scope: {includes: [a]}}}\n", "roles.x.scope.includes", "include, exclude"),
+        ("authority: {order: []}\n", "authority.order", "precedence, tie_breakers"),
+        ("sources: [{name: a, pth: x}]\n", "sources[0].pth", "name, path, authority"),
+        ("freshness: {defualt: 90d}\n", "freshness.defualt", "default, by_type"),
     ],
 )
-def test_unknown_key(tmp_path: Path, text: str, key: str) -> None:
+def test_unknown_key(tmp_path: Path, text: str, key: str, expected: str) -> None:
     err = config_error(tmp_path, text)
     assert err.key == key
     assert "unknown key" in err.problem
+    assert expected in err.problem
 
 
 @pytest.mark.parametrize(
