@@ -136,7 +136,8 @@ def test_precedence_must_be_a_permutation(
 def test_precedence_repeated_level(tmp_path: Path) -> None:
     err = config_error(
         tmp_path,
-        "authority:\n  precedence: [canonical, canonical, reference, observed, inferred, historical]\n",
+        "authority:\n  precedence: "
+        "[canonical, canonical, reference, observed, inferred, historical]\n",
     )
     assert err.key == "authority.precedence"
     assert "approved" in err.problem and "canonical" in err.problem
