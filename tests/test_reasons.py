@@ -321,10 +321,10 @@ def test_replacement_started_by_created_only(tmp_path: Path) -> None:
     assert included_keys(resolve_at(root, as_of="2026-05-01")) == ["p@2"]
 
 
-def test_both_stand_when_replacement_is_valid_but_edge_not_in_effect(tmp_path: Path) -> None:
-    """A replacement whose edge is not yet in effect cannot be standing either (same start),
-    so before its start both versions are never current; with two replacements one in
-    effect, the other pending, only the effective one supersedes."""
+def test_pending_replacement_leaves_the_old_version_standing(tmp_path: Path) -> None:
+    """Before a replacement's effective start its edge is not in effect, so what it would
+    retire stands: here both versions of ``a`` stand (multiple-active-versions) until ``b``
+    starts, and then only ``a@1`` remains."""
     root = make_repo(
         tmp_path,
         {
