@@ -324,9 +324,12 @@ def step_supersession(run: Run, objects: list[ContextObject]) -> list[ContextObj
     if the replacement passed steps 1–2, and stays in effect after it expires."""
     by_id = run.repo.by_id()
     run.edges = declared_edges(run.readable, by_id)
-    for component in cycles(run.edges):
+    # A draft never supersedes, so its declarations cannot close a cycle either (otherwise a
+    # draft could switch off an approved object's supersession and resurrect what it retired).
+    approved_edges = [e for e in run.edges if e.replacement.uid in run.approved]
+    for component in cycles(approved_edges):
         members = {o.uid for o in component}
-        for e in run.edges:
+        for e in approved_edges:
             if e.replacement.uid in members and e.replaced.uid in members:
                 run.cycle_edges.add((e.replacement.uid, e.replaced.uid))
         ids = tuple(sorted({o.id for o in component}))

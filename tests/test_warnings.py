@@ -199,6 +199,42 @@ def test_supersession_cycle(tmp_path: Path) -> None:
     assert the_exclusion(res, "a").related == ("d@1",)
 
 
+def test_draft_declaration_cannot_close_a_cycle(tmp_path: Path) -> None:
+    """A draft never supersedes: its declaration must not switch off a real supersession."""
+    root = make_repo(
+        tmp_path,
+        {
+            "a.md": obj("a", supersedes=["b"]),
+            "b.md": obj("b", supersedes=["c"]),
+            "c.md": obj("c", status="draft", supersedes=["a"]),
+        },
+    )
+    res = resolve_at(root)
+    assert codes(res) == []
+    assert included_keys(res) == ["a@1"]
+    assert the_exclusion(res, "b").reason is ExclusionReason.SUPERSEDED
+    assert the_exclusion(res, "c").reason is ExclusionReason.UNAPPROVED
+    # once the draft is approved the cycle is real and reported
+    (root / "c.md").write_text("---\nid: c\nauthority: canonical\nsupersedes: [a]\n---\n")
+    res = resolve_at(root)
+    assert codes(res) == ["supersession-cycle"]
+    assert included_keys(res) == ["a@1", "b@1", "c@1"]
+
+
+def test_cycle_with_a_pending_replacement_is_still_a_cycle(tmp_path: Path) -> None:
+    """Declarations by approved objects form the graph even before they take effect."""
+    root = make_repo(
+        tmp_path,
+        {
+            "a.md": obj("a", supersedes=["b"]),
+            "b.md": obj("b", supersedes=["a"], valid_from="2030-01-01"),
+        },
+    )
+    res = resolve_at(root)
+    assert codes(res) == ["supersession-cycle"]
+    assert included_keys(res) == ["a@1"]
+
+
 def test_two_object_cycle_keeps_both(tmp_path: Path) -> None:
     root = make_repo(
         tmp_path,
