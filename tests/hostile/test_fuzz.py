@@ -36,6 +36,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from octui.bundle import bundle_dict, digest, digest_from_bundle, dumps_bundle
+from octui.config import ConfigError
 from octui.enums import ExclusionReason, Severity
 from octui.explain import explain
 from octui.history import UnknownId, history
@@ -45,7 +46,16 @@ from octui.pipeline import Query, Resolution, resolve
 from octui.timeutil import parse_instant
 
 #: Examples per property per run (derandomized: the same examples on every run).
-EXAMPLES = {"repos": 300, "cli": 25, "bytes": 300, "front_matter": 250, "structured": 250}
+EXAMPLES = {
+    "repos": 300,
+    "cli": 25,
+    "bytes": 300,
+    "front_matter": 250,
+    "structured": 250,
+    "config": 300,
+    "cli_args": 60,
+}
+SAMPLE = Path(__file__).resolve().parents[2] / "sample-repo"
 
 FUZZ = settings(
     deadline=None,
@@ -456,3 +466,109 @@ def _seeded_repo(rng: random.Random) -> dict[str, bytes]:
         }
         files[f"o{i}.md"] = to_bytes("o.md", data, rng.choice(WORDS))
     return files
+
+
+# -- configurations ------------------------------------------------------------------------------
+
+CONFIG_PARTS = {
+    "spec": st.one_of(st.just(1), VALUES),
+    "authority": st.fixed_dictionaries(
+        {},
+        optional={
+            "precedence": st.one_of(st.permutations(AUTHORITIES), st.lists(VALUES, max_size=7)),
+            "tie_breakers": st.lists(
+                st.one_of(st.sampled_from(["version", "updated", "id", "age"]), VALUES),
+                max_size=4,
+            ),
+        },
+    ),
+    "classification": st.fixed_dictionaries(
+        {},
+        optional={
+            "levels": st.one_of(st.lists(st.sampled_from([*LEVELS, "X"]), max_size=4), VALUES)
+        },
+    ),
+    "freshness": st.fixed_dictionaries(
+        {},
+        optional={
+            "default": st.one_of(st.sampled_from(["30d", "0d", "999999d", "-1d"]), VALUES),
+            "by_type": st.dictionaries(st.text(max_size=4), st.one_of(st.just("9w"), VALUES)),
+        },
+    ),
+    "ranking": st.fixed_dictionaries({}, optional={"floor": VALUES}),
+    "sources": st.lists(
+        st.fixed_dictionaries(
+            {"name": st.one_of(st.sampled_from(["main", "inbox", "a b"]), VALUES)},
+            optional={
+                "path": st.sampled_from([".", "inbox", "../x", "/etc", "", "inbox/../.."]),
+                "authority": st.one_of(st.sampled_from(AUTHORITIES), VALUES),
+            },
+        ),
+        max_size=3,
+    ),
+    "roles": st.dictionaries(
+        st.one_of(st.sampled_from(ROLES), st.text(max_size=6)),
+        st.one_of(
+            st.fixed_dictionaries(
+                {},
+                optional={
+                    "clearance": st.one_of(st.sampled_from(LEVELS), VALUES),
+                    "scope": st.fixed_dictionaries(
+                        {},
+                        optional={
+                            "include": st.one_of(st.lists(st.sampled_from(PATTERNS)), VALUES),
+                            "exclude": st.one_of(st.lists(st.text(max_size=5)), VALUES),
+                        },
+                    ),
+                },
+            ),
+            VALUES,
+        ),
+        max_size=3,
+    ),
+    "extra": VALUES,
+}
+
+
+@settings(FUZZ, max_examples=EXAMPLES["config"])
+@given(
+    parts=st.fixed_dictionaries({}, optional=CONFIG_PARTS),
+    junk=st.one_of(st.none(), YAMLISH),
+    as_of=st.sampled_from(DAYS),
+)
+def test_random_configurations_are_accepted_or_one_line_errors(
+    parts: dict[str, Any], junk: str | None, as_of: date
+) -> None:
+    raw = junk.encode() if junk is not None else yaml.safe_dump(parts).encode()
+    files = {"opencontext.yaml": raw, "policies/a.md": b"---\nid: policies.a\n---\nA\n"}
+    try:
+        repo = Loader(MemTree(files), "mem").load()
+    except ConfigError as exc:
+        message = str(exc)
+        assert message.startswith("mem:opencontext.yaml: ") and "\n" not in message
+        event("config error")
+        return
+    event("config accepted")
+    for role in [None, *repo.config.roles]:
+        check_resolution(resolve(repo, Query(role=role, as_of=parse_instant(as_of.isoformat()))))
+
+
+@settings(FUZZ, max_examples=EXAMPLES["cli_args"])
+@given(
+    task=st.text(max_size=40),
+    as_of=st.one_of(st.text(max_size=25), st.sampled_from(DAYS).map(str)),
+    role=st.one_of(st.sampled_from(["reader", "support"]), st.text(max_size=8)),
+    limit=st.one_of(st.none(), st.text(max_size=4)),
+)
+def test_random_command_lines_never_raise(
+    task: str, as_of: str, role: str, limit: str | None
+) -> None:
+    argv = ["resolve", str(SAMPLE), "--role", role, "--task", task, "--as-of", as_of]
+    argv += ["--limit", limit] if limit is not None else []
+    run = cli(argv)
+    assert run.code in (0, 1, 2)
+    if run.code == 2:
+        assert run.out == "" and run.err.count("\n") == 1
+    else:
+        assert run.out.startswith("Included:")
+    assert not any(c in run.out + run.err for c in "\x1b\x07\x9b")
