@@ -100,6 +100,14 @@ class FsTree:
         with os.scandir(base) as it:
             for item in it:
                 child = item.name if rel in ("", ".") else f"{rel}/{item.name}"
+                if not _utf8(item.name):  # never let undecodable bytes reach an output
+                    name, child = (
+                        os.fsencode(n).decode("utf-8", "backslashreplace")
+                        for n in (item.name, child)
+                    )
+                    problem = "file name is not valid UTF-8; rename it"
+                    entries.append(Entry(name, child, _is_dir(item), problem=problem))
+                    continue
                 entries.append(self._entry(item, child))
         return entries
 
@@ -138,6 +146,21 @@ class FsTree:
             return Entry(item.name, rel, False, st.st_size, st.st_mtime_ns)
         except OSError as exc:
             return Entry(item.name, rel, False, problem=f"cannot be read ({exc.strerror or exc})")
+
+
+def _utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:  # os.scandir's surrogate escapes for undecodable bytes
+        return False
+    return True
+
+
+def _is_dir(item: os.DirEntry[str]) -> bool:
+    try:
+        return item.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
 
 
 # -- parsing one file ----------------------------------------------------------------------------

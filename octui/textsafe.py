@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import re
 
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+# ... and lone surrogates (undecodable bytes smuggled through surrogate escapes).
+_CONTROL = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
 
 
 def inert(text: str, *, keep_newlines: bool = True) -> str:

@@ -106,6 +106,18 @@ def _fifo(root: Path, mp: pytest.MonkeyPatch) -> None:
     os.mkfifo(root / "policies" / "pipe.md")
 
 
+def _undecodable_name(name: bytes, folder: bool = False) -> Setup:
+    def setup(root: Path, mp: pytest.MonkeyPatch) -> None:
+        path = os.fsencode(root / "policies") + b"/" + name
+        if folder:
+            os.mkdir(path)
+            path += b"/inside.md"
+        with open(path, "wb") as handle:
+            handle.write(fm("id: policies.undecodable\nauthority: canonical\n"))
+
+    return setup
+
+
 def _raise_on_read(rel: str, exc: OSError) -> Setup:
     def setup(root: Path, mp: pytest.MonkeyPatch) -> None:
         original = FsTree.read
@@ -507,6 +519,30 @@ CASES: list[Case] = [
         setup=_symlink("policies/gone.md", "nowhere.md"),
     ),
     Case("fifo", {}, INV, "policies/pipe.md", "not a regular file", setup=_fifo),
+    Case(
+        "file-name-not-utf8",
+        {},
+        INV,
+        "policies/bad\\xff.md",
+        "file name is not valid UTF-8",
+        setup=_undecodable_name(b"bad\xff.md"),
+    ),
+    Case(
+        "file-name-8bit-csi",
+        {},
+        INV,
+        "policies/\\x9b2J.md",
+        "file name is not valid UTF-8",
+        setup=_undecodable_name(b"\x9b2J.md"),
+    ),
+    Case(
+        "folder-name-not-utf8",
+        {},
+        INV,
+        "policies/dir\\xfe",
+        "file name is not valid UTF-8",
+        setup=_undecodable_name(b"dir\xfe", folder=True),
+    ),
     Case(
         "unreadable-file",
         {"policies/x.md": OK_X},
