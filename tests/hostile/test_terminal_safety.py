@@ -11,7 +11,10 @@ exact original strings.
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -156,3 +159,35 @@ def test_inert_escapes_every_steering_character() -> None:
         assert inert(ch) == f"\\u{ord(ch):04x}"
     assert inert("[red]x[/red] ünï 世界") == "[red]x[/red] ünï 世界"
     assert inert("a\nb\tc", keep_newlines=False) == "a\\nb c"
+
+
+def test_undecodable_file_names_under_a_strict_utf8_terminal(repo: Path) -> None:
+    """A real process whose stdout refuses anything but UTF-8 (as on most desktops)."""
+    for name in (b"bad\xff.md", b"\x9b2J.md", b"dir\xfe"):
+        path = os.fsencode(repo / "policies") + b"/" + name
+        if name.startswith(b"dir"):
+            os.mkdir(path)
+            path += b"/x.md"
+        with open(path, "wb") as handle:
+            handle.write(b"---\nid: policies.undecodable\n---\n")
+    env = dict(os.environ, PYTHONIOENCODING="utf-8", LC_ALL="C.UTF-8")
+    for argv in (
+        ["validate", str(repo)],
+        ["validate", str(repo), "--format", "json"],
+        ["resolve", str(repo), "--role", "support", "--format", "json"],
+        ["history", "policies.a", str(repo)],
+    ):
+        proc = subprocess.run(
+            [sys.executable, "-m", "octui.cli", *argv],
+            capture_output=True,
+            env=env,
+            timeout=120,
+            check=False,
+        )
+        assert b"Traceback" not in proc.stderr, proc.stderr
+        assert proc.returncode in (0, 1)
+        out = proc.stdout.decode("utf-8")  # valid UTF-8, every byte of it
+        assert not UNSAFE.findall(out)
+        if argv[0] == "validate" and "json" not in argv:
+            assert "policies/bad\\xff.md: file name is not valid UTF-8" in out
+            assert "policies/\\x9b2J.md" in out
