@@ -24,6 +24,7 @@ from pydantic import ValidationError
 
 from octui.config import CONFIG_FILE, Config, ConfigError, _describe, load_config_bytes
 from octui.enums import Authority, WarningCode
+from octui.fastyaml import fast_fields, fast_mapping
 from octui.model import KNOWN_FIELDS, ContextObject, Finding, FrontMatter
 from octui.yamlio import YamlError, decode_text, load_yaml
 
@@ -81,8 +82,10 @@ class FsTree:
 
     def read(self, rel: str) -> bytes:
         with open(self._path(rel), "rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
-        return data
+            # read(n) allocates n bytes up front: ask for 1 MiB only when the file is that big
+            if os.fstat(handle.fileno()).st_size > MAX_FILE_BYTES:
+                return handle.read(MAX_FILE_BYTES + 1)
+            return handle.read()
 
     def is_dir(self, rel: str) -> bool:
         return self._inside(self._path(rel)) and self._path(rel).is_dir()
@@ -206,7 +209,9 @@ def parse_file(rel: str, raw: bytes) -> ParsedFile:
             if split is None:
                 return ParsedFile(rel, skipped=True)
             front, body = split
-            data = load_yaml("\n" + front)  # the "\n" keeps YAML line numbers file-relative
+            # the fast path gives exactly what load_yaml would, or None (then load_yaml);
+            # the "\n" keeps YAML line numbers file-relative
+            data = fast_mapping(front) or load_yaml("\n" + front)
             if not isinstance(data, dict):
                 return ParsedFile(rel, error=f"front matter is not a mapping (found {_kind(data)})")
             unknown_extra = ("content",) if "content" in data else ()
@@ -222,13 +227,15 @@ def parse_file(rel: str, raw: bytes) -> ParsedFile:
     bad_keys = [k for k in data if not isinstance(k, str)]
     if bad_keys:
         return ParsedFile(rel, error=f"front matter key {bad_keys[0]!r} is not a string")
-    try:
-        model = FrontMatter.model_validate(FrontMatter.coerce_enums(dict(data)))
-    except ValidationError as exc:
-        key, msg = _field_problem(exc.errors()[0])
-        return ParsedFile(rel, error=f"{key}: {msg}" if key else msg)
     unknown = tuple(sorted(set(data) - KNOWN_FIELDS)) + unknown_extra
-    fields = model.model_dump(exclude=set(model.model_extra or ()))
+    fields = fast_fields(data)  # what Pydantic would give for plainly valid data, else None
+    if fields is None:
+        try:
+            model = FrontMatter.model_validate(FrontMatter.coerce_enums(dict(data)))
+        except ValidationError as exc:
+            key, msg = _field_problem(exc.errors()[0])
+            return ParsedFile(rel, error=f"{key}: {msg}" if key else msg)
+        fields = model.model_dump(exclude=set(model.model_extra or ()))
     return ParsedFile(rel, fields=fields, unknown=unknown)
 
 

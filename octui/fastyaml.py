@@ -1,0 +1,301 @@
+"""A fast path for the front matter most files have, giving exactly what YAML would.
+
+Parsing is the floor of every cold load, and PyYAML's constructor is Python code
+that dominates it. Nearly every real front matter is a flat mapping of
+``key: value`` lines with flow lists and at most one level of nesting
+(``access:\\n  roles: [...]``). :func:`fast_mapping` reads exactly that subset;
+every scalar is typed by PyYAML's own resolver and built by PyYAML's own
+constructor, so the result is the value :func:`octui.yamlio.load_yaml` returns.
+Anything outside the subset — comments after a value, anchors, tags, block
+scalars, escapes, tabs, duplicate keys, odd line breaks — returns ``None`` and the
+caller parses the text with the full loader (which also produces the error
+message, when there is one).
+
+:func:`fast_fields` does the same for validation: it accepts only values that
+:class:`octui.model.FrontMatter` would accept unchanged and builds the same
+``model_dump``; anything else returns ``None`` and Pydantic decides (and words
+the error).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+import yaml
+from yaml.constructor import SafeConstructor
+from yaml.reader import Reader
+from yaml.resolver import Resolver
+
+from octui.enums import Layer, Status
+from octui.model import ID_PATTERN, REF_RE
+from octui.timeutil import parse_duration, parse_instant
+
+_RESOLVER = Resolver()
+
+
+def _tag(text: str) -> str:
+    """The tag PyYAML's resolver gives a plain scalar."""
+    return str(_RESOLVER.resolve(yaml.ScalarNode, text, (True, False)))  # type: ignore[no-untyped-call]
+
+
+_CONSTRUCTOR = SafeConstructor()
+_STR = "tag:yaml.org,2002:str"
+_SCALAR_TAGS = frozenset(
+    "tag:yaml.org,2002:" + t for t in ("str", "int", "float", "bool", "null", "timestamp")
+)
+_MAX_ITEMS = 1000
+
+_KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?:[ ]+(.*))?")
+_NESTED_LINE = re.compile(r"([ ]+)([A-Za-z_][A-Za-z0-9_-]*):(?:[ ]+(.*))?")
+_ITEM_LINE = re.compile(r"([ ]*)-[ ]+(.*)")
+_DOUBLE = re.compile(r'"((?:[^"\\]|\\["\\])*)"')
+_SINGLE = re.compile(r"'((?:[^']|'')*)'")
+_PLAIN_FIRST_BAD = frozenset("-?:,[]{}#&*!|>'\"%@`")
+# what the YAML reader refuses, plus line breaks other than \n and characters whose
+# handling differs between readers: all go to the full loader
+_SUSPECT = re.compile(Reader.NON_PRINTABLE.pattern + "|[\t\r\x85\u2028\u2029\ufeff]")
+_MAX_TEXT = 64 * 1024  # keeps any document far under yamlio's node budget
+_ID_RE = re.compile(ID_PATTERN.removeprefix("^").removesuffix("$"), re.ASCII)
+
+
+class _NotSimple(Exception):
+    """The text is outside the fast subset."""
+
+
+@lru_cache(maxsize=65536)
+def _plain(text: str, flow: bool) -> Any:
+    """A one-line plain scalar, typed and built the way PyYAML's SafeLoader does."""
+    if not text or text[0] in _PLAIN_FIRST_BAD or text != text.strip():
+        raise _NotSimple
+    if " #" in text or ": " in text or text.endswith(":"):
+        raise _NotSimple
+    if flow and any(c in text for c in ",[]{}:#"):
+        raise _NotSimple
+    tag = _tag(text)
+    if tag not in _SCALAR_TAGS:
+        raise _NotSimple
+    if tag == _STR:
+        return text
+    node = yaml.ScalarNode(tag, text)
+    try:
+        return _CONSTRUCTOR.yaml_constructors[tag](_CONSTRUCTOR, node)
+    except Exception:
+        raise _NotSimple from None
+
+
+def _scalar(text: str, flow: bool = False) -> Any:
+    if text[:1] == '"':
+        m = _DOUBLE.fullmatch(text)
+        if m is None:
+            raise _NotSimple
+        return m.group(1).replace('\\"', '"').replace("\\\\", "\\")
+    if text[:1] == "'":
+        m = _SINGLE.fullmatch(text)
+        if m is None:
+            raise _NotSimple
+        return m.group(1).replace("''", "'")
+    return _plain(text, flow)
+
+
+def _value(text: str) -> Any:
+    """A value on the same line as its key: scalar or flow list of plain scalars."""
+    if text[:1] == "[":
+        if not text.endswith("]"):
+            raise _NotSimple
+        inner = text[1:-1]
+        if not inner.strip(" "):
+            return []
+        if any(c in inner for c in "\"'[]{}#"):
+            raise _NotSimple
+        items = [item.strip(" ") for item in inner.split(",")]
+        if len(items) > _MAX_ITEMS:
+            raise _NotSimple
+        return [_plain(item, True) for item in items]
+    return _scalar(text)
+
+
+def fast_mapping(text: str) -> dict[str, Any] | None:
+    """The mapping ``text`` holds, when it is in the simple subset; else ``None``."""
+    if len(text) > _MAX_TEXT or _SUSPECT.search(text):
+        return None
+    try:
+        return _mapping(text.split("\n"))
+    except _NotSimple:
+        return None
+
+
+def _mapping(lines: list[str]) -> dict[str, Any] | None:
+    out: dict[str, Any] = {}
+    i, n = 0, len(lines)
+    while i < n:
+        line = lines[i]
+        i += 1
+        stripped = line.strip(" ")
+        if not stripped or stripped[0] == "#":
+            continue
+        m = _KEY_LINE.fullmatch(line.rstrip(" "))
+        if m is None:
+            raise _NotSimple
+        key = _key(m.group(1))
+        if key in out:
+            raise _NotSimple
+        rest = m.group(2)
+        if rest:
+            out[key] = _value(rest)
+            continue
+        # nothing after the colon: a nested block, or null
+        block: list[str] = []
+        while i < n:
+            nxt = lines[i]
+            s = nxt.strip(" ")
+            if s and s[0] != "#" and not nxt.startswith((" ", "- ")):
+                break
+            block.append(nxt)
+            i += 1
+        out[key] = _block(block)
+    return out or None
+
+
+def _key(text: str) -> str:
+    if _tag(text) != _STR:
+        raise _NotSimple
+    return text
+
+
+def _block(lines: list[str]) -> Any:
+    body = [ln for ln in lines if ln.strip(" ") and ln.strip(" ")[0] != "#"]
+    if not body:
+        return None
+    first = _ITEM_LINE.fullmatch(body[0].rstrip(" "))
+    if first is not None:
+        indent = first.group(1)
+        items = []
+        for ln in body:
+            m = _ITEM_LINE.fullmatch(ln.rstrip(" "))
+            if m is None or m.group(1) != indent or m.group(2)[:1] in ("[", "-", ""):
+                raise _NotSimple
+            items.append(_scalar(m.group(2)))
+        if len(items) > _MAX_ITEMS:
+            raise _NotSimple
+        return items
+    nested: dict[str, Any] = {}
+    indent = None
+    for ln in body:
+        m = _NESTED_LINE.fullmatch(ln.rstrip(" "))
+        if m is None or not m.group(3):
+            raise _NotSimple
+        if indent is None:
+            indent = m.group(1)
+        elif m.group(1) != indent:
+            raise _NotSimple
+        key = _key(m.group(2))
+        if key in nested:
+            raise _NotSimple
+        nested[key] = _value(m.group(3))
+    return nested
+
+
+# -- validation -------------------------------------------------------------------------------
+
+_OPTIONAL_STR = ("authority", "title", "summary", "type", "owner")
+_INSTANTS = ("created", "updated", "valid_from", "valid_until")
+_STATUS = {s.value: s for s in Status}
+_LAYER = {layer.value: layer for layer in Layer}
+
+
+class _Refuse(Exception):
+    """Let Pydantic decide."""
+
+
+def _str_list(value: Any) -> list[str]:
+    if type(value) is not list or any(type(v) is not str for v in value):
+        raise _Refuse
+    return list(value)
+
+
+def _refs(value: Any, pattern: re.Pattern[str]) -> list[str]:
+    if value is None:
+        return []
+    if type(value) is str:
+        value = [value]
+    items = _str_list(value)
+    for item in items:
+        if pattern.fullmatch(item) is None:
+            raise _Refuse
+    return items
+
+
+def _optional_str(value: Any) -> str | None:
+    if value is not None and type(value) is not str:
+        raise _Refuse
+    return value
+
+
+def fast_fields(data: dict[str, Any]) -> dict[str, Any] | None:
+    """``FrontMatter.model_validate(data).model_dump()`` minus extras, or ``None`` (unsure)."""
+    try:
+        return _fields(data)
+    except (_Refuse, ValueError, TypeError, OverflowError):
+        return None
+
+
+def _fields(data: dict[str, Any]) -> dict[str, Any]:
+    get = data.get
+    object_id = get("id")
+    if type(object_id) is not str or _ID_RE.fullmatch(object_id) is None:
+        raise _Refuse
+    version = get("version", 1)
+    if type(version) is not int or version < 1:
+        raise _Refuse
+    status = get("status", "active")
+    if type(status) is not str and type(status) is not Status:
+        raise _Refuse
+    status_value = _STATUS.get(status)
+    layer = get("layer")
+    layer_value = None if layer is None else _LAYER.get(layer) if type(layer) is str else None
+    if (layer is not None and layer_value is None) or status_value is None:
+        raise _Refuse
+    access = get("access")
+    if access is not None:
+        if type(access) is not dict or set(access) - {"roles"}:
+            raise _Refuse
+        roles = access.get("roles")
+        access = {"roles": None if roles is None else _str_list(roles)}
+    confidence = get("confidence")
+    if confidence is not None:
+        if type(confidence) is int:
+            confidence = float(confidence)
+        if type(confidence) is not float or not 0 <= confidence <= 1:
+            raise _Refuse
+    review = get("review_every")
+    content = get("content", "")
+    if type(content) is not str:
+        raise _Refuse
+    instants = {}
+    for name in _INSTANTS:
+        value = get(name)
+        instants[name] = None if value is None else parse_instant(value)
+    return {
+        "id": object_id,
+        "version": version,
+        "authority": _optional_str(get("authority")),
+        "status": status_value,
+        "title": _optional_str(get("title")),
+        "summary": _optional_str(get("summary")),
+        "type": _optional_str(get("type")),
+        "owner": _optional_str(get("owner")),
+        "layer": layer_value,
+        "tags": _str_list(get("tags", [])),
+        "applies_to": _str_list(get("applies_to", [])),
+        "classification": _optional_str(get("classification")),
+        "access": access,
+        **instants,
+        "review_every": None if review is None else parse_duration(review),
+        "confidence": confidence,
+        "supersedes": _refs(get("supersedes"), REF_RE),
+        "superseded_by": _refs(get("superseded_by"), REF_RE),
+        "conflicts_with": _refs(get("conflicts_with"), _ID_RE),
+        "content": content,
+    }

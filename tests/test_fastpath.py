@@ -1,0 +1,234 @@
+"""The fast front-matter path gives exactly what the full YAML loader and Pydantic give.
+
+``octui.fastyaml`` is an optimisation: whenever it answers, its answer must equal
+the slow path's value and types; when it is unsure it must answer ``None``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from octui.fastyaml import fast_fields, fast_mapping
+from octui.model import FrontMatter
+from octui.synth import generate, render
+from octui.yamlio import YamlError, load_yaml
+
+SETTINGS = settings(
+    max_examples=300,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+
+
+def slow_mapping(text: str) -> Any:
+    try:
+        return load_yaml(text)
+    except YamlError as exc:
+        return exc
+
+
+def slow_fields(data: dict[str, Any]) -> dict[str, Any] | None:
+    try:
+        model = FrontMatter.model_validate(FrontMatter.coerce_enums(dict(data)))
+    except Exception:
+        return None
+    return model.model_dump(exclude=set(model.model_extra or ()))
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal values of equal types, all the way down (1 == True == 1.0 is not enough)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    if a != a and b != b:  # NaN
+        return True
+    return bool(a == b)
+
+
+def check(text: str) -> bool:
+    """Assert the fast path agrees with the slow one; True when the fast path answered."""
+    fast = fast_mapping(text)
+    if fast is None:
+        return False
+    slow = slow_mapping(text)
+    assert isinstance(slow, dict), (text, slow)
+    assert same(fast, slow), (text, fast, slow)
+    return True
+
+
+SCALAR_TEXTS = (
+    [
+        "a", "abc", "policies.refunds", "x@2", "yes", "No", "on", "OFF", "true", "null", "~",
+        "Null", "0", "12", "-3", "0x1f", "0o17", "017", "1_000", "12:30", "1.5", ".5", "1e3",
+        "1.0e+3", ".inf", ".NaN", "2026-01-01", "2026-02-30", "2026-01-01T10:00:00Z",
+        "2026-01-01 10:00:00 +02:00", "2026-01-01T10:00:00+25:00", "9999-12-31T23:00:00-05:00",
+        "a b c", "C#", "a #b", "a: b", "a:", "a:b", '"quoted"', '"esc \\" q"', '"tab \\t"',
+        "'single'", "'it''s'", "'open", '"open', "[a, b]", "[]", "[ ]", "[a,,b]", "[a, [b]]",
+        "[yes, 1, 2026-01-01]", "[a b, c]", "{a: 1}", "&x a", "*x", "!!str 1", "|", ">", "-",
+        "- a", "?", "@x", "`x", "%x", "é", "naïve café", "=", "<<", "x\u00a0", "\u2028",
+        "1:2:3", "0b101", "+12", "1.", "-.inf",
+    ]
+)  # fmt: skip
+SCALARS = st.sampled_from(SCALAR_TEXTS)
+KEYS = st.sampled_from(
+    ["id", "title", "tags", "version", "yes", "null", "on", "a-b", "_x", "Key", "access", "id"]
+)
+
+
+@st.composite
+def documents(draw: st.DrawFn) -> str:
+    lines: list[str] = []
+    for _ in range(draw(st.integers(0, 6))):
+        key = draw(KEYS)
+        shape = draw(st.integers(0, 5))
+        if shape <= 2:
+            lines.append(f"{key}: {draw(SCALARS)}")
+        elif shape == 3:
+            lines.append(f"{key}:")
+            indent = draw(st.sampled_from(["", "  ", "    "]))
+            for _ in range(draw(st.integers(0, 3))):
+                lines.append(f"{indent}- {draw(SCALARS)}")
+        elif shape == 4:
+            lines.append(f"{key}:")
+            for _ in range(draw(st.integers(0, 3))):
+                indent = draw(st.sampled_from(["  ", "  ", "   "]))
+                lines.append(f"{indent}{draw(KEYS)}: {draw(SCALARS)}")
+        else:
+            lines.append(draw(st.sampled_from(["", "# comment", "  # indented", "key", "  x: 1"])))
+    return "\n".join(lines)
+
+
+@SETTINGS
+@given(documents())
+def test_fast_mapping_equals_full_loader(text: str) -> None:
+    check(text)
+
+
+@pytest.mark.parametrize("scalar", SCALAR_TEXTS)
+@pytest.mark.parametrize("shape", ["k: {}", "k: [{}]", "k: [a, {}]", "k:\n  - {}", "k:\n  n: {}"])
+def test_fast_mapping_each_scalar_in_each_shape(scalar: str, shape: str) -> None:
+    check(shape.format(scalar))
+
+
+def test_fast_mapping_answers_the_common_shapes() -> None:
+    text = (
+        'id: policies.refunds\nversion: 2\nauthority: canonical\ntitle: "Refunds: v2"\n'
+        "tags: [refund, billing]\ncreated: 2026-01-01\nvalid_until: 2026-06-01T00:00:00+02:00\n"
+        "access:\n  roles: [support, sales]\nsupersedes:\n  - policies.refunds@1\n"
+        "confidence: 0.8\nstatus: active\n"
+    )
+    assert check(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "id: a\nid: b",  # duplicate key: the full loader words the error
+        "id: a # comment",
+        "title: |\n  block",
+        "id: &x a\nother: *x",
+        "id: a\n\ttitle: b",
+        "title: multi\n  line",
+        "<<: {a: 1}",
+        "",
+    ],
+)
+def test_fast_mapping_declines_what_it_does_not_handle(text: str) -> None:
+    assert fast_mapping(text) is None
+
+
+#: field → (values Pydantic accepts, values it refuses or that need care)
+FIELD_VALUES: dict[str, tuple[list[Any], list[Any]]] = {
+    "id": (["a", "policies.x"], ["Bad", "", "a\n", 12, None]),
+    "version": ([1, 3], [0, -1, True, "2", 1.0]),
+    "authority": (["canonical", "gospel", None], [3]),
+    "status": (["active", "draft"], ["Active", None, 1]),
+    "layer": (["L0", "L4", None], ["L9", 2]),
+    "title": (["T", None], [5, ["x"]]),
+    "tags": (([], ["a"]), (["a", 1], "solo", None)),
+    "classification": (["internal", None], [1]),
+    "access": ([None, {}, {"roles": ["a"]}, {"roles": None}], [{"x": 1}, [], {"roles": "a"}]),
+    "created": (["2026-01-01", None], ["soon", 5, True]),
+    "valid_until": (["2026-01-01T10:00:00+02:00", None], ["2026-02-30"]),
+    "review_every": (["90d", "6m", None, "0d"], [90, "soon"]),
+    "confidence": ([0.5, 1, 0, None], [1.5, -0.1, True, float("nan"), "0.5"]),
+    "supersedes": ([None, "a", "a@2", ["a@2", "b"]], [["A"], "a@0", [1]]),
+    "superseded_by": ([None, "b@1", ["x"]], [5, "B"]),
+    "conflicts_with": ([None, "b", ["b", "c"]], [["b@1"], "Bad"]),
+    "content": (["", "body"], [5]),
+    "extra_key": ([1, "x", None], []),
+}
+
+
+@st.composite
+def front_matter_data(draw: st.DrawFn) -> dict[str, Any]:
+    """Mostly valid data with at most one field drawn from the awkward values."""
+    awkward = draw(st.sampled_from([None, *FIELD_VALUES]))
+    data: dict[str, Any] = {}
+    for name, (good, bad) in FIELD_VALUES.items():
+        if name != "id" and name != awkward and not draw(st.booleans()):
+            continue
+        pool = list(good) + list(bad) if name == awkward else list(good)
+        data[name] = draw(st.sampled_from(pool))
+    return data
+
+
+@SETTINGS
+@given(front_matter_data())
+def test_fast_fields_equals_pydantic(data: dict[str, Any]) -> None:
+    fast = fast_fields(data)
+    slow = slow_fields(data)
+    if fast is not None:
+        assert slow is not None, data
+        assert same(fast, slow), (data, fast, slow)
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [(name, value) for name, (good, bad) in FIELD_VALUES.items() for value in [*good, *bad]],
+)
+def test_fast_fields_each_value_alone(name: str, value: Any) -> None:
+    data = {"id": "a", name: value}
+    fast, slow = fast_fields(data), slow_fields(data)
+    if fast is not None:
+        assert slow is not None and same(fast, slow), (data, fast, slow)
+
+
+def test_fast_fields_answers_plain_valid_data() -> None:
+    data = {"id": "a", "version": 2, "status": "draft", "layer": "L1", "tags": ["x"],
+            "access": {"roles": ["support"]}, "created": "2026-01-01", "confidence": 1,
+            "review_every": "90d", "supersedes": "a@1", "content": "body"}  # fmt: skip
+    fast = fast_fields(data)
+    assert fast is not None and same(fast, slow_fields(data))
+
+
+def test_fast_path_covers_synthetic_and_sample_repositories() -> None:
+    """Real shapes: the fast path answers nearly all of them, and always agrees."""
+    _, objects = generate(400, seed=3)
+    texts = []
+    for o in objects:
+        text = render(o)
+        if not o.yaml_file and text.startswith("---\n"):
+            texts.append(text.split("---\n")[1])
+    sample = Path(__file__).resolve().parent.parent / "sample-repo"
+    for path in sorted(sample.rglob("*.md")):
+        parts = path.read_text(encoding="utf-8").split("---\n")
+        if len(parts) >= 3 and parts[0] == "":
+            texts.append(parts[1])
+    answered = sum(check(t) for t in texts)
+    assert answered >= 0.9 * len(texts)
+    for text in texts:
+        data = fast_mapping(text)
+        if isinstance(data, dict):
+            fast = fast_fields(data)
+            if fast is not None:
+                assert same(fast, slow_fields(data))
