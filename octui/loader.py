@@ -372,6 +372,9 @@ def scan(
         base = "" if source.path == "." else source.path
         if base and not tree.is_dir(base):
             what = "is not a folder" if tree.is_file(base) else "does not exist"
+            link = isinstance(tree, FsTree) and os.path.lexists(tree.describe(base))
+            if link and not tree.is_file(base):
+                what = "is a symbolic link that is broken, loops or leads outside the repository"
             unavailable.append((source.name, f"source path {source.path!r} {what}"))
             continue
         try:

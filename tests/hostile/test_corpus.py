@@ -618,6 +618,8 @@ def _source_unreadable(root: Path, mp: pytest.MonkeyPatch) -> None:
 SOURCES = b"sources:\n  - {name: main, path: .}\n  - {name: archive, path: archive}\n"
 CASES += [
     _source_case("source-missing", SOURCES, "source path 'archive' does not exist"),
+    _source_case("source-links-outside", SOURCES, "symbolic link", _symlink("archive", "/etc")),
+    _source_case("source-link-loop", SOURCES, "symbolic link", _symlink("archive", "archive")),
     _source_case("source-is-a-file", SOURCES, "is not a folder", _source_is_file),
     _source_case(
         "source-unreadable", SOURCES, "cannot be read (Permission denied)", _source_unreadable
