@@ -14,6 +14,7 @@ import uuid
 from datetime import datetime
 from typing import Any
 
+from octui.fastjson import dumps_indent2
 from octui.model import OBJECT_FIELDS, ContextObject, Exclusion, Finding
 from octui.pipeline import Included, Resolution
 from octui.timeutil import format_duration, format_instant, now_utc
@@ -169,5 +170,5 @@ _UNSAFE_JSON = re.compile("[\u0080-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]
 
 def dumps_bundle(bundle: dict[str, Any]) -> str:
     """The bundle as printed by ``--format json`` and written by exports."""
-    text = json.dumps(bundle, indent=2, ensure_ascii=False, allow_nan=False)
+    text = dumps_indent2(bundle)  # json.dumps(indent=2, ensure_ascii=False, allow_nan=False)
     return _UNSAFE_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"

@@ -62,9 +62,13 @@ def _number(text: str) -> float:
     return value
 
 
-def open_repository(path: str) -> Repository:
+def open_repository(path: str, *, cache: bool = True) -> Repository:
+    """Load the working tree; parsed files are cached in the user's cache directory unless
+    ``cache`` is False or ``OCTUI_NO_CACHE=1`` (the cache never changes results)."""
+    from octui.cache import open_store
+
     try:
-        return load_repository(Path(path))
+        return load_repository(Path(path), store=open_store(path) if cache else None)
     except (NotARepository, ConfigError) as exc:
         raise UsageError(str(exc)) from None
 
@@ -152,7 +156,7 @@ def load_for(args: argparse.Namespace) -> Repository:
     """The repository named by ``args.repo``: the files on disk, or a git revision (``--rev``)."""
     rev = getattr(args, "rev", None)
     if rev is None:
-        return open_repository(args.repo)
+        return open_repository(args.repo, cache=not getattr(args, "no_cache", False))
     return open_revision(args.repo, rev)
 
 
@@ -174,6 +178,12 @@ def add_rev_arg(p: argparse.ArgumentParser) -> None:
         help="read the repository as it was at this git revision (from git objects; the "
         "working tree is never touched). Not the same as --as-of: --rev is what the repository "
         "said then, --as-of is what was in effect then",
+    )
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="parse every file; neither read nor write the parse cache in the user's cache "
+        "directory (also: OCTUI_NO_CACHE=1). The cache never changes results",
     )
 
 

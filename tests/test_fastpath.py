@@ -6,6 +6,7 @@ the slow path's value and types; when it is unsure it must answer ``None``.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from octui.fastjson import dumps_indent2
 from octui.fastyaml import fast_fields, fast_mapping
 from octui.model import FrontMatter
 from octui.synth import generate, render
@@ -232,3 +234,37 @@ def test_fast_path_covers_synthetic_and_sample_repositories() -> None:
             fast = fast_fields(data)
             if fast is not None:
                 assert same(fast, slow_fields(data))
+
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()
+    | st.text()
+    | st.sampled_from(["\u2028", "\x85", "é", "\x00", '"\\']),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.tuples(inner, inner)
+        | st.dictionaries(st.text(max_size=5), inner, max_size=4)
+        | st.dictionaries(st.integers(), inner, max_size=2)
+    ),
+    max_leaves=20,
+)
+
+
+def standard(value: Any) -> str:
+    try:
+        return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
+    except ValueError as exc:
+        return f"ValueError: {exc}"
+
+
+@SETTINGS
+@given(JSON_VALUES)
+def test_dumps_indent2_equals_json_dumps(value: Any) -> None:
+    try:
+        fast = dumps_indent2(value)
+    except ValueError as exc:
+        fast = f"ValueError: {exc}"
+    assert fast == standard(value)

@@ -1,0 +1,210 @@
+"""A persistent parse cache in the user's cache directory, so a repeat cold run skips parsing.
+
+One file per repository root, named by a hash of the root's absolute path, in
+``$XDG_CACHE_HOME/octui`` (else the platform's user cache directory). It maps
+each file's path to ``(size, mtime_ns, parsed result)``; parsing is a pure
+function of a file's bytes, so a file whose identity is unchanged needs no
+parse. The cache never changes results:
+
+- it is never inside the repository (a cache directory inside the root disables it);
+- it is tied to the cache format, the Python version and a fingerprint of the parser's
+  own source, so a different parser never reads another's results;
+- a file modified within :data:`RACY_NS` of being parsed is not stored, since a second
+  write in the same clock tick could keep its size and mtime;
+- anything unexpected on reading (missing, truncated, corrupt, foreign, wrong shape)
+  is a miss: the file is parsed again, as if there were no cache;
+- it is written atomically (a temporary file, then a rename), so readers never see a
+  half-written cache, and a failure to write is silently a cache that stays cold.
+
+``OCTUI_NO_CACHE=1`` (or the CLI's ``--no-cache``) disables it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import pickle
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from octui.loader import ParsedFile
+
+FORMAT = 1
+ENV_DISABLE = "OCTUI_NO_CACHE"
+RACY_NS = 2_000_000_000
+_PARSER_MODULES = ("loader", "fastyaml", "model", "yamlio", "timeutil", "enums", "config")
+
+Key = tuple[str, int, int]
+Payload = tuple[int, int, tuple[Any, ...] | None, tuple[str, ...], str | None, bool]
+
+
+def _parser_fingerprint() -> str:
+    """A hash of the source of every module that decides what a file parses to."""
+    from octui import __version__
+
+    digest = hashlib.sha256(f"{FORMAT}:{__version__}:{sys.version_info[:2]}".encode())
+    here = Path(__file__).resolve().parent
+    for name in _PARSER_MODULES:
+        digest.update((here / f"{name}.py").read_bytes())
+    return digest.hexdigest()
+
+
+def cache_dir() -> Path:
+    """``$XDG_CACHE_HOME/octui`` when set (absolute), else the platform's user cache dir."""
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    if xdg and os.path.isabs(xdg):
+        return Path(xdg) / "octui"
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("octui", appauthor=False))
+
+
+def disabled_by_env() -> bool:
+    return os.environ.get(ENV_DISABLE, "").strip().lower() not in ("", "0", "false", "no")
+
+
+def _inside(path: Path, root: Path) -> bool:
+    real, real_root = os.path.realpath(path), os.path.realpath(root)
+    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+def open_store(root: str | Path, directory: Path | None = None) -> ParseStore | None:
+    """The store for the repository at ``root``, or None when caching is off or unsafe."""
+    if disabled_by_env():
+        return None
+    try:
+        where = directory if directory is not None else cache_dir()
+        if _inside(where, Path(root)):
+            return None  # never write into the repository
+        return ParseStore(root, where)
+    except Exception:
+        return None
+
+
+class ParseStore:
+    """Parsed files of one repository root, loaded lazily and written atomically."""
+
+    def __init__(self, root: str | Path, directory: Path) -> None:
+        self.root = os.path.abspath(root)
+        self.directory = directory
+        name = hashlib.sha256(self.root.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+        self.path = directory / f"{name}.pickle"
+        self._fingerprint: str | None = None
+        self._entries: dict[str, Payload] | None = None
+        self.hits = 0
+        self.misses = 0
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def _load(self) -> dict[str, Payload]:
+        if self._entries is None:
+            self._entries = {}
+            try:
+                self._fingerprint = _parser_fingerprint()
+                with open(self.path, "rb") as handle:
+                    doc = pickle.load(handle)
+                if (
+                    type(doc) is dict
+                    and doc.get("fingerprint") == self._fingerprint
+                    and doc.get("root") == self.root
+                    and type(doc.get("entries")) is dict
+                ):
+                    self._entries = doc["entries"]
+            except Exception:  # missing, unreadable, corrupt or foreign: a cold cache
+                self._entries = {}
+        return self._entries
+
+    def get(self, key: Key) -> ParsedFile | None:
+        rel, size, mtime_ns = key
+        payload = self._load().get(rel)
+        result = None
+        if payload is not None and payload[0] == size and payload[1] == mtime_ns:
+            result = _unpack(rel, payload)
+        if result is None:
+            self.misses += 1
+        else:
+            self.hits += 1
+        return result
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def put_many(self, items: dict[Key, ParsedFile]) -> None:
+        """Remember freshly parsed files (one entry per path) and write the cache."""
+        entries = self._load()
+        if self._fingerprint is None:
+            return  # the parser's own source could not be read: never guess a fingerprint
+        racy = time.time_ns() - RACY_NS
+        changed = False
+        for (rel, size, mtime_ns), parsed in items.items():
+            if mtime_ns >= racy:
+                continue
+            payload = _pack(size, mtime_ns, parsed)
+            if payload is not None:
+                entries[rel] = payload
+                changed = True
+        if changed:
+            self._write(entries)
+
+    def _write(self, entries: dict[str, Payload]) -> None:
+        doc = {"fingerprint": self._fingerprint, "root": self.root, "entries": entries}
+        tmp = None
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd, tmp = tempfile.mkstemp(prefix=".octui-", suffix=".tmp", dir=self.directory)
+            with os.fdopen(fd, "wb") as handle:
+                pickle.dump(doc, handle, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, self.path)
+            tmp = None
+        except Exception:
+            pass  # an unwritable cache stays cold; results never depend on it
+        finally:
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+
+
+# -- packing: plain tuples load several times faster than dataclasses and dicts ----------------
+
+_FIELD_NAMES: tuple[str, ...] | None = None
+
+
+def _field_names() -> tuple[str, ...]:
+    global _FIELD_NAMES
+    if _FIELD_NAMES is None:
+        from octui.model import FrontMatter
+
+        _FIELD_NAMES = tuple(FrontMatter.model_fields)
+    return _FIELD_NAMES
+
+
+def _pack(size: int, mtime_ns: int, parsed: ParsedFile) -> Payload | None:
+    """The payload to store, or None when the result is not of the expected shape."""
+    values = None
+    if parsed.fields is not None:
+        if tuple(parsed.fields) != _field_names():
+            return None
+        values = tuple(parsed.fields.values())
+    return (size, mtime_ns, values, parsed.unknown, parsed.error, parsed.skipped)
+
+
+def _unpack(rel: str, payload: Any) -> ParsedFile | None:
+    """The parsed file a payload holds, or None when it is not exactly the expected shape."""
+    try:
+        _size, _mtime, values, unknown, error, skipped = payload
+        if type(unknown) is not tuple or type(skipped) is not bool:
+            return None
+        if error is not None and type(error) is not str:
+            return None
+        fields = None
+        if values is not None:
+            names = _field_names()
+            if type(values) is not tuple or len(values) != len(names):
+                return None
+            fields = dict(zip(names, values, strict=True))
+        return ParsedFile(rel, fields=fields, unknown=unknown, error=error, skipped=skipped)
+    except Exception:
+        return None
