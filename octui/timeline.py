@@ -1,0 +1,277 @@
+"""A supersession lineage drawn on a date axis, as plain characters with style tags.
+
+Pure and Textual-free: :func:`layout` turns a resolution and an id into lines of
+``(text, tag)`` runs; the explorer maps tags to colours. Each readable object of
+the lineage (:func:`octui.history.lineage`) is one bar spanning its effective
+window; the part of a window after a supersession took effect is drawn dashed;
+an edge is a vertical connector at the instant it took effect (the
+replacement's effective start); a marker column shows ``as_of``. Objects denied
+to the role appear as their id and reason only.
+
+Tags: ``axis``, ``tick``, ``marker``, ``label``, ``edge``, ``cycle``, ``denied``,
+``bar-<state>`` (``bar-active``, ``bar-superseded``, ``bar-expired``,
+``bar-not-yet-valid``, ``bar-unapproved``, ...), ``state-<state>``, ``after``
+(the superseded tail of a window), ``text``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from octui.enums import ExclusionReason
+from octui.history import HistoryRow, lineage
+from octui.model import ContextObject, Exclusion
+from octui.pipeline import Resolution
+from octui.timeutil import BEGINNING_OF_TIME, format_day
+
+Run = tuple[str, str]
+"""A piece of text and its style tag."""
+
+
+@dataclass
+class Line:
+    """One line of the drawing: runs of text with tags."""
+
+    runs: list[Run] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return "".join(t for t, _ in self.runs)
+
+
+@dataclass(frozen=True)
+class EdgeInfo:
+    """``replacement`` supersedes ``replaced`` from ``effective`` (None: never, a draft)."""
+
+    replacement: str
+    replaced: str
+    effective: datetime | None
+    in_cycle: bool
+
+
+@dataclass
+class Timeline:
+    """The drawing, plus the facts it was drawn from (for tests and summaries)."""
+
+    object_id: str
+    rows: list[HistoryRow]
+    edges: list[EdgeInfo]
+    axis_start: datetime
+    axis_end: datetime
+    marker_column: int | None
+    """Column of ``as_of`` inside the bar area (None when the area is empty)."""
+    bar_offset: int
+    """Column where the bar area begins in each drawn line."""
+    lines: list[Line]
+
+
+def _month_start(t: datetime) -> datetime:
+    return datetime(t.year, t.month, 1, tzinfo=UTC)
+
+
+def _add_months(t: datetime, months: int) -> datetime:
+    index = t.year * 12 + (t.month - 1) + months
+    year, month = divmod(index, 12)
+    year = min(max(year, 1), 9999)
+    return datetime(year, month + 1, 1, tzinfo=UTC)
+
+
+def _edge_infos(resolution: Resolution, members: set[int]) -> list[EdgeInfo]:
+    infos = []
+    for e in resolution.edges:
+        if e.replacement.uid not in members or e.replaced.uid not in members:
+            continue
+        fate = resolution.fates.get(e.replacement.uid)
+        approved = not (isinstance(fate, Exclusion) and fate.reason is ExclusionReason.UNAPPROVED)
+        in_cycle = (e.replacement.uid, e.replaced.uid) in resolution.cycle_edges
+        infos.append(
+            EdgeInfo(
+                e.replacement.key,
+                e.replaced.key,
+                e.replacement.effective_start if approved and not in_cycle else None,
+                in_cycle,
+            )
+        )
+    infos.sort(key=lambda i: (i.replacement, i.replaced))
+    return infos
+
+
+def axis_range(objs: list[ContextObject], as_of: datetime) -> tuple[datetime, datetime]:
+    """Every dated instant of the lineage and ``as_of``, padded on both sides."""
+    instants = [as_of]
+    for o in objs:
+        if o.effective_start != BEGINNING_OF_TIME:
+            instants.append(o.effective_start)
+        if o.valid_until is not None:
+            instants.append(o.valid_until)
+    lo, hi = min(instants), max(instants)
+    span = hi - lo
+    pad = max(span * 0.08, timedelta(days=20))
+    try:
+        return lo - pad, hi + pad
+    except OverflowError:  # pragma: no cover - instants at the ends of the calendar
+        return lo, hi
+
+
+class _Canvas:
+    """A grid of characters with a tag per cell."""
+
+    def __init__(self, width: int) -> None:
+        self.width = width
+        self.chars = [" "] * width
+        self.tags = ["text"] * width
+
+    def put(self, x: int, text: str, tag: str) -> None:
+        for i, ch in enumerate(text):
+            if 0 <= x + i < self.width:
+                self.chars[x + i] = ch
+                self.tags[x + i] = tag
+
+    def line(self) -> Line:
+        runs: list[Run] = []
+        for ch, tag in zip(self.chars, self.tags, strict=True):
+            if runs and runs[-1][1] == tag:
+                runs[-1] = (runs[-1][0] + ch, tag)
+            else:
+                runs.append((ch, tag))
+        return Line(runs)
+
+
+def _fit(text: str, width: int) -> str:
+    if len(text) <= width:
+        return text.ljust(width)
+    return text[: max(width - 1, 0)] + "…"
+
+
+def layout(resolution: Resolution, object_id: str, width: int) -> Timeline:
+    """Draw the lineage of ``object_id`` in ``width`` columns.
+
+    Raises :class:`octui.history.UnknownId` when the id names nothing.
+    """
+    as_of = resolution.query.as_of
+    rows = lineage(resolution, object_id)
+    readable = [r for r in rows if r.obj is not None]
+    objs = [r.obj for r in readable if r.obj is not None]
+    members = {o.uid for o in objs}
+    edges = _edge_infos(resolution, members)
+    lo, hi = axis_range(objs, as_of)
+    label_w = min(max([len(r.obj.key) for r in readable if r.obj] + [len(object_id), 17]), 34)
+    state_w = 14
+    width = max(width, label_w + state_w + 12)
+    area = max(width - label_w - state_w - 2, 10)
+    offset = label_w + 1
+    span = (hi - lo).total_seconds() or 1.0
+
+    def col(t: datetime) -> int:
+        frac = (t - lo).total_seconds() / span
+        return min(max(int(frac * area), 0), area - 1)
+
+    lines: list[Line] = []
+    # Axis: month labels, then a baseline with ticks and the as_of marker.
+    step_choices = (1, 2, 3, 6, 12, 24, 60, 120, 600, 1200)
+    months_total = max((hi.year - lo.year) * 12 + hi.month - lo.month, 1)
+    step = next((s for s in step_choices if area / max(months_total / s, 1) >= 9), 1200)
+    labels = _Canvas(width)
+    base = _Canvas(width)
+    base.put(offset, "─" * area, "axis")
+    tick = _add_months(_month_start(lo), 1)
+    while tick.year * 12 + tick.month - 1 < (hi.year * 12 + hi.month - 1) + 1 and tick < hi:
+        if (tick.year * 12 + tick.month - 1) % step == 0:
+            x = col(tick)
+            base.put(offset + x, "┬", "tick")
+            text = f"{tick.year:04d}" if step >= 12 else f"{tick.year:04d}-{tick.month:02d}"
+            if offset + x + len(text) <= offset + area:
+                labels.put(offset + x, text, "tick")
+        tick = _add_months(tick, 1)
+    marker = col(as_of)
+    base.put(offset + marker, "▼", "marker")
+    labels.put(0, _fit("as_of " + format_day(as_of), label_w), "marker")
+    lines.append(labels.line())
+    lines.append(base.line())
+
+    # Bars, with a spacer line between consecutive rows for the connectors.
+    row_line: dict[str, int] = {}
+    canvases: list[_Canvas] = []
+    for i, r in enumerate(readable):
+        if i:
+            canvases.append(_Canvas(width))
+        o = r.obj
+        assert o is not None
+        c = _Canvas(width)
+        c.put(0, _fit(o.key, label_w), "label")
+        start_open = o.effective_start == BEGINNING_OF_TIME
+        a = 0 if start_open else col(o.effective_start)
+        b = area - 1 if o.valid_until is None else max(col(o.valid_until) - 1, a)
+        cut = min(
+            (e.effective for e in edges if e.replaced == o.key and e.effective is not None),
+            default=None,
+        )
+        cut_col = None if cut is None else max(col(cut), a)
+        state = r.state
+        fill_tag = f"bar-{state}"
+        for x in range(a, b + 1):
+            after = cut_col is not None and x >= cut_col
+            if state == "unapproved":
+                ch = "┄"
+            elif after:
+                ch = "╌"
+            else:
+                ch = "━"
+            c.put(offset + x, ch, "after" if after and state != "unapproved" else fill_tag)
+        if start_open:
+            c.put(offset + a, "◀", fill_tag)
+        if o.valid_until is None:
+            c.put(offset + b, "▶", "after" if cut_col is not None else fill_tag)
+        c.put(offset + area + 1, _fit(state, state_w), f"state-{state}")
+        row_line[o.key] = len(canvases)
+        canvases.append(c)
+
+    # Connectors: at the column where the supersession took effect.
+    for e in edges:
+        if e.replaced not in row_line or e.replacement not in row_line:
+            continue
+        replacement = next(o for o in objs if o.key == e.replacement)
+        p, q = row_line[e.replaced], row_line[e.replacement]
+        when = e.effective or replacement.effective_start
+        x = offset + (0 if when == BEGINNING_OF_TIME else col(when))
+        tag = "cycle" if e.in_cycle else "edge"
+        top, bottom = min(p, q), max(p, q)
+        for y in range(top + 1, bottom):
+            canvases[y].put(x, "│" if canvases[y].chars[x] == " " else "┿", tag)
+        canvases[p].put(x, "┯" if p < q else "┷", tag)
+        canvases[q].put(x, "┕" if p < q else "┍", tag)
+
+    for c in canvases:
+        if 0 <= marker < area and c.chars[offset + marker] == " ":
+            c.put(offset + marker, "│", "marker")
+        elif 0 <= marker < area:
+            c.tags[offset + marker] = "marker"
+        lines.append(c.line())
+
+    for r in rows:
+        if r.obj is None:
+            d = _Canvas(width)
+            d.put(0, _fit(r.id, label_w), "denied")
+            d.put(offset, _fit(f"{r.state} (only id and reason are shown)", area), "denied")
+            lines.append(d.line())
+
+    if edges:
+        lines.append(Line([("", "text")]))
+        for e in edges:
+            if e.in_cycle:
+                note = "in a cycle; ignored"
+                tag = "cycle"
+            elif e.effective is None:
+                note = "never in effect (the replacement is a draft)"
+                tag = "text"
+            else:
+                start = e.effective
+                note = (
+                    "in effect always"
+                    if start == BEGINNING_OF_TIME
+                    else f"in effect from {format_day(start)}"
+                )
+                tag = "edge"
+            lines.append(Line([(f"{e.replacement} supersedes {e.replaced} — {note}", tag)]))
+    return Timeline(object_id, rows, edges, lo, hi, marker, offset, lines)

@@ -1,0 +1,682 @@
+"""The explorer application: inputs → resolver (off the UI thread) → panes.
+
+Structure (so features can be added in their own modules):
+
+- the app owns one :class:`~octui.tui.state.Inputs` value and one
+  :class:`~octui.tui.state.View` (the latest resolution);
+- every input change calls :meth:`OctuiApp.request_resolve`: an exclusive,
+  debounced worker resolves in a thread and hands the view to
+  :meth:`OctuiApp.apply_view`, which drops anything but the newest generation;
+- every widget with a ``show_view(view)`` method receives each new view
+  (:meth:`apply_view` queries for them), so a new pane only has to define it;
+- result tabs come from :data:`RESULT_TABS`; palette commands from
+  :meth:`OctuiApp.palette_commands`; help from the bindings themselves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Checkbox, Footer, Input, Select, TabbedContent, TabPane
+
+from octui.bundle import bundle_dict, dumps_bundle
+from octui.config import ConfigError, NotARepository
+from octui.model import Exclusion, Finding
+from octui.pipeline import Included, UnknownRole
+from octui.session import Session
+from octui.timeutil import now_utc
+from octui.tui.commands import OctuiCommands
+from octui.tui.exporting import ExportExists, ExportRefused, default_export_path, write_atomic
+from octui.tui.screens.error import ErrorScreen
+from octui.tui.screens.export import ExportScreen
+from octui.tui.screens.help import HelpScreen
+from octui.tui.state import Inputs, View, make_view
+from octui.tui.widgets.detail import DetailPane
+from octui.tui.widgets.inputs import InputsPane, parse_as_of, parse_limit, parse_min
+from octui.tui.widgets.results import ExcludedPane, IncludedTable, WarningsTable
+from octui.tui.widgets.rowtable import RowTable
+from octui.tui.widgets.status import StatusBar
+from octui.tui.widgets.timeline import TimelinePane
+
+NARROW = 110
+"""Below this many columns the detail pane is shown on demand instead of beside the results."""
+
+RESULT_TABS: list[tuple[str, str, Callable[[], Widget]]] = [
+    ("tab-included", "1 Included", lambda: IncludedTable(id="included-table")),
+    ("tab-excluded", "2 Excluded", lambda: ExcludedPane(id="excluded-pane")),
+    ("tab-warnings", "3 Warnings", lambda: WarningsTable(id="warnings-table")),
+]
+"""``(pane id, title, factory)`` of the result tabs; extensions may append."""
+
+
+class OctuiApp(App[None]):
+    """Explore what a role is given, what is left out and why, at any instant."""
+
+    TITLE = "octui"
+    CSS_PATH = "app.tcss"
+    COMMANDS: ClassVar[set[Any]] = App.COMMANDS | {OctuiCommands}
+    ENABLE_COMMAND_PALETTE = True
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f1", "help", "Help"),
+        Binding("slash", "focus_task", "Task"),
+        Binding("r", "focus_role", "Role"),
+        Binding("a", "focus_as_of", "as_of", show=False),
+        Binding("left_square_bracket", "step_day(-1)", "−1 day", show=False),
+        Binding("right_square_bracket", "step_day(1)", "±day", key_display="[ ]"),
+        Binding("left_curly_bracket", "step_month(-1)", "−1 month", show=False),
+        Binding("right_curly_bracket", "step_month(1)", "±month", key_display="{ }"),
+        Binding("n", "toggle_now", "Now⇄date"),
+        Binding("h", "flip('historical')", "Toggle include-historical", show=False),
+        Binding("s", "flip('strict')", "Toggle strict", show=False),
+        Binding("l", "focus_input('limit')", "Edit limit", show=False),
+        Binding("m", "focus_input('min-relevance')", "Edit min-relevance", show=False),
+        Binding("1", "show_tab('tab-included')", "Included pane", show=False),
+        Binding("2", "show_tab('tab-excluded')", "Excluded pane", show=False),
+        Binding("3", "show_tab('tab-warnings')", "Warnings pane", show=False),
+        Binding("f", "cycle_reason", "Filter exclusions by reason", show=False),
+        Binding("d", "toggle_side", "Detail/timeline (narrow screens)", show=False),
+        Binding("escape", "results", "Back to the results", show=False),
+        Binding("e", "export", "Export"),
+        Binding("c", "copy_digest", "Copy digest", show=False),
+        Binding("ctrl+r", "reload", "Reload from disk", show=False),
+        Binding("q", "quit", "Quit"),
+    ]
+
+    def __init__(
+        self,
+        root: str | Path,
+        *,
+        role: str | None = None,
+        task: str = "",
+        as_of: datetime | None = None,
+        include_historical: bool = False,
+        strict: bool = False,
+        limit: int | None = None,
+        min_relevance: float | None = None,
+        watch: bool = True,
+        poll_interval: float = 1.0,
+        debounce: float = 0.15,
+        cursor_blink: bool = True,
+    ) -> None:
+        super().__init__()
+        self.root = Path(root)
+        self.session = Session(self.root)
+        self.inputs = Inputs(
+            role=role,
+            task=task,
+            as_of=as_of,
+            chosen=as_of,
+            include_historical=include_historical,
+            strict=strict,
+            limit=limit,
+            min_relevance=min_relevance,
+        )
+        self.requested_role = role
+        self.view: View | None = None
+        self.watch_disk = watch
+        self.poll_interval = poll_interval
+        self.debounce = debounce
+        self.cursor_blink = cursor_blink
+        self.generation = 0
+        """Generation of the newest resolution asked for."""
+        self.applied_generation = 0
+        self.error: tuple[str, str, str] | None = None
+        self.error_screen: ErrorScreen | None = None
+        self.loaded = False
+        self._seen_fingerprint: tuple[object, ...] | None = None
+        self._jump_cycle: tuple[tuple[object, ...], int] | None = None
+        self.selected: Included | Exclusion | Finding | None = None
+        self.settled = asyncio.Event()
+
+    # -- layout --------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield InputsPane(id="inputs")
+        with Horizontal(id="body"):
+            with TabbedContent(id="results"):
+                for pane_id, title, factory in RESULT_TABS:
+                    with TabPane(title, id=pane_id):
+                        yield factory()
+            with Vertical(id="side"):
+                yield TimelinePane(id="timeline")
+                yield DetailPane(id="detail")
+        yield StatusBar(id="status")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self._layout_for(self.size.width)
+        if not self.cursor_blink:
+            for field in self.main.query(Input):
+                field.cursor_blink = False
+        self.main.query_one(InputsPane).show(self.inputs)
+        self.main.query_one(StatusBar).show(None)
+        self.reload_repository()
+        if self.watch_disk:
+            self.watch_repository()
+
+    def on_resize(self, event: Any) -> None:
+        self._layout_for(event.size.width)
+
+    def _layout_for(self, width: int) -> None:
+        self.main.set_class(width < NARROW, "-narrow")
+
+    @property
+    def narrow(self) -> bool:
+        return self.main.has_class("-narrow")
+
+    # -- loading and watching ------------------------------------------------------------
+
+    @work(exclusive=True, group="load", exit_on_error=False)
+    async def reload_repository(self) -> None:
+        """(Re)load the repository in a thread; show an error screen when it cannot be read."""
+        self.settled.clear()
+        fingerprint = await asyncio.to_thread(self.session.fingerprint)
+        self._seen_fingerprint = fingerprint
+        try:
+            await asyncio.to_thread(self.session.load)
+        except NotARepository as exc:
+            self.show_error(
+                "Not an OpenContext repository",
+                str(self.root / "opencontext.yaml"),
+                "not found: the folder is not an OpenContext repository until it holds "
+                "opencontext.yaml",
+            )
+            del exc
+            return
+        except ConfigError as exc:
+            self.show_error(
+                "The configuration cannot be read",
+                exc.file + (f" — key {exc.key}" if exc.key else ""),
+                exc.problem,
+            )
+            return
+        except Exception as exc:  # never a traceback: say what failed
+            self.show_error("The repository cannot be read", str(self.root), str(exc))
+            return
+        self.clear_error()
+        self.loaded = True
+        self._roles_changed()
+        self.request_resolve(debounce=False)
+
+    @work(exclusive=True, group="watch", exit_on_error=False)
+    async def watch_repository(self) -> None:
+        """Poll the disk; reload when the files changed (also while the error screen shows)."""
+        while True:
+            await asyncio.sleep(self.poll_interval)
+            try:
+                fingerprint = await asyncio.to_thread(self.session.fingerprint)
+            except Exception:
+                continue
+            if fingerprint != self._seen_fingerprint:
+                self.reload_repository()
+
+    def action_reload(self) -> None:
+        self.reload_repository()
+
+    def show_error(self, title: str, where: str, problem: str) -> None:
+        self.error = (title, where, problem)
+        self.settled.set()
+        if self.error_screen is not None:
+            self.error_screen.update_error(title, where, problem)
+            return
+        self.error_screen = ErrorScreen(title, where, problem)
+        self.push_screen(self.error_screen)
+
+    def clear_error(self) -> None:
+        self.error = None
+        screen, self.error_screen = self.error_screen, None
+        if screen is not None:
+            while screen in self.screen_stack and len(self.screen_stack) > 1:
+                self.pop_screen()
+
+    def _roles_changed(self) -> None:
+        repo = self.session.repository
+        assert repo is not None
+        roles = sorted(repo.config.roles)
+        role = self.inputs.role
+        if role not in roles:
+            if role is not None and self.view is not None:
+                self.notify(
+                    f"role {role!r} is no longer declared; showing {roles[0] if roles else 'none'}",
+                    severity="warning",
+                )
+            elif role is not None:
+                self.notify(
+                    f"unknown role {role!r}; declared roles: {', '.join(roles) or 'none'}",
+                    severity="error",
+                )
+            role = roles[0] if roles else None
+            self.inputs = replace(self.inputs, role=role)
+        self.main.query_one(InputsPane).set_roles(roles, role)
+
+    # -- resolving -----------------------------------------------------------------------
+
+    def set_inputs(self, inputs: Inputs) -> None:
+        """Change the inputs, show them, and re-resolve (debounced)."""
+        if inputs == self.inputs:
+            return
+        self.inputs = inputs
+        self.main.query_one(InputsPane).show(inputs)
+        self.request_resolve()
+
+    def request_resolve(self, *, debounce: bool = True) -> None:
+        if not self.loaded:
+            return
+        self.generation += 1
+        self.settled.clear()
+        self.main.query_one(StatusBar).show(
+            self.view, pending=True, following_now=self.inputs.as_of is None
+        )
+        self._resolve(self.generation, self.inputs, self.debounce if debounce else 0.0)
+
+    @work(exclusive=True, group="resolve", exit_on_error=False)
+    async def _resolve(self, generation: int, inputs: Inputs, delay: float) -> None:
+        if delay:
+            await asyncio.sleep(delay)
+        query = inputs.query(now_utc())
+        session = self.session
+
+        def compute() -> View:
+            return make_view(session.resolve(query), generation)
+
+        try:
+            view = await asyncio.to_thread(compute)
+        except UnknownRole as exc:
+            self.notify(str(exc), severity="error")
+            self.settled.set()
+            return
+        except Exception as exc:  # pragma: no cover - a bug in the core; say so, keep running
+            self.notify(f"resolution failed: {exc}", severity="error")
+            self.settled.set()
+            return
+        self.apply_view(view)
+
+    def apply_view(self, view: View) -> bool:
+        """Show ``view`` unless a newer resolution was asked for since. Returns True if shown."""
+        if view.generation != self.generation or view.generation <= self.applied_generation:
+            return False
+        if not self._main_ready():
+            return False
+        self.applied_generation = view.generation
+        self.view = view
+        for widget in self.main.query("*"):
+            show_view = getattr(widget, "show_view", None)
+            if callable(show_view):
+                show_view(view)
+        self.main.query_one(StatusBar).show(view, following_now=self.inputs.as_of is None)
+        self.call_after_refresh(self._refresh_selection)
+        self.settled.set()
+        return True
+
+    @property
+    def main(self) -> Screen[Any]:
+        """The explorer's own screen (queries must not go to help/error/export on top)."""
+        return self.screen_stack[0] if self.screen_stack else self.screen
+
+    def _main_ready(self) -> bool:
+        """False while the app is shutting down (workers may still finish then)."""
+        try:
+            self.main.query_one("#results", TabbedContent)
+        except NoMatches:
+            return False
+        return True
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """On the error screen only quit, help and reload make sense."""
+        if self.error_screen is not None and self.screen is self.error_screen:
+            return action in ("quit", "help", "reload", "command_palette")
+        return True
+
+    async def wait_settled(self) -> None:
+        """Wait until the newest resolution (or load error) is on screen (for tests)."""
+        await self.settled.wait()
+
+    # -- selection -----------------------------------------------------------------------
+
+    def _active_table(self) -> RowTable | None:
+        tabs = self.main.query_one("#results", TabbedContent)
+        pane = tabs.get_pane(tabs.active) if tabs.active else None
+        if pane is None:
+            return None
+        tables = list(pane.query(RowTable))
+        return tables[0] if tables else None
+
+    def _refresh_selection(self) -> None:
+        if not self._main_ready():
+            return
+        table = self._active_table()
+        self._select(table.current_row if table is not None else None)
+
+    def _select(self, item: Included | Exclusion | Finding | None) -> None:
+        self.selected = item
+        view = self.view
+        self.main.query_one(DetailPane).show(view, item)
+        timeline = self.main.query_one(TimelinePane)
+        if view is None or item is None:
+            timeline.show(view, None)
+        elif isinstance(item, Included):
+            timeline.show(view, item.obj.id)
+        elif isinstance(item, Exclusion):
+            if item.reason.is_denial:
+                timeline.show(view, None, denied=f"{item.reason.value}: only id and reason")
+            elif view.object_of(item) is None:
+                timeline.show(view, None, denied=f"{item.reason.value}")
+            else:
+                timeline.show(view, item.id)
+        elif item.ids:
+            timeline.show(view, item.ids[0])
+        else:
+            timeline.show(view, None)
+
+    def on_row_table_highlighted(self, event: RowTable.Highlighted) -> None:
+        if event.table is self._active_table():
+            self._select(event.row)
+
+    def on_row_table_selected(self, event: RowTable.Selected) -> None:
+        if isinstance(event.row, Finding):
+            self._jump_to_finding(event.row)
+        elif self.narrow:
+            self.main.add_class("-show-side")
+
+    @on(TabbedContent.TabActivated, "#results")
+    def _tab_changed(self, event: TabbedContent.TabActivated) -> None:
+        self._refresh_selection()
+
+    def _jump_to_finding(self, finding: Finding) -> None:
+        if not finding.ids:
+            self.notify("this warning names no object")
+            return
+        key = (finding.code.value, finding.ids, finding.message)
+        index = 0
+        if self._jump_cycle is not None and self._jump_cycle[0] == key:
+            index = (self._jump_cycle[1] + 1) % len(finding.ids)
+        self._jump_cycle = (key, index)
+        target = finding.ids[index]
+        if len(finding.ids) > 1:
+            self.notify(f"{index + 1}/{len(finding.ids)}: {target} (Enter on the warning: next)")
+        self.action_jump(target)
+
+    def action_jump(self, ref: str) -> None:
+        """Show the object ``id`` or ``id@version`` in the pane that holds it."""
+        view = self.view
+        if view is None:
+            return
+        object_id, _, version = ref.partition("@")
+
+        def matches(i: str, v: int | None) -> bool:
+            return i == object_id and (not version or str(v) == version)
+
+        for index, inc in enumerate(view.included):
+            if matches(inc.obj.id, inc.obj.version):
+                self.action_show_tab("tab-included")
+                table = self.main.query_one("#included-table", IncludedTable)
+                table.move_to(index)
+                self._select(inc)
+                return
+        excluded = self.main.query_one(ExcludedPane)
+        candidates = [e for e in view.exclusions if matches(e.id, e.version)]
+        if not candidates and version:
+            candidates = [e for e in view.exclusions if e.id == object_id]
+        if not candidates:
+            self.notify(f"{ref} is not in this resolution", severity="warning")
+            return
+        target = candidates[0]
+        if excluded.reason not in ("all", target.reason.value):
+            excluded.set_reason("all")
+        self.action_show_tab("tab-excluded")
+        excluded_table = excluded.table
+        index = next(i for i, e in enumerate(excluded_table.rows) if e is target)
+        excluded_table.move_to(index)
+        self._select(target)
+
+    # -- input events --------------------------------------------------------------------
+
+    @on(Select.Changed, "#role")
+    def _role_changed(self, event: Select.Changed) -> None:
+        if isinstance(event.value, str):
+            self.set_inputs(replace(self.inputs, role=event.value))
+
+    @on(Input.Changed, "#task")
+    def _task_changed(self, event: Input.Changed) -> None:
+        self.set_inputs(replace(self.inputs, task=event.value))
+
+    @on(Input.Changed, "#as-of")
+    def _as_of_changed(self, event: Input.Changed) -> None:
+        if not event.value.strip():
+            return  # half-way through typing: keep the current instant
+        ok, when = parse_as_of(event.value)
+        event.input.set_class(not ok, "-invalid")
+        if ok:
+            assert when is None or isinstance(when, datetime)
+            self.set_inputs(self.inputs.with_as_of(when))
+
+    @on(Input.Changed, "#limit")
+    def _limit_changed(self, event: Input.Changed) -> None:
+        ok, value = parse_limit(event.value)
+        event.input.set_class(not ok, "-invalid")
+        if ok:
+            self.set_inputs(replace(self.inputs, limit=value))
+
+    @on(Input.Changed, "#min-relevance")
+    def _min_changed(self, event: Input.Changed) -> None:
+        ok, value = parse_min(event.value)
+        event.input.set_class(not ok, "-invalid")
+        if ok:
+            self.set_inputs(replace(self.inputs, min_relevance=value))
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        if event.input.id in ("task", "as-of", "limit", "min-relevance"):
+            self._focus_results()
+
+    @on(Checkbox.Changed, "#historical")
+    def _historical_changed(self, event: Checkbox.Changed) -> None:
+        self.set_inputs(replace(self.inputs, include_historical=event.value))
+
+    @on(Checkbox.Changed, "#strict")
+    def _strict_changed(self, event: Checkbox.Changed) -> None:
+        self.set_inputs(replace(self.inputs, strict=event.value))
+
+    # -- actions -------------------------------------------------------------------------
+
+    def set_as_of(self, when: datetime | None) -> None:
+        self.set_inputs(self.inputs.with_as_of(when))
+
+    def set_role(self, role: str) -> None:
+        self.set_inputs(replace(self.inputs, role=role))
+
+    def action_step_day(self, days: int) -> None:
+        self.set_inputs(self.inputs.step(days=days))
+
+    def action_step_month(self, months: int) -> None:
+        self.set_inputs(self.inputs.step(months=months))
+
+    def action_toggle_now(self) -> None:
+        self.set_inputs(self.inputs.toggle_now())
+
+    def action_flip(self, which: str) -> None:
+        box = self.main.query_one(f"#{which}", Checkbox)
+        box.value = not box.value
+
+    def action_focus_task(self) -> None:
+        self.main.query_one("#task", Input).focus()
+
+    def action_focus_as_of(self) -> None:
+        self.main.query_one("#as-of", Input).focus()
+
+    def action_focus_input(self, which: str) -> None:
+        self.main.query_one(f"#{which}", Input).focus()
+
+    def action_focus_role(self) -> None:
+        select = self.main.query_one("#role", Select)
+        select.focus()
+        select.expanded = True
+
+    def action_show_tab(self, pane_id: str) -> None:
+        self.main.query_one("#results", TabbedContent).active = pane_id
+        self.main.remove_class("-show-side")
+        self._focus_results()
+
+    def _focus_results(self) -> None:
+        table = self._active_table()
+        if table is not None:
+            table.focus()
+
+    def action_cycle_reason(self) -> None:
+        self.main.query_one("#results", TabbedContent).active = "tab-excluded"
+        self.main.query_one(ExcludedPane).cycle_reason()
+        self._focus_results()
+
+    def action_toggle_side(self) -> None:
+        self.main.toggle_class("-show-side")
+
+    def action_results(self) -> None:
+        if self.main.has_class("-show-side"):
+            self.main.remove_class("-show-side")
+        self._focus_results()
+
+    def action_copy_digest(self) -> None:
+        if self.view is None:
+            return
+        self.copy_to_clipboard(self.view.digest)
+        self.notify(f"copied {self.view.digest}", title="Digest")
+
+    def bundle_text(self) -> str:
+        """The current bundle, as ``opencontext resolve --format json`` prints it."""
+        assert self.view is not None
+        return dumps_bundle(bundle_dict(self.view.resolution))
+
+    def action_export(self) -> None:
+        view = self.view
+        if view is None:
+            self.notify("nothing to export yet", severity="warning")
+            return
+        default = default_export_path(self.root, view.query.role)
+        summary = (
+            f"role {view.query.role} · {len(view.included)} objects · digest {view.digest[:19]}…"
+        )
+
+        def done(result: tuple[Path, bool] | None) -> None:
+            if result is not None:
+                self.export_to(result[0], overwrite=result[1])
+
+        self.push_screen(ExportScreen(default, self.root, summary), done)
+
+    @work(exclusive=True, group="export", exit_on_error=False)
+    async def export_to(self, path: Path, *, overwrite: bool = False) -> Path | None:
+        """Write the current bundle atomically; never into the repository."""
+        text = self.bundle_text()
+        try:
+            written = await asyncio.to_thread(
+                write_atomic, path, text, self.root, overwrite=overwrite
+            )
+        except ExportExists as exc:
+            self.notify(f"{exc}; not overwritten", severity="warning")
+            return None
+        except ExportRefused as exc:
+            self.notify(str(exc), severity="error", title="Export refused")
+            return None
+        self.notify(f"wrote {written}", title="Exported")
+        return written
+
+    def action_help(self) -> None:
+        if isinstance(self.screen, HelpScreen):
+            return
+        self.push_screen(HelpScreen(self.help_groups()))
+
+    def help_groups(self) -> list[tuple[str, list[tuple[str, str]]]]:
+        """Every key, from the bindings themselves (plus the fields' own keys)."""
+
+        def rows(bindings: list[BindingType]) -> list[tuple[str, str]]:
+            out = []
+            for b in bindings:
+                if isinstance(b, Binding):
+                    out.append(
+                        (
+                            b.key.replace("left_square_bracket", "[")
+                            .replace("right_square_bracket", "]")
+                            .replace("left_curly_bracket", "{")
+                            .replace("right_curly_bracket", "}")
+                            .replace("slash", "/"),
+                            b.description,
+                        )
+                    )
+            return out
+
+        from octui.tui.widgets.inputs import AsOfInput
+
+        return [
+            ("Anywhere", [*rows(list(self.BINDINGS)), ("ctrl+p", "Command palette")]),
+            (
+                "Tables (Included, Excluded, Warnings)",
+                [*rows(list(RowTable.BINDINGS)), ("click / double-click", "select / open")],
+            ),
+            (
+                "as_of field",
+                [
+                    *rows(list(AsOfInput.BINDINGS)),
+                    ("type", "now, YYYY-MM-DD or RFC 3339 datetime"),
+                ],
+            ),
+            (
+                "Fields",
+                [("tab / shift+tab", "next / previous field"), ("enter", "back to the results")],
+            ),
+        ]
+
+    def palette_commands(self) -> list[tuple[str, Callable[[], object], str]]:
+        """Fixed commands of the palette; dynamic ones (jump, as_of) are in OctuiCommands."""
+        from functools import partial
+
+        commands: list[tuple[str, Callable[[], object], str]] = []
+        repo = self.session.repository
+        for role in sorted(repo.config.roles) if repo is not None else []:
+            commands.append((f"Set role: {role}", partial(self.set_role, role), "resolve for it"))
+        commands += [
+            ("Set as_of: now", partial(self.set_as_of, None), "follow the clock"),
+            ("Set as_of…", self.action_focus_as_of, "type a date (or: 'as_of 2026-03-15' here)"),
+            ("Export bundle", self.action_export, "write the bundle JSON to a file"),
+            ("Copy digest", self.action_copy_digest, "to the terminal clipboard"),
+            ("Toggle include-historical", partial(self.action_flip, "historical"), ""),
+            ("Toggle strict", partial(self.action_flip, "strict"), ""),
+            ("Filter exclusions by reason", self.action_cycle_reason, "cycle the reasons"),
+            ("Reload from disk", self.action_reload, ""),
+            ("Help (keys)", self.action_help, "F1"),
+        ]
+        return commands
+
+
+def create_app(
+    root: str | Path,
+    *,
+    role: str | None = None,
+    task: str = "",
+    as_of: datetime | None = None,
+    **options: Any,
+) -> OctuiApp:
+    """The app factory used by ``main()``, the tests and the screenshot script."""
+    return OctuiApp(root, role=role, task=task, as_of=as_of, **options)
+
+
+def first_as_of(text: str | None) -> datetime | None:
+    """Parse ``--as-of`` (None = now)."""
+    if text is None:
+        return None
+    ok, value = parse_as_of(text)
+    if not ok:
+        raise ValueError(f"--as-of: expected now, a date or an RFC 3339 datetime, got {text!r}")
+    assert value is None or isinstance(value, datetime)
+    return value

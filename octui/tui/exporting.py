@@ -1,0 +1,87 @@
+"""Writing a bundle to a file: atomic, never inside the repository, no silent overwrite.
+
+Textual-free so it can be tested directly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+
+class ExportRefused(Exception):
+    """The target cannot or must not be written; the message says why."""
+
+
+class ExportExists(ExportRefused):
+    """The target exists and overwriting was not confirmed."""
+
+
+def check_target(path: str | Path, repo_root: str | Path) -> Path:
+    """The absolute target, refused when it is inside the repository or a folder."""
+    target = Path(path).expanduser()
+    if not str(path).strip():
+        raise ExportRefused("no file name given")
+    target = Path(os.path.abspath(target))
+    parent = target.parent.resolve()
+    resolved = parent / target.name
+    root = Path(repo_root).resolve()
+    if resolved == root or root in resolved.parents:
+        raise ExportRefused(
+            f"{resolved} is inside the repository being read ({root}); choose a path outside it"
+        )
+    if resolved.is_dir():
+        raise ExportRefused(f"{resolved} is a folder; give a file name")
+    if not parent.is_dir():
+        raise ExportRefused(f"folder {parent} does not exist")
+    return resolved
+
+
+def write_atomic(
+    path: str | Path, text: str, repo_root: str | Path, *, overwrite: bool = False
+) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` via a temporary file in the same folder.
+
+    Without ``overwrite`` an existing file is refused (and the check is race-free: the
+    temporary file is hard-linked into place, which fails if the name exists).
+    """
+    target = check_target(path, repo_root)
+    if target.exists() and not overwrite:
+        raise ExportExists(f"{target} already exists")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if overwrite:
+            os.replace(tmp, target)
+        else:
+            try:
+                os.link(tmp, target)
+            except FileExistsError:
+                raise ExportExists(f"{target} already exists") from None
+            except OSError:  # filesystems without hard links: fall back to a checked rename
+                if target.exists():
+                    raise ExportExists(f"{target} already exists") from None
+                os.replace(tmp, target)
+    except OSError as exc:
+        raise ExportRefused(f"cannot write {target}: {exc.strerror or exc}") from None
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+    return target
+
+
+def default_export_path(
+    repo_root: str | Path, role: str | None, cwd: str | Path | None = None
+) -> Path:
+    """``opencontext-bundle-<role>.json`` in the current folder, or beside the repository
+    when the current folder is inside it."""
+    here = Path(cwd or os.getcwd()).resolve()
+    root = Path(repo_root).resolve()
+    folder = root.parent if (here == root or root in here.parents) else here
+    safe_role = "".join(c if c.isalnum() or c in "-_." else "_" for c in (role or "all"))
+    return folder / f"opencontext-bundle-{safe_role}.json"

@@ -1,0 +1,60 @@
+"""F1: every key, and how to answer the two questions the explorer exists for."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+GUIDE = """\
+[b]Why is X not in the support bundle?[/b]  pick role [b]support[/b] (r), open [b]Excluded[/b] (2),
+  find X (ctrl+p → "jump X", or f to filter by reason): the row and the detail pane say why.
+[b]What did we believe in March?[/b]  press a, type 2026-03-15 (or step with [ ] and { }):
+  the bundle re-resolves at that instant; the timeline marker │ moves; n toggles back to now."""
+
+
+def _key(keys: str) -> str:
+    return ", ".join(k.strip() for k in keys.split(","))
+
+
+class HelpScreen(ModalScreen[None]):
+    """Lists the bindings it is given, grouped, plus the quick guide."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,f1,q", "dismiss", "Close help"),
+    ]
+
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > VerticalScroll {
+        width: 96; max-width: 100%; height: auto; max-height: 100%;
+        border: round $primary; background: $surface; padding: 0 1;
+    }
+    """
+
+    def __init__(self, groups: list[tuple[str, list[tuple[str, str]]]]) -> None:
+        super().__init__()
+        self.groups = groups
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll() as scroll:
+            scroll.border_title = "octui help — Esc closes"
+            yield Static(GUIDE, id="guide")
+            table = Table.grid(padding=(0, 2))
+            table.add_column(style="bold cyan", no_wrap=True)
+            table.add_column()
+            for title, rows in self.groups:
+                table.add_row("", "")
+                table.add_row(Text(title, style="bold underline"), "")
+                for keys, description in rows:
+                    table.add_row(_key(keys), description)
+            yield Static(table, id="keys")
+
+    def action_dismiss(self) -> None:  # type: ignore[override]
+        self.dismiss(None)

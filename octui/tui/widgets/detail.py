@@ -1,0 +1,182 @@
+"""Detail: every field of the selected object, its content rendered, and why it is where it is.
+
+An object denied to the role shows only its id and the reason, exactly as the
+bundle does: nothing else about it is looked up.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.markup import escape
+from textual.widgets import Markdown, Static
+
+from octui.bundle import object_fields
+from octui.model import ContextObject, Exclusion, Finding
+from octui.pipeline import Included
+from octui.textsafe import inert
+from octui.tui.state import View
+from octui.tui.widgets.results import LIFECYCLE_STYLE, REASON_STYLE, one_line, warning_style
+
+
+def _link(ref: str) -> str:
+    """A clickable id (ids and refs are [a-z0-9._-] plus @N: safe inside markup)."""
+    return f"[@click=app.jump('{ref}')][u]{escape(ref)}[/u][/]"
+
+
+def _value(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, list):
+        return ", ".join(inert(str(v), keep_newlines=False) for v in value) if value else "[]"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {_value(v)}" for k, v in value.items())
+    return inert(str(value), keep_newlines=False)
+
+
+def field_rows(obj: ContextObject, extra: dict[str, str]) -> list[tuple[str, str]]:
+    """Every field of the object (SPEC §1.3), then ``extra`` (path, source, ...)."""
+    rows = []
+    for name, value in object_fields(obj).items():
+        if name == "content":
+            lines = obj.content.count("\n") + (1 if obj.content else 0)
+            rows.append(("content", f"{lines} lines (rendered below)"))
+        else:
+            rows.append((name, _value(value)))
+    return rows + list(extra.items())
+
+
+def fields_table(rows: list[tuple[str, str]]) -> Table:
+    table = Table.grid(padding=(0, 1))
+    table.add_column(style="bold cyan", no_wrap=True)
+    table.add_column(overflow="fold")
+    for name, value in rows:
+        table.add_row(name, Text(value, style="dim" if name == "content" else ""))
+    return table
+
+
+class DetailPane(VerticalScroll):
+    """Everything about one row of the result panes."""
+
+    DEFAULT_CSS = """
+    DetailPane { height: 1fr; padding: 0 1; }
+    DetailPane #why { margin-bottom: 1; }
+    DetailPane #fields { margin-bottom: 1; }
+    DetailPane Markdown { padding: 0 0; border-top: solid $primary-background; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.item: Included | Exclusion | Finding | None = None
+        self.field_rows: list[tuple[str, str]] = []
+        """The fields on show, as text (empty for denied objects and warnings)."""
+        self._markdown_text: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("Select a row to see everything about it.", id="why")
+        yield Static("", id="fields")
+        yield Markdown("", id="content")
+
+    @property
+    def why_text(self) -> str:
+        """Plain text of the explanation (for tests)."""
+        return str(self.query_one("#why", Static).render())
+
+    def show(self, view: View | None, item: Included | Exclusion | Finding | None) -> None:
+        self.item = item
+        self.field_rows = []
+        why = self.query_one("#why", Static)
+        fields = self.query_one("#fields", Static)
+        if view is None or item is None:
+            why.update("Select a row to see everything about it.")
+            fields.update("")
+            self._set_markdown("")
+            return
+        if isinstance(item, Finding):
+            self._show_finding(item)
+            return
+        if isinstance(item, Exclusion) and item.reason.is_denial:
+            why.update(
+                f"[b]id[/b]      {escape(one_line(item.id))}\n"
+                f"[b]reason[/b]  [{REASON_STYLE[item.reason]}]{item.reason.value}[/]\n\n"
+                "[dim]Denied to this role: only the id and the reason are shown, "
+                "exactly as in the bundle.[/]"
+            )
+            fields.update("")
+            self._set_markdown("")
+            return
+        obj = view.object_of(item)
+        if isinstance(item, Included):
+            why.update(self._included_why(view, item))
+            extra = {"path": one_line(item.obj.path), "source": one_line(item.obj.source)}
+        else:
+            why.update(self._excluded_why(item))
+            extra = {}
+            if obj is not None:
+                extra = {"path": one_line(obj.path), "source": one_line(obj.source)}
+        if obj is None:
+            fields.update("")
+            self._set_markdown("")
+            return
+        if obj.unknown_fields:
+            extra["unknown fields"] = ", ".join(one_line(f) for f in obj.unknown_fields)
+        self.field_rows = field_rows(obj, extra)
+        fields.update(fields_table(self.field_rows))
+        self._set_markdown(inert(obj.content))
+
+    def _included_why(self, view: View, inc: Included) -> str:
+        o = inc.obj
+        rank = next((i for i, x in enumerate(view.included, 1) if x is inc), 0)
+        lines = [
+            f"[b green]✓ included[/] at rank {rank} of {len(view.included)} · "
+            f"{escape(one_line(o.id))} v{o.version}",
+            f"lifecycle [{LIFECYCLE_STYLE.get(inc.lifecycle, '')}]{inc.lifecycle.value}[/]"
+            + (" · [b yellow]! stale[/] (past its freshness window)" if inc.stale else ""),
+        ]
+        if inc.matched:
+            signals = "; ".join(
+                f"{escape(k)}: {escape(', '.join(v))}" for k, v in inc.matched.items()
+            )
+            lines.append(f"score {inc.score} · matched {signals}")
+        elif o.is_floor_layer:
+            lines.append(f"score {inc.score} · floor score of layer {o.layer} (never trimmed)")
+        else:
+            lines.append(f"score {inc.score} · no ranking signal matched the task")
+        return "\n".join(lines)
+
+    def _excluded_why(self, ex: Exclusion) -> str:
+        label = ex.id if ex.version is None else f"{ex.id}@{ex.version}"
+        lines = [
+            f"[b red]✗ excluded[/] {escape(one_line(label))}: "
+            f"[{REASON_STYLE.get(ex.reason, 'bold')}]{ex.reason.value}[/]"
+        ]
+        if ex.detail:
+            lines.append(escape(one_line(ex.detail)))
+        if ex.related:
+            lines.append("related: " + ", ".join(_link(r) for r in ex.related))
+        return "\n".join(lines)
+
+    def _show_finding(self, w: Finding) -> None:
+        why = self.query_one("#why", Static)
+        style = warning_style(w)
+        lines = [f"[{style}]{w.code.value}[/] ({w.severity.value})", escape(one_line(w.message))]
+        if w.hint:
+            lines.append(f"[cyan]→[/] {escape(one_line(w.hint))}")
+        if w.ids:
+            lines.append("objects: " + ", ".join(_link(i) for i in w.ids))
+            lines.append("[dim]Enter jumps to them in turn.[/]")
+        why.update("\n".join(lines))
+        self.query_one("#fields", Static).update("")
+        self._set_markdown("")
+
+    def _set_markdown(self, text: str) -> None:
+        if text == self._markdown_text:
+            return
+        self._markdown_text = text
+        md = self.query_one("#content", Markdown)
+        md.display = bool(text)
+        md.update(text)

@@ -1,0 +1,140 @@
+"""The inputs pane: role, task, as_of (with day/month steps and a now toggle), switches,
+limit and min-relevance. The app owns the :class:`~octui.tui.state.Inputs` value; this
+pane only shows it (``show``) and reports edits as the widgets' own messages.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from datetime import datetime
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Checkbox, Input, Label, Select
+
+from octui.timeutil import format_day, parse_instant
+from octui.tui.state import Inputs
+
+
+class AsOfInput(Input):
+    """``as_of``: a date or RFC 3339 datetime, or "now". Up/down step a day, PgUp/PgDn a month."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "app.step_day(1)", "+1 day", show=False),
+        Binding("down", "app.step_day(-1)", "-1 day", show=False),
+        Binding("pageup", "app.step_month(1)", "+1 month", show=False),
+        Binding("pagedown", "app.step_month(-1)", "-1 month", show=False),
+    ]
+
+
+def parse_as_of(text: str) -> tuple[bool, datetime | None]:
+    """``(ok, value)``: value None for "now", a datetime for a date, else not ok."""
+    t = text.strip()
+    if t.lower() == "now":
+        return True, None
+    try:
+        return True, parse_instant(t)
+    except ValueError:
+        return False, None
+
+
+def parse_limit(text: str) -> tuple[bool, int | None]:
+    t = text.strip()
+    if not t:
+        return True, None
+    if t.isdigit():
+        return True, int(t)
+    return False, None
+
+
+def parse_min(text: str) -> tuple[bool, float | None]:
+    t = text.strip()
+    if not t:
+        return True, None
+    try:
+        value = float(t)
+    except ValueError:
+        return False, None
+    if value != value or value in (float("inf"), float("-inf")):
+        return False, None
+    return True, value
+
+
+class InputsPane(Vertical):
+    DEFAULT_CSS = """
+    InputsPane { height: auto; padding: 0 1; background: $boost; }
+    InputsPane > Horizontal { height: 1; }
+    InputsPane Label { padding: 0 1 0 0; color: $text-muted; }
+    InputsPane Label.gap { padding: 0 1 0 2; }
+    InputsPane #role { width: 22; }
+    InputsPane #task { width: 1fr; }
+    InputsPane #as-of { width: 17; }
+    InputsPane #as-of-mode { width: 7; color: $text-accent; padding: 0 0 0 1; }
+    InputsPane #limit, InputsPane #min-relevance { width: 5; }
+    InputsPane Checkbox { margin-left: 1; }
+    InputsPane Input.-invalid { color: $error; }
+    """
+
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            yield Label("role")
+            yield Select[str]([], prompt="role", allow_blank=True, compact=True, id="role")
+            yield Label("task", classes="gap")
+            yield Input(placeholder="what the agent is doing, e.g. refund", compact=True, id="task")
+        with Horizontal():
+            yield Label("as_of")
+            yield AsOfInput(placeholder="now | YYYY-MM-DD", compact=True, id="as-of")
+            yield Label("", id="as-of-mode")
+            yield Checkbox("historical", compact=True, id="historical")
+            yield Checkbox("strict", compact=True, id="strict")
+            yield Label("limit", classes="gap")
+            yield Input(placeholder="-", compact=True, id="limit")
+            yield Label("min", classes="gap")
+            yield Input(placeholder="-", compact=True, id="min-relevance")
+
+    def set_roles(self, roles: list[str], current: str | None) -> None:
+        select = self.query_one("#role", Select)
+        with select.prevent(Select.Changed):
+            select.set_options([(Text(r), r) for r in roles])
+            if current in roles:
+                select.value = current
+
+    def show(self, inputs: Inputs) -> None:
+        """Make the widgets show ``inputs`` (without echoing change messages)."""
+        select = self.query_one("#role", Select)
+        if inputs.role is not None and select.value != inputs.role:
+            # the role may not be among the options yet
+            with select.prevent(Select.Changed), contextlib.suppress(Exception):
+                select.value = inputs.role
+        self._set_input("#task", inputs.task, parse=lambda t: (True, t))
+        as_of_text = "now" if inputs.as_of is None else format_day(inputs.as_of)
+        self._set_input("#as-of", as_of_text, parse=parse_as_of, want=inputs.as_of)
+        self.query_one("#as-of-mode", Label).update("● now" if inputs.as_of is None else "◆ set")
+        for wid, value in (("#historical", inputs.include_historical), ("#strict", inputs.strict)):
+            box = self.query_one(wid, Checkbox)
+            if box.value != value:
+                with box.prevent(Checkbox.Changed):
+                    box.value = value
+        self._set_input(
+            "#limit", "" if inputs.limit is None else str(inputs.limit), parse_limit, inputs.limit
+        )
+        self._set_input(
+            "#min-relevance",
+            "" if inputs.min_relevance is None else f"{inputs.min_relevance:g}",
+            parse_min,
+            inputs.min_relevance,
+        )
+
+    def _set_input(self, selector: str, text: str, parse, want: object = ...) -> None:  # type: ignore[no-untyped-def]
+        widget = self.query_one(selector, Input)
+        ok, value = parse(widget.value)
+        current = value if want is not ... else widget.value
+        target = want if want is not ... else text
+        if ok and current == target:
+            return  # the user's own spelling of the same value: leave it alone
+        with widget.prevent(Input.Changed):
+            widget.value = text
+            widget.remove_class("-invalid")

@@ -1,0 +1,231 @@
+"""The three result panes: included objects, exclusions (with a reason filter), warnings.
+
+Each pane has ``show_view(view)``; the app calls it with every new resolution.
+They are :class:`RowTable` based, so they stay fast at tens of thousands of rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Select, Static
+
+from octui.enums import ExclusionReason, Lifecycle, Severity, WarningCode
+from octui.explain import glyph
+from octui.model import Exclusion, Finding
+from octui.pipeline import Included
+from octui.textsafe import inert
+from octui.tui.state import View, row_key
+from octui.tui.widgets.rowtable import Cell, Column, RowTable
+
+LIFECYCLE_STYLE = {
+    Lifecycle.ACTIVE: "green",
+    Lifecycle.SUPERSEDED: "yellow",
+    Lifecycle.EXPIRED: "red",
+}
+
+REASON_STYLE = {
+    ExclusionReason.PERMISSION_DENIED: "bold red",
+    ExclusionReason.CLASSIFICATION_DENIED: "bold red",
+    ExclusionReason.SUPERSEDED: "yellow",
+    ExclusionReason.OUTRANKED: "yellow",
+    ExclusionReason.CONFLICT: "magenta",
+    ExclusionReason.EXPIRED: "red",
+    ExclusionReason.NOT_YET_VALID: "blue",
+    ExclusionReason.UNAPPROVED: "magenta",
+    ExclusionReason.SOURCE_UNAVAILABLE: "bold red",
+}
+
+
+def one_line(text: str | None) -> str:
+    return inert(text or "", keep_newlines=False)
+
+
+def warning_style(w: Finding) -> str:
+    if w.code is WarningCode.STALE:
+        return "yellow"
+    return "bold red" if w.severity is Severity.ERROR else "yellow"
+
+
+class IncludedTable(RowTable):
+    """The bundle's objects, in bundle order."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(
+            [
+                Column("#", 4, "right"),
+                Column("id", None, min_width=12),
+                Column("v", 3, "right"),
+                Column("authority", 10),
+                Column("lifecycle", 10),
+                Column("!", 1),
+                Column("score", 5, "right"),
+            ],
+            self._row_cells,
+            row_key,
+            empty="(no objects in the bundle)",
+            id=id,
+        )
+
+    def _row_cells(self, inc: Included, index: int) -> Sequence[Cell]:
+        o = inc.obj
+        return (
+            (str(index + 1), "dim"),
+            (one_line(o.id), "bold" if o.is_floor_layer else ""),
+            (str(o.version), ""),
+            (one_line(o.authority) or "(none)", "" if o.authority else "italic yellow"),
+            (inc.lifecycle.value, LIFECYCLE_STYLE.get(inc.lifecycle, "")),
+            ("!" if inc.stale else "", "bold yellow"),
+            (str(inc.score), ""),
+        )
+
+    def show_view(self, view: View) -> None:
+        self.set_rows(view.included)
+
+
+ALL = "all"
+
+
+class ExcludedPane(Vertical):
+    """Exclusions with their reason and detail; filter by reason; counts per reason."""
+
+    DEFAULT_CSS = """
+    ExcludedPane { height: 1fr; }
+    ExcludedPane > Horizontal { height: 1; }
+    ExcludedPane #reason-filter { width: 34; }
+    ExcludedPane #reason-counts { width: 1fr; color: $text-muted; padding-left: 1; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.view: View | None = None
+        self.reason: str = ALL
+
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            yield Select[str](
+                [("all reasons", ALL)],
+                value=ALL,
+                allow_blank=False,
+                compact=True,
+                id="reason-filter",
+            )
+            yield Static("", id="reason-counts")
+        yield RowTable(
+            [
+                Column("id", None, min_width=12),
+                Column("v", 3, "right"),
+                Column("reason", 21),
+                Column("detail", None, min_width=10),
+            ],
+            self._row_cells,
+            row_key,
+            empty="(nothing excluded)",
+            id="excluded-table",
+        )
+
+    @property
+    def table(self) -> RowTable:
+        return self.query_one("#excluded-table", RowTable)
+
+    def _row_cells(self, ex: Exclusion, index: int) -> Sequence[Cell]:
+        denied = ex.reason.is_denial
+        return (
+            (one_line(ex.id), ""),
+            ("" if ex.version is None else str(ex.version), ""),
+            (ex.reason.value, REASON_STYLE.get(ex.reason, "")),
+            ("" if denied else one_line(ex.detail), "dim"),
+        )
+
+    def show_view(self, view: View) -> None:
+        self.view = view
+        counts = view.reason_counts
+        options: list[tuple[str, str]] = [(f"all reasons ({len(view.exclusions)})", ALL)]
+        for reason in ExclusionReason:
+            if counts.get(reason):
+                options.append((f"{reason.value} ({counts[reason]})", reason.value))
+        if self.reason != ALL and not counts.get(ExclusionReason(self.reason)):
+            options.append((f"{self.reason} (0)", self.reason))
+        select = self.query_one("#reason-filter", Select)
+        with select.prevent(Select.Changed):
+            select.set_options(options)
+            select.value = self.reason
+        summary = " · ".join(f"{r.value} {counts[r]}" for r in ExclusionReason if counts.get(r))
+        self.query_one("#reason-counts", Static).update(summary or "nothing excluded")
+        self._refill()
+
+    def set_reason(self, reason: str) -> None:
+        self.reason = reason
+        select = self.query_one("#reason-filter", Select)
+        if select.value != reason:
+            with select.prevent(Select.Changed):
+                try:
+                    select.value = reason
+                except Exception:  # an option not offered: show everything
+                    self.reason = ALL
+                    select.value = ALL
+        self._refill()
+
+    def cycle_reason(self) -> None:
+        if self.view is None:
+            return
+        order = [ALL] + [r.value for r in ExclusionReason if self.view.reason_counts.get(r)]
+        i = order.index(self.reason) if self.reason in order else 0
+        self.set_reason(order[(i + 1) % len(order)])
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "reason-filter" and isinstance(event.value, str):
+            event.stop()
+            self.set_reason(event.value)
+
+    def _refill(self) -> None:
+        if self.view is None:
+            return
+        rows: list[Any] = self.view.exclusions
+        if self.reason != ALL:
+            rows = [e for e in rows if e.reason.value == self.reason]
+        self.table.set_rows(rows)
+
+
+def _warning_key(w: Finding) -> tuple[object, ...]:
+    return (w.code.value, w.ids, w.message)
+
+
+class WarningsTable(RowTable):
+    """Warnings: glyph, code, ids, message, and the ``→`` hint on a second line."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(
+            [
+                Column(" ", 1),
+                Column("code", 24),
+                Column("ids", None, min_width=10),
+                Column("message", None, min_width=16),
+            ],
+            self._row_cells,
+            _warning_key,
+            row_height=2,
+            extra=self._hint,
+            empty="(no warnings)",
+            id=id,
+        )
+
+    def _row_cells(self, w: Finding, index: int) -> Sequence[Cell]:
+        style = warning_style(w)
+        return (
+            (glyph(w), style),
+            (w.code.value, style),
+            (one_line(" ".join(w.ids)), "bold"),
+            (one_line(w.message), ""),
+        )
+
+    def _hint(self, w: Finding, index: int, sub: int) -> Sequence[Cell]:
+        if not w.hint:
+            return (("", ""),)
+        return (("    → ", "cyan"), (one_line(w.hint), "italic"))
+
+    def show_view(self, view: View) -> None:
+        self.set_rows(view.resolution.warnings)

@@ -1,0 +1,294 @@
+"""A virtualised table: renders only the visible lines, whatever the row count.
+
+``DataTable`` parses and measures every cell on refill (seconds at tens of
+thousands of rows); this widget keeps the rows as plain Python objects and
+formats a row only when its line is on screen, so replacing 50,000 rows costs
+the time to build a key index. Columns have fixed widths except one flexible
+column that takes the rest. A row may span several lines (``row_height``); the
+extra lines come from ``extra``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, ClassVar
+
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+Cell = tuple[str, str]
+"""Cell text and a Rich style string ("" for the default)."""
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column: ``width`` cells, or ``None`` for the one column that takes the rest."""
+
+    label: str
+    width: int | None = None
+    justify: str = "left"
+    min_width: int = 8
+
+
+@lru_cache(maxsize=256)
+def _style(spec: str) -> Style:
+    return Style.parse(spec) if spec else Style()
+
+
+def _fit(text: str, width: int, justify: str) -> str:
+    if width <= 0:
+        return ""
+    if cell_len(text) > width:
+        return set_cell_size(text, width - 1) + "…" if width > 1 else "…"
+    pad = width - cell_len(text)
+    return (" " * pad + text) if justify == "right" else (text + " " * pad)
+
+
+class RowTable(ScrollView, can_focus=True):
+    """A keyboard- and mouse-driven table over any sequence of row objects."""
+
+    DEFAULT_CSS = """
+    RowTable {
+        background: $surface;
+        height: 1fr;
+        scrollbar-size-vertical: 1;
+        &:focus { background-tint: $foreground 4%; }
+        & > .rowtable--header { text-style: bold; color: $text-accent; }
+        & > .rowtable--cursor {
+            background: $block-cursor-background; color: $block-cursor-foreground;
+        }
+        & > .rowtable--cursor-blurred { background: $block-cursor-blurred-background; }
+        & > .rowtable--empty { color: $text-muted; text-style: italic; }
+    }
+    """
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "rowtable--header",
+        "rowtable--cursor",
+        "rowtable--cursor-blurred",
+        "rowtable--empty",
+    }
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "cursor(-1)", "Up", show=False),
+        Binding("down,j", "cursor(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home", "edge(0)", "First row", show=False),
+        Binding("end", "edge(1)", "Last row", show=False),
+        Binding("enter", "select", "Open / jump", show=False),
+    ]
+
+    cursor: reactive[int] = reactive(0, always_update=True, init=False)
+
+    class Highlighted(Message):
+        """The cursor moved to ``row`` (``None`` when the table is empty)."""
+
+        def __init__(self, table: RowTable, row: Any | None) -> None:
+            super().__init__()
+            self.table = table
+            self.row = row
+
+        @property
+        def control(self) -> RowTable:
+            return self.table
+
+    class Selected(Message):
+        """Enter (or a double click) on ``row``."""
+
+        def __init__(self, table: RowTable, row: Any) -> None:
+            super().__init__()
+            self.table = table
+            self.row = row
+
+        @property
+        def control(self) -> RowTable:
+            return self.table
+
+    def __init__(
+        self,
+        columns: Sequence[Column],
+        cells: Callable[[Any, int], Sequence[Cell]],
+        key: Callable[[Any], Hashable],
+        *,
+        row_height: int = 1,
+        extra: Callable[[Any, int, int], Sequence[Cell]] | None = None,
+        empty: str = "(nothing)",
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.columns = list(columns)
+        self._cells = cells
+        self._key = key
+        self._extra = extra
+        self.row_height = row_height
+        self.empty_text = empty
+        self.rows: Sequence[Any] = ()
+        self._index: dict[Hashable, int] = {}
+
+    # -- data ----------------------------------------------------------------------------
+
+    def set_rows(self, rows: Sequence[Any]) -> None:
+        """Replace the rows; the cursor stays on the same row key when it is still there."""
+        old_key = self.current_key
+        self.rows = rows
+        self._index = {}
+        for i, row in enumerate(rows):
+            self._index.setdefault(self._key(row), i)
+        new_cursor = self._index.get(old_key, min(self.cursor, max(len(rows) - 1, 0)))
+        self.virtual_size = Size(self.size.width, len(rows) * self.row_height + 1)
+        self.set_reactive(RowTable.cursor, new_cursor)
+        self._keep_visible()
+        self.refresh()
+        self.post_message(self.Highlighted(self, self.current_row))
+
+    @property
+    def current_row(self) -> Any | None:
+        if 0 <= self.cursor < len(self.rows):
+            return self.rows[self.cursor]
+        return None
+
+    @property
+    def current_key(self) -> Hashable | None:
+        row = self.current_row
+        return None if row is None else self._key(row)
+
+    def index_of(self, key: Hashable) -> int | None:
+        return self._index.get(key)
+
+    def move_to(self, index: int) -> None:
+        """Put the cursor on row ``index`` (clamped)."""
+        if not self.rows:
+            return
+        self.cursor = min(max(index, 0), len(self.rows) - 1)
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        self._keep_visible()
+        self.refresh()
+        self.post_message(self.Highlighted(self, self.current_row))
+
+    # -- geometry ------------------------------------------------------------------------
+
+    @property
+    def _body_height(self) -> int:
+        return max(self.scrollable_content_region.height - 1, 1)
+
+    def _keep_visible(self) -> None:
+        top = self.cursor * self.row_height
+        y = round(self.scroll_y)
+        if top < y:
+            self.scroll_to(y=top, animate=False, immediate=True)
+        elif top + self.row_height > y + self._body_height:
+            self.scroll_to(
+                y=top + self.row_height - self._body_height, animate=False, immediate=True
+            )
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.virtual_size = Size(event.size.width, len(self.rows) * self.row_height + 1)
+        self._keep_visible()
+
+    def widths(self, total: int) -> list[int]:
+        fixed = sum(c.width or 0 for c in self.columns) + max(len(self.columns) - 1, 0)
+        flex = [c for c in self.columns if c.width is None]
+        rest = max(total - fixed, 0)
+        out = []
+        for c in self.columns:
+            if c.width is None:
+                out.append(max(rest // max(len(flex), 1), c.min_width))
+            else:
+                out.append(c.width)
+        return out
+
+    # -- actions -------------------------------------------------------------------------
+
+    def action_cursor(self, delta: int) -> None:
+        self.move_to(self.cursor + delta)
+
+    def action_page(self, direction: int) -> None:
+        self.move_to(self.cursor + direction * max(self._body_height // self.row_height - 1, 1))
+
+    def action_edge(self, end: int) -> None:
+        self.move_to(len(self.rows) - 1 if end else 0)
+
+    def action_select(self) -> None:
+        row = self.current_row
+        if row is not None:
+            self.post_message(self.Selected(self, row))
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None or offset.y < 1:
+            return
+        index = (round(self.scroll_y) + offset.y - 1) // self.row_height
+        if 0 <= index < len(self.rows):
+            self.focus()
+            self.cursor = index
+            if event.chain >= 2:
+                self.action_select()
+
+    # -- rendering -----------------------------------------------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        if y == 0:
+            header = self.get_component_rich_style("rowtable--header")
+            cells = [(c.label, "") for c in self.columns]
+            return self._strip(cells, width, base + header)
+        line = round(self.scroll_y) + y - 1
+        index, sub = divmod(line, self.row_height)
+        if not self.rows:
+            if y == 1:
+                empty = self.get_component_rich_style("rowtable--empty")
+                return Strip([Segment(_fit(" " + self.empty_text, width, "left"), base + empty)])
+            return Strip.blank(width, base)
+        if index >= len(self.rows):
+            return Strip.blank(width, base)
+        row = self.rows[index]
+        style = base
+        if index == self.cursor:
+            name = "rowtable--cursor" if self.has_focus else "rowtable--cursor-blurred"
+            style = base + self.get_component_rich_style(name)
+        if sub == 0:
+            return self._strip(list(self._cells(row, index)), width, style)
+        assert self._extra is not None
+        runs = self._extra(row, index, sub)
+        segments = []
+        used = 0
+        for text, spec in runs:
+            text = (
+                _fit(text, max(width - used, 0), "left") if used + cell_len(text) > width else text
+            )
+            segments.append(Segment(text, style + _style(spec)))
+            used += cell_len(text)
+        if used < width:
+            segments.append(Segment(" " * (width - used), style))
+        return Strip(segments, width)
+
+    def _strip(self, cells: list[Cell], width: int, style: Style) -> Strip:
+        segments: list[Segment] = []
+        used = 0
+        for i, ((text, spec), column, w) in enumerate(
+            zip(cells, self.columns, self.widths(width), strict=False)
+        ):
+            if i:
+                segments.append(Segment(" ", style))
+                used += 1
+            w = min(w, max(width - used, 0))
+            segments.append(Segment(_fit(text, w, column.justify), style + _style(spec)))
+            used += w
+        if used < width:
+            segments.append(Segment(" " * (width - used), style))
+        return Strip(segments).crop(0, width)

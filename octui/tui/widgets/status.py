@@ -1,0 +1,42 @@
+"""The status bar: digest, counts, strict PASS/FAIL, role and ``as_of``."""
+
+from __future__ import annotations
+
+from textual.markup import escape
+from textual.widgets import Static
+
+from octui.textsafe import inert
+from octui.timeutil import format_instant
+from octui.tui.state import View
+
+
+class StatusBar(Static):
+    DEFAULT_CSS = """
+    StatusBar { height: 1; background: $panel; color: $text; padding: 0 1; }
+    """
+
+    def show(
+        self, view: View | None, *, pending: bool = False, following_now: bool = False
+    ) -> None:
+        if view is None:
+            self.update("[dim]loading…[/]")
+            return
+        r = view.resolution
+        q = r.query
+        short = view.digest.removeprefix("sha256:")[:12]
+        verdict = "[b red]FAIL[/]" if r.failed else "[b green]PASS[/]"
+        strict = f"strict {verdict}" + ("" if q.strict else " [dim](off)[/]")
+        when = format_instant(q.as_of)
+        when = f"now ({when})" if following_now else when
+        parts = [
+            f"[b]{short}[/]",
+            f"[green]{len(r.included)}[/] in",
+            f"[red]{len(r.exclusions)}[/] out",
+            f"[yellow]{len(r.warnings)}[/] warn ({view.errors} err)",
+            strict,
+            f"role [b]{escape(inert(str(q.role), keep_newlines=False))}[/]",
+            f"as_of [b]{when}[/]",
+        ]
+        if pending:
+            parts.append("[i]resolving…[/]")
+        self.update(" · ".join(parts))
