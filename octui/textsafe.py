@@ -27,3 +27,14 @@ def inert(text: str, *, keep_newlines: bool = True) -> str:
     if not keep_newlines:
         out = out.replace("\n", "\\n").replace("\t", " ")
     return out
+
+
+def markup_escape(text: str) -> str:
+    """``text`` made literal inside Textual (or Rich) console markup.
+
+    ``textual.markup.escape`` only escapes brackets that look like a tag to its regex
+    (``[red]``), but Textual's parser also reads ``[31m ...]`` or ``[ ...]`` as tags, so
+    text such as ``\\x1b[31mRED`` followed by real markup raises ``MarkupError``. Every
+    ``[`` is escaped here; Textual-free, like the rest of this module.
+    """
+    return text.replace("[", "\\[")

@@ -191,3 +191,23 @@ def test_undecodable_file_names_under_a_strict_utf8_terminal(repo: Path) -> None
         if argv[0] == "validate" and "json" not in argv:
             assert "policies/bad\\xff.md: file name is not valid UTF-8" in out
             assert "policies/\\x9b2J.md" in out
+
+
+def test_markup_escape_keeps_any_text_literal() -> None:
+    from rich.markup import render
+    from textual.markup import to_content
+
+    from octui.textsafe import markup_escape
+
+    samples = [
+        inert(HOSTILE, keep_newlines=False),
+        inert(repr(HOSTILE)),
+        "\\x1b[31mRED",
+        "[[[",
+        "]]][/",
+        "[@click=app.quit()]x[/]",
+    ]
+    for text in samples:
+        shown = to_content(f"[b]x[/] {markup_escape(text)} [b]y[/]").plain
+        assert shown == f"x {text} y"
+        assert render(f"[b]x[/] {markup_escape(text)} [b]y[/]").plain == f"x {text} y"
