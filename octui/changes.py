@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
+from octui.bundle import digest
 from octui.diff import Diff, describe_change, diff_resolutions
 from octui.loader import Repository
 from octui.model import ContextObject, Exclusion
@@ -172,6 +173,84 @@ def _touched_ids(diff: Diff) -> set[str]:
     return ids
 
 
+Signature = tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]
+
+
+def signature(resolution: Resolution) -> Signature:
+    """What the digest covers, by object identity: cheap to compare within one repository.
+
+    Equal signatures imply equal digests (an object's fields are fixed by its uid); unequal
+    signatures are confirmed with the digest before a change is reported.
+    """
+    return (
+        tuple((i.obj.uid, i.lifecycle, i.stale) for i in resolution.included),
+        tuple((e.id, e.version, e.reason, e.related) for e in resolution.exclusions),
+        tuple((w.code, w.ids) for w in resolution.warnings),
+    )
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    at: datetime
+    after: bool
+    causes: tuple[Cause, ...]
+
+    @property
+    def first_instant(self) -> datetime:
+        return self.at + EPSILON if self.after else self.at
+
+
+def _sorted_candidates(resolution: Resolution) -> list[_Candidate]:
+    out = []
+    for (at, after), causes in sorted(candidates(resolution).items(), key=lambda kv: kv[0]):
+        try:
+            at + EPSILON
+            at - EPSILON
+        except OverflowError:
+            continue
+        unique = tuple(sorted(set(causes), key=lambda c: (c.kind, c.key, c.detail)))
+        out.append(_Candidate(at, after, unique))
+    return out
+
+
+class _Resolver:
+    """Resolutions of one query at many instants, with digests computed once."""
+
+    def __init__(self, repository: Repository, query: Query, rev: str | None) -> None:
+        self.repository = repository
+        self.query = query
+        self.rev = rev
+        self._recent: list[tuple[Resolution, str]] = []
+
+    def at(self, instant: datetime) -> Resolution:
+        return resolve(self.repository, replace(self.query, as_of=instant))
+
+    def digest(self, resolution: Resolution) -> str:
+        """The digest, remembered for the two most recent resolutions (a walk needs no more)."""
+        for known, value in self._recent:
+            if known is resolution:
+                return value
+        value = digest(resolution)
+        self._recent = [*self._recent[-1:], (resolution, value)]
+        return value
+
+    def point(
+        self, candidate: _Candidate, before: Resolution, after: Resolution
+    ) -> ChangePoint | None:
+        """A change point when ``before`` and ``after`` really differ, else None."""
+        if signature(before) == signature(after):
+            return None
+        da, db = self.digest(before), self.digest(after)
+        if da == db:
+            return None
+        diff = diff_resolutions(
+            before, after, rev_a=self.rev, rev_b=self.rev, digest_a=da, digest_b=db
+        )
+        touched = _touched_ids(diff)
+        relevant = tuple(c for c in candidate.causes if touched.intersection(c.ids))
+        return ChangePoint(candidate.at, candidate.after, relevant or candidate.causes, diff)
+
+
 def change_agenda(
     repository: Repository,
     query: Query,
@@ -180,28 +259,63 @@ def change_agenda(
     until: datetime | None = None,
     rev: str | None = None,
 ) -> Agenda:
-    """The instants in ``(since, until]`` at which ``query``'s bundle changes (None: unbounded)."""
+    """The instants in ``(since, until]`` at which ``query``'s bundle changes (None: unbounded).
+
+    The bundle can change only at a candidate instant, so it is constant from one candidate's
+    first instant to the next: one resolution per candidate suffices.
+    """
+    resolver = _Resolver(repository, query, rev)
     base = resolve(repository, query)
+    window = [
+        c
+        for c in _sorted_candidates(base)
+        if (since is None or c.first_instant > since)
+        and (until is None or c.first_instant <= until)
+    ]
     points: list[ChangePoint] = []
-    for (at, after), causes in sorted(candidates(base).items(), key=lambda kv: kv[0]):
-        try:
-            before_at, after_at = (at, at + EPSILON) if after else (at - EPSILON, at)
-        except OverflowError:
-            continue
-        if since is not None and after_at <= since:
-            continue
-        if until is not None and after_at > until:
-            continue
-        first = resolve(repository, replace(query, as_of=before_at))
-        second = resolve(repository, replace(query, as_of=after_at))
-        diff = diff_resolutions(first, second, rev_a=rev, rev_b=rev)
-        if diff.same:
-            continue
-        touched = _touched_ids(diff)
-        relevant = [c for c in causes if touched.intersection(c.ids)] or list(causes)
-        unique = sorted(set(relevant), key=lambda c: (c.kind, c.key, c.detail))
-        points.append(ChangePoint(at, after, tuple(unique), diff))
+    if window:
+        previous = resolver.at(window[0].first_instant - EPSILON)
+        for candidate in window:
+            current = resolver.at(candidate.first_instant)
+            point = resolver.point(candidate, previous, current)
+            if point is not None:
+                points.append(point)
+            previous = current
     return Agenda(query, since, until, tuple(points), rev)
+
+
+def next_change(
+    repository: Repository, query: Query, *, rev: str | None = None
+) -> ChangePoint | None:
+    """The first change after ``query.as_of`` (resolving only as far as needed), or None."""
+    resolver = _Resolver(repository, query, rev)
+    previous = resolve(repository, query)
+    for candidate in _sorted_candidates(previous):
+        if candidate.first_instant <= query.as_of:
+            continue
+        current = resolver.at(candidate.first_instant)
+        point = resolver.point(candidate, previous, current)
+        if point is not None:
+            return point
+        previous = current
+    return None
+
+
+def previous_change(
+    repository: Repository, query: Query, *, rev: str | None = None
+) -> ChangePoint | None:
+    """The latest change already in effect at ``query.as_of``, or None."""
+    resolver = _Resolver(repository, query, rev)
+    current = resolve(repository, query)
+    for candidate in reversed(_sorted_candidates(current)):
+        if candidate.first_instant > query.as_of:
+            continue
+        before = resolver.at(candidate.first_instant - EPSILON)
+        point = resolver.point(candidate, before, current)
+        if point is not None:
+            return ChangePoint(point.at, point.after, point.causes, point.diff)
+        current = before
+    return None
 
 
 def render_text(agenda: Agenda) -> str:
@@ -245,4 +359,14 @@ def _mark(aspect: str) -> str:
     return {"added": "+", "now-included": "+", "removed": "-", "now-excluded": "-"}.get(aspect, "~")
 
 
-__all__ = ["Agenda", "Cause", "ChangePoint", "candidates", "change_agenda", "render_text"]
+__all__ = [
+    "Agenda",
+    "Cause",
+    "ChangePoint",
+    "candidates",
+    "change_agenda",
+    "next_change",
+    "previous_change",
+    "render_text",
+    "signature",
+]

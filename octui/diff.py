@@ -20,11 +20,11 @@ Warnings are matched by ``(code, ids)``, counting repeats.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from octui.bundle import digest, object_fields
-from octui.model import Exclusion, Finding
+from octui.model import ContextObject, Exclusion, Finding
 from octui.pipeline import Included, Resolution
 from octui.textsafe import inert
 from octui.timeutil import format_instant
@@ -62,7 +62,8 @@ class EntryView:
     rank: int | None = None
     score: int | None = None
     path: str | None = None
-    fields: tuple[tuple[str, Any], ...] = ()
+    obj: ContextObject | None = field(default=None, compare=False, repr=False)
+    """The included object (never set for exclusions); its fields are compared lazily."""
 
     @property
     def label(self) -> str:
@@ -242,7 +243,6 @@ class Diff:
 
 
 def _included_view(inc: Included, rank: int) -> EntryView:
-    fields = object_fields(inc.obj)
     return EntryView(
         id=inc.obj.id,
         version=inc.obj.version,
@@ -253,16 +253,16 @@ def _included_view(inc: Included, rank: int) -> EntryView:
         rank=rank,
         score=inc.score,
         path=inc.obj.path,
-        fields=tuple(sorted((k, _hashable(v)) for k, v in fields.items())),
+        obj=inc.obj,
     )
 
 
-def _hashable(value: Any) -> Any:
-    if isinstance(value, list):
-        return tuple(_hashable(v) for v in value)
-    if isinstance(value, dict):
-        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
-    return value
+def _changed_fields(a: ContextObject | None, b: ContextObject | None) -> tuple[str, ...]:
+    """Names of the §1.3 fields (other than version) that differ between two objects."""
+    if a is None or b is None or a is b:
+        return ()
+    fa, fb = object_fields(a), object_fields(b)
+    return tuple(k for k in sorted(set(fa) | set(fb)) if k != "version" and fa.get(k) != fb.get(k))
 
 
 def _excluded_view(ex: Exclusion) -> EntryView:
@@ -285,13 +285,15 @@ def entries(resolution: Resolution) -> list[EntryView]:
     return out
 
 
-def side_info(resolution: Resolution, rev: str | None = None) -> SideInfo:
+def side_info(
+    resolution: Resolution, rev: str | None = None, known_digest: str | None = None
+) -> SideInfo:
     q = resolution.query
     return SideInfo(
         role=q.role,
         task=q.task,
         as_of=format_instant(q.as_of),
-        digest=digest(resolution),
+        digest=known_digest or digest(resolution),
         rev=rev,
         include_historical=q.include_historical,
         limit=q.limit,
@@ -380,10 +382,7 @@ def _compare(
             aspects.append("stale")
         if before.authority != after.authority:
             aspects.append("authority")
-        fa, fb = dict(before.fields), dict(after.fields)
-        changed = tuple(
-            k for k in sorted(set(fa) | set(fb)) if k != "version" and fa.get(k) != fb.get(k)
-        )
+        changed = _changed_fields(before.obj, after.obj)
         if changed:
             aspects.append("fields")
         if before.rank != after.rank:
@@ -460,14 +459,23 @@ def diff_entries(
 
 
 def diff_resolutions(
-    a: Resolution, b: Resolution, *, rev_a: str | None = None, rev_b: str | None = None
+    a: Resolution,
+    b: Resolution,
+    *,
+    rev_a: str | None = None,
+    rev_b: str | None = None,
+    digest_a: str | None = None,
+    digest_b: str | None = None,
 ) -> Diff:
-    """Compare two resolutions (side A = before, side B = after)."""
+    """Compare two resolutions (side A = before, side B = after).
+
+    ``digest_a`` / ``digest_b`` may pass digests already computed for ``a`` / ``b``.
+    """
     changes, versions = diff_entries(entries(a), entries(b))
     added, removed = _warning_changes(a.warnings, b.warnings)
     return Diff(
-        a=side_info(a, rev_a),
-        b=side_info(b, rev_b),
+        a=side_info(a, rev_a, digest_a),
+        b=side_info(b, rev_b, digest_b),
         objects=tuple(changes),
         versions=tuple(versions),
         warnings_added=added,

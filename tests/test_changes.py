@@ -16,7 +16,14 @@ from git_fixture import GitSample, git_sample
 from repo_builder import obj
 
 from octui.bundle import digest
-from octui.changes import EPSILON, candidates, change_agenda, render_text
+from octui.changes import (
+    EPSILON,
+    candidates,
+    change_agenda,
+    next_change,
+    previous_change,
+    render_text,
+)
 from octui.cli import main
 from octui.loader import Repository, load_repository
 from octui.pipeline import Query, resolve
@@ -295,3 +302,18 @@ def test_cli_changes_at_a_revision(
     june_now = [c for c in now["changes"] if c["at"] == "2026-06-01T00:00:00Z"]
     refunds = lambda cs: [o for c in cs for o in c["objects"] if o["id"] == "policies.refunds"]  # noqa: E731
     assert refunds(june_now) and not refunds(june_then)
+
+
+@pytest.mark.parametrize("when", ["2026-03-15", "2026-06-01", "2026-11-30", "2027-01-01"])
+def test_next_and_previous_change_agree_with_the_agenda(sample: Repository, when: str) -> None:
+    query = Query(role="support", as_of=parse_instant(when))
+    agenda = change_agenda(sample, query)
+    nxt = next_change(sample, query)
+    prev = previous_change(sample, query)
+    expected_next = agenda.next_after(query.as_of)
+    expected_prev = agenda.previous_before(query.as_of)
+    assert (nxt and nxt.first_instant) == (expected_next and expected_next.first_instant)
+    assert (prev and prev.first_instant) == (expected_prev and expected_prev.first_instant)
+    assert nxt is not None and prev is not None
+    assert nxt.diff.b.digest == expected_next.diff.b.digest  # type: ignore[union-attr]
+    assert prev.diff.a.digest == expected_prev.diff.a.digest  # type: ignore[union-attr]
