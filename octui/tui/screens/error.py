@@ -11,11 +11,11 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Center, Vertical
-from textual.markup import escape
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from octui.textsafe import inert
+from octui.textsafe import markup_escape as escape
 
 
 class ErrorScreen(Screen[None]):

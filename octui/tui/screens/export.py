@@ -9,10 +9,10 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.markup import escape
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
+from octui.textsafe import markup_escape as escape
 from octui.tui.exporting import ExportRefused, check_target
 
 

@@ -12,13 +12,13 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
-from textual.markup import escape
 from textual.widgets import Markdown, Static
 
 from octui.bundle import object_fields
 from octui.model import ContextObject, Exclusion, Finding
 from octui.pipeline import Included
 from octui.textsafe import inert
+from octui.textsafe import markup_escape as escape
 from octui.tui.state import View
 from octui.tui.widgets.results import LIFECYCLE_STYLE, REASON_STYLE, one_line, warning_style
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from textual.markup import escape
 from textual.widgets import Static
 
 from octui.textsafe import inert
+from octui.textsafe import markup_escape as escape
 from octui.timeutil import format_instant
 from octui.tui.state import View
 
