@@ -135,3 +135,67 @@ def test_snapshot_notices_a_change(repo: Path) -> None:
     assert snapshot(repo) == before
     (repo / ".git" / "new").write_bytes(b"")
     assert snapshot(repo) != before
+
+
+# -- exports: atomic, never into the repository, never a silent overwrite ---------------------
+
+
+def test_export_refuses_the_repository_by_any_path(repo: Path, tmp_path: Path) -> None:
+    from octui.tui.exporting import ExportRefused, write_atomic
+
+    before = snapshot(repo)
+    os.symlink(repo, tmp_path / "alias")
+    os.symlink(repo / "policies", tmp_path / "policies-alias")
+    for target in (
+        repo / "bundle.json",
+        repo / "policies" / "bundle.json",
+        tmp_path / "alias" / "bundle.json",
+        tmp_path / "policies-alias" / "x.json",
+        repo / ".." / repo.name / "bundle.json",
+        repo,
+    ):
+        with pytest.raises(ExportRefused):
+            write_atomic(target, "{}", repo)
+    assert snapshot(repo) == before
+
+
+def test_export_never_overwrites_silently(repo: Path, tmp_path: Path) -> None:
+    from octui.tui.exporting import ExportExists, write_atomic
+
+    target = tmp_path / "bundle.json"
+    target.write_text("keep me", encoding="utf-8")
+    with pytest.raises(ExportExists):
+        write_atomic(target, "new", repo)
+    assert target.read_text(encoding="utf-8") == "keep me"
+    # A link at the target, even a dangling one into the repository, is not followed.
+    link = tmp_path / "link.json"
+    os.symlink(repo / "mission.md", link)
+    dangling = tmp_path / "dangling.json"
+    os.symlink(repo / "no-such-file.json", dangling)
+    before = snapshot(repo)
+    for path in (link, dangling):
+        with pytest.raises(ExportExists):
+            write_atomic(path, "new", repo)
+    write_atomic(link, "replaced", repo, overwrite=True)  # replaces the link itself
+    assert snapshot(repo) == before
+    assert not link.is_symlink() and link.read_text(encoding="utf-8") == "replaced"
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
+def test_a_failed_export_leaves_the_old_file_and_no_debris(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from octui.tui import exporting
+
+    target = tmp_path / "out" / "bundle.json"
+    target.parent.mkdir()
+    target.write_text("old", encoding="utf-8")
+
+    def no_space(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(exporting.os, "fsync", no_space)
+    with pytest.raises(exporting.ExportRefused, match="No space left on device"):
+        exporting.write_atomic(target, "x" * 100_000, repo, overwrite=True)
+    assert target.read_text(encoding="utf-8") == "old"
+    assert [p.name for p in target.parent.iterdir()] == ["bundle.json"]
