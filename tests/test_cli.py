@@ -35,6 +35,12 @@ def run(
     )
 
 
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI's parse cache goes to a folder of this test, not the user's cache."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+
+
 def one_error_line(proc: subprocess.CompletedProcess[str]) -> str:
     assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
     lines = proc.stderr.splitlines()
@@ -340,3 +346,21 @@ def test_sample_repo_digest_moves_with_as_of() -> None:
 
     assert digest_at("2026-03-15") != digest_at("2026-11-30")
     assert digest_at("2026-11-30") == digest_at("2026-11-30T01:00:00+01:00")
+
+
+def test_commands_never_write_into_the_repository(clean_repo: Path) -> None:
+    def snapshot() -> list[tuple[str, int, int]]:
+        return sorted(
+            (str(p.relative_to(clean_repo)), p.stat().st_size, p.stat().st_mtime_ns)
+            for p in clean_repo.rglob("*")
+        )
+
+    before = snapshot()
+    for args in (
+        ["resolve", clean_repo, "--role", "support", "--format", "json"],
+        ["resolve", "--role", "support"],
+        ["validate", clean_repo],
+        ["history", "mission", clean_repo],
+    ):
+        assert run(*args, cwd=clean_repo).returncode == 0
+    assert snapshot() == before

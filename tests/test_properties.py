@@ -314,6 +314,7 @@ def test_time_zone_and_locale_do_not_change_the_digest(spec: Spec, as_of: str, r
     with tempfile.TemporaryDirectory() as tmp:
         root = write(spec, Path(tmp) / "repo")
         default_env = {k: v for k, v in os.environ.items() if k not in ("TZ", "LC_ALL", "LANG")}
+        default_env["XDG_CACHE_HOME"] = str(Path(tmp) / "cache")
         far_env = dict(default_env, TZ="Pacific/Kiritimati", LC_ALL="C")
         west_env = dict(default_env, TZ="America/Adak", LC_ALL="C", LANG="C")
         d1 = _cli_digest(root, role, as_of, default_env)
