@@ -9,6 +9,7 @@ role ``r0`` and stuffed with canary strings that must never reach r0's output.
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
 import random
@@ -16,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +26,10 @@ from hypothesis import strategies as st
 from repo_builder import make_repo, resolve_at
 
 from octui.bundle import bundle_dict, digest, digest_from_bundle, dumps_bundle
-from octui.enums import ExclusionReason
+from octui.enums import ExclusionReason, Lifecycle
 from octui.explain import explain
 from octui.loader import load_repository
+from octui.model import Exclusion
 from octui.pipeline import Included, Resolution
 
 SETTINGS = settings(
@@ -276,6 +279,133 @@ def test_denied_objects_never_leak(spec: Spec, query: dict[str, Any]) -> None:
             assert CANARY in explain(everything, digest(everything)) or CANARY in dumps_bundle(
                 bundle_dict(everything)
             )
+
+
+def _instant(value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+
+
+LEVEL_RANK = {name: i for i, name in enumerate(LEVELS)}
+PRECEDENCE = ["canonical", "approved", "reference", "observed", "inferred", "historical"]
+
+
+def _rank(authority: str | None) -> int:
+    return PRECEDENCE.index(authority) if authority in PRECEDENCE else len(PRECEDENCE)
+
+
+def oracle_early_reason(
+    f: dict[str, Any], role: str | None, as_of: datetime, historical: bool
+) -> str | None:
+    """Steps 1–4 of SPEC §2, written again from the text, over the generated front matter."""
+    if role is not None:
+        roles = f.get("access", {}).get("roles") if "access" in f else None
+        if roles is not None and role not in roles:
+            return "permission-denied"
+        clearance = ROLES[role].get("clearance")
+        if LEVEL_RANK[f.get("classification", "public")] > (
+            LEVEL_RANK[clearance] if clearance else 0
+        ):
+            return "classification-denied"
+    if f.get("status") == "draft":
+        return "unapproved"
+    start = _instant(f.get("valid_from")) or _instant(f.get("created"))
+    if start is not None and as_of < start:
+        return "not-yet-valid"
+    until = _instant(f.get("valid_until"))
+    if until is not None and as_of >= until and not historical:
+        return "expired"
+    if role is not None:
+        scope = ROLES[role].get("scope", {})
+        for pattern in scope.get("exclude", []):
+            if fnmatch.fnmatchcase(f["id"], pattern):
+                return "scope-exclusion"
+        include = scope.get("include")
+        if include is not None and not any(fnmatch.fnmatchcase(f["id"], p) for p in include):
+            return "not-in-scope"
+    return None
+
+
+EARLY = {
+    "permission-denied",
+    "classification-denied",
+    "unapproved",
+    "not-yet-valid",
+    "expired",
+    "scope-exclusion",
+    "not-in-scope",
+}
+
+
+@SETTINGS
+@given(spec=specs(), query=QUERIES)
+def test_fates_agree_with_an_independent_reading_of_the_spec(
+    spec: Spec, query: dict[str, Any]
+) -> None:
+    as_of = _instant(query["as_of"])
+    assert as_of is not None
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = load_repository(write(spec, Path(tmp) / "repo"))
+        by_key = {(f["id"], f["version"]): f for f in spec.files}
+        for role in ROLE_NAMES:
+            res = resolve_at(repo, role=role, **query)
+            objs = {o.uid: o for o in repo.objects}
+            fates = res.fates
+            keyed = {o.key: o for o in repo.objects}
+            readable = set()
+            for uid, fate in fates.items():
+                o = objs[uid]
+                expected = oracle_early_reason(
+                    by_key[(o.id, o.version)], role, as_of, query["include_historical"]
+                )
+                got = fate.reason.value if isinstance(fate, Exclusion) else None
+                if expected is not None:
+                    assert got == expected, (o.key, role, expected, fate)
+                else:
+                    assert got not in EARLY, (o.key, role, fate)
+                if got not in ("permission-denied", "classification-denied"):
+                    readable.add(o.id)
+            included = [i for i in res.included if i.lifecycle is Lifecycle.ACTIVE]
+            assert len({i.obj.id for i in included}) == len(included)  # one current object per id
+            for i in res.included:
+                if i.lifecycle is not Lifecycle.ACTIVE:
+                    assert query["include_historical"]
+            for uid, fate in fates.items():
+                if not isinstance(fate, Exclusion):
+                    continue
+                o = objs[uid]
+                if fate.reason is ExclusionReason.SUPERSEDED:
+                    for key in fate.related:
+                        by = keyed[key]
+                        assert by.status.value == "active" and by.effective_start <= as_of
+                        assert not (
+                            isinstance(fates[by.uid], Exclusion) and fates[by.uid].reason.is_denial
+                        )
+                if fate.reason is ExclusionReason.OUTRANKED:
+                    (key,) = fate.related
+                    winner = keyed[key] if key != o.key else None
+                    if winner is not None:
+                        assert winner.id == o.id
+                        assert _rank(winner.authority) <= _rank(o.authority)
+                        wf = fates[winner.uid]
+                        assert isinstance(wf, Included) or wf.reason.value in (
+                            "conflict",
+                            "not-relevant",
+                        )
+                if fate.reason is ExclusionReason.CONFLICT:
+                    for key in fate.related:
+                        w = keyed[key]
+                        assert _rank(w.authority) < _rank(o.authority)
+                        assert o.id in w.conflicts_with or w.id in o.conflicts_with
+                if fate.reason is ExclusionReason.NOT_RELEVANT:
+                    assert not o.is_floor_layer
+                    assert query["limit"] is not None or query["min_relevance"] is not None
+            # every id a warning names is one the role may read (or a source)
+            for w in res.warnings:
+                for wid in w.ids:
+                    assert wid in readable, (role, w)
 
 
 def _cli_digest(root: Path, role: str, as_of: str, env: dict[str, str]) -> str:
