@@ -157,7 +157,7 @@ def layout(resolution: Resolution, object_id: str, width: int) -> Timeline:
     edges = _edge_infos(resolution, members)
     lo, hi = axis_range(objs, as_of)
     label_w = min(max([len(r.obj.key) for r in readable if r.obj] + [len(object_id), 17]), 34)
-    state_w = 14
+    state_w = 13
     width = max(width, label_w + state_w + 12)
     area = max(width - label_w - state_w - 2, 10)
     offset = label_w + 1

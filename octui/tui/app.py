@@ -75,10 +75,18 @@ class OctuiApp(App[None]):
         Binding("r", "focus_role", "Role"),
         Binding("a", "focus_as_of", "as_of", show=False),
         Binding("left_square_bracket", "step_day(-1)", "−1 day", show=False),
-        Binding("right_square_bracket", "step_day(1)", "±day", key_display="[ ]"),
+        Binding("right_square_bracket", "step_day(1)", "±day", key_display="[ ]", tooltip="+1 day"),
         Binding("left_curly_bracket", "step_month(-1)", "−1 month", show=False),
-        Binding("right_curly_bracket", "step_month(1)", "±month", key_display="{ }"),
-        Binding("n", "toggle_now", "Now⇄date"),
+        Binding(
+            "right_curly_bracket",
+            "step_month(1)",
+            "±month",
+            key_display="{ }",
+            tooltip="+1 month",
+        ),
+        Binding(
+            "n", "toggle_now", "Now⇄date", tooltip="as_of: toggle between now and the chosen date"
+        ),
         Binding("h", "flip('historical')", "Toggle include-historical", show=False),
         Binding("s", "flip('strict')", "Toggle strict", show=False),
         Binding("l", "focus_input('limit')", "Edit limit", show=False),
@@ -324,7 +332,9 @@ class OctuiApp(App[None]):
     @property
     def main(self) -> Screen[Any]:
         """The explorer's own screen (queries must not go to help/error/export on top)."""
-        return self.screen_stack[0] if self.screen_stack else self.screen
+        if not self.screen_stack:
+            raise NoMatches("the app has no screens (shutting down)")
+        return self.screen_stack[0]
 
     def _main_ready(self) -> bool:
         """False while the app is shutting down (workers may still finish then)."""
@@ -382,6 +392,8 @@ class OctuiApp(App[None]):
             timeline.show(view, None)
 
     def on_row_table_highlighted(self, event: RowTable.Highlighted) -> None:
+        if not self._main_ready():
+            return
         if event.table is self._active_table():
             self._select(event.row)
 
@@ -611,7 +623,7 @@ class OctuiApp(App[None]):
                             .replace("left_curly_bracket", "{")
                             .replace("right_curly_bracket", "}")
                             .replace("slash", "/"),
-                            b.description,
+                            b.tooltip or b.description,
                         )
                     )
             return out

@@ -154,7 +154,7 @@ async def test_digest_equals_cli_for_same_inputs() -> None:
         assert app.view is not None
         assert app.view.digest == bundle["digest"]
         status = str(app.query_one("#status", Static).render())
-        assert app.view.digest.removeprefix("sha256:")[:12] in status
+        assert app.view.digest.removeprefix("sha256:")[:8] in status
         assert "FAIL" in status  # the sample repository has errors; strict fails
 
 
@@ -408,7 +408,7 @@ async def test_help_lists_every_key() -> None:
         assert isinstance(app.screen, HelpScreen)
         text = screen_text(app)
         for binding in app.BINDINGS:
-            assert binding.description in text  # type: ignore[union-attr]
+            assert (binding.tooltip or binding.description) in text  # type: ignore[union-attr]
         assert "What did we believe in March?" in text
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)

@@ -36,6 +36,7 @@ class HelpScreen(ModalScreen[None]):
         width: 96; max-width: 100%; height: auto; max-height: 100%;
         border: round $primary; background: $surface; padding: 0 1;
     }
+    HelpScreen .help-title { margin-top: 1; }
     """
 
     def __init__(self, groups: list[tuple[str, list[tuple[str, str]]]]) -> None:
@@ -46,15 +47,14 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll() as scroll:
             scroll.border_title = "octui help — Esc closes"
             yield Static(GUIDE, id="guide")
-            table = Table.grid(padding=(0, 2))
-            table.add_column(style="bold cyan", no_wrap=True)
-            table.add_column()
             for title, rows in self.groups:
-                table.add_row("", "")
-                table.add_row(Text(title, style="bold underline"), "")
+                table = Table.grid(padding=(0, 2))
+                table.add_column(style="bold cyan", no_wrap=True, min_width=14)
+                table.add_column()
                 for keys, description in rows:
                     table.add_row(_key(keys), description)
-            yield Static(table, id="keys")
+                yield Static(Text(title, style="bold underline"), classes="help-title")
+                yield Static(table, classes="help-keys")
 
     def action_dismiss(self) -> None:  # type: ignore[override]
         self.dismiss(None)

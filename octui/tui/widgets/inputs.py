@@ -19,6 +19,14 @@ from octui.timeutil import format_day, parse_instant
 from octui.tui.state import Inputs
 
 
+class Flag(Checkbox):
+    """A compact checkbox whose box is empty when off (the stock one shows X either way)."""
+
+    @property
+    def BUTTON_INNER(self) -> str:  # type: ignore[override]
+        return "✓" if self.value else " "
+
+
 class AsOfInput(Input):
     """``as_of``: a date or RFC 3339 datetime, or "now". Up/down step a day, PgUp/PgDn a month."""
 
@@ -88,8 +96,8 @@ class InputsPane(Vertical):
             yield Label("as_of")
             yield AsOfInput(placeholder="now | YYYY-MM-DD", compact=True, id="as-of")
             yield Label("", id="as-of-mode")
-            yield Checkbox("historical", compact=True, id="historical")
-            yield Checkbox("strict", compact=True, id="strict")
+            yield Flag("historical", compact=True, id="historical")
+            yield Flag("strict", compact=True, id="strict")
             yield Label("limit", classes="gap")
             yield Input(placeholder="-", compact=True, id="limit")
             yield Label("min", classes="gap")

@@ -6,7 +6,7 @@ from textual.widgets import Static
 
 from octui.textsafe import inert
 from octui.textsafe import markup_escape as escape
-from octui.timeutil import format_instant
+from octui.timeutil import format_day
 from octui.tui.state import View
 
 
@@ -23,20 +23,17 @@ class StatusBar(Static):
             return
         r = view.resolution
         q = r.query
-        short = view.digest.removeprefix("sha256:")[:12]
+        short = view.digest.removeprefix("sha256:")[:8]
         verdict = "[b red]FAIL[/]" if r.failed else "[b green]PASS[/]"
         strict = f"strict {verdict}" + ("" if q.strict else " [dim](off)[/]")
-        when = format_instant(q.as_of)
-        when = f"now ({when})" if following_now else when
-        parts = [
-            f"[b]{short}[/]",
-            f"[green]{len(r.included)}[/] in",
-            f"[red]{len(r.exclusions)}[/] out",
-            f"[yellow]{len(r.warnings)}[/] warn ({view.errors} err)",
-            strict,
-            f"role [b]{escape(inert(str(q.role), keep_newlines=False))}[/]",
-            f"as_of [b]{when}[/]",
-        ]
+        when = format_day(q.as_of)
+        when = f"now {when}" if following_now else when
+        counts = (
+            f"[green]{len(r.included)}[/] in [red]{len(r.exclusions)}[/] out "
+            f"[yellow]{len(r.warnings)}[/] warn ({view.errors} err)"
+        )
+        role = escape(inert(str(q.role), keep_newlines=False))
+        parts = [f"[b]{short}[/]", counts, strict, f"as_of [b]{when}[/]", f"role [b]{role}[/]"]
         if pending:
             parts.append("[i]resolving…[/]")
         self.update(" · ".join(parts))

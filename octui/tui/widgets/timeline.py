@@ -55,7 +55,10 @@ class TimelinePane(VerticalScroll):
     """Lineage bars on a date axis, edges, and the ``as_of`` marker."""
 
     DEFAULT_CSS = """
-    TimelinePane { height: auto; max-height: 45%; padding: 0 1; }
+    TimelinePane {
+        height: auto; max-height: 45%; padding: 0 1;
+        border-bottom: solid $primary-background;
+    }
     TimelinePane #timeline-body { width: 1fr; }
     """
 

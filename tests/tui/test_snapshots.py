@@ -1,0 +1,78 @@
+"""Snapshot tests of the key screens at 80×24 and 120×40 (fixed as_of, no cursor blink).
+
+Update after an intended change with ``pytest tests/tui --snapshot-update`` and look at
+the SVGs in ``tests/tui/__snapshots__/`` before committing them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from octui.tui.app import OctuiApp
+from octui.tui.screens.error import ErrorScreen
+from octui.tui.screens.help import HelpScreen
+
+from .conftest import FIXTURES, make_app, settle
+
+SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
+
+
+def app_for_support() -> OctuiApp:
+    return make_app(role="support", task="refund")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_main_screen(snap_compare: Any, size: tuple[int, int]) -> None:
+    async def before(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+
+    assert snap_compare(app_for_support(), terminal_size=size, run_before=before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_help_screen(snap_compare: Any, size: tuple[int, int]) -> None:
+    async def before(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, HelpScreen)
+
+    assert snap_compare(app_for_support(), terminal_size=size, run_before=before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_timeline(snap_compare: Any, size: tuple[int, int]) -> None:
+    """The lineage of policies.refunds as it stood in March (v1 active, v2 not yet)."""
+
+    async def before(pilot: Pilot[Any]) -> None:
+        app = pilot.app
+        assert isinstance(app, OctuiApp)
+        await settle(pilot)
+        await pilot.press("a", "ctrl+a", "ctrl+k", *"2026-03-15", "enter")
+        await settle(pilot)
+        app.action_jump("policies.refunds")
+        if app.narrow:
+            await pilot.press("d")
+        await pilot.pause()
+
+    assert snap_compare(app_for_support(), terminal_size=size, run_before=before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_error_screen(snap_compare: Any, size: tuple[int, int], monkeypatch: Any) -> None:
+    monkeypatch.chdir(FIXTURES.parent)  # the screen names the file: keep the path relative
+    app = make_app(Path("fixtures") / "bad-config")
+
+    async def before(pilot: Pilot[Any]) -> None:
+        for _ in range(50):
+            if isinstance(pilot.app.screen, ErrorScreen):
+                break
+            await pilot.pause(0.05)
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, ErrorScreen)
+
+    assert snap_compare(app, terminal_size=size, run_before=before)
