@@ -13,6 +13,7 @@ import fnmatch
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -61,8 +62,26 @@ DATES = [
     "2026-09-01T00:00:00+02:00",
 ]
 AS_OFS = ["2025-01-01", "2026-02-01", "2026-06-01", "2026-12-31T23:00:00Z", "2027-06-01"]
-WORDS = ["refund", "policy", "pricing", "customer", "team", "margin", "processing", "notes"]
+WORDS = [
+    "refund",
+    "policy",
+    "pricing",
+    "customer",
+    "team",
+    "margin",
+    "processing",
+    "notes",
+    # text that JSON writers must get right
+    "café",
+    '"quoted"',
+    "back\\slash",
+    "日本語",
+    "emoji😀",
+    "bidi\u202eflip",
+    "nbsp\u00a0here",
+]
 CANARY = "zqcanary"
+UNSAFE = re.compile("[\u0080-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 ROLES: dict[str, Any] = {
     # r0 is the role whose output the canary test inspects: internal clearance
@@ -234,7 +253,13 @@ def test_every_object_in_exactly_one_place(spec: Spec, query: dict[str, Any]) ->
                 if e.reason.is_denial:
                     assert (e.version, e.related, e.detail) == (None, (), None)
             # the digest can be recomputed from the printed JSON alone
-            text = dumps_bundle(bundle_dict(res))
+            bundle = bundle_dict(res)
+            text = dumps_bundle(bundle)
+            assert json.loads(text) == bundle
+            reference = json.dumps(bundle, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+            assert json.loads(text) == json.loads(reference)
+            if not UNSAFE.search(reference):
+                assert text == reference  # the printed form is plain indent-2 JSON
             assert digest_from_bundle(json.loads(text)) == digest(res) == json.loads(text)["digest"]
 
 
