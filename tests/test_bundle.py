@@ -292,3 +292,26 @@ def test_explain_layout(tmp_path: Path) -> None:
     assert "  - policies.refunds@1 superseded (by policies.refunds@2)" in lines
     assert "  - notes.draft@1 unapproved (status: draft)" in lines
     assert not any("policies.secret" in line and "(" in line for line in lines)
+
+
+def test_explain_marks_history_staleness_and_versions(tmp_path: Path) -> None:
+    root = make_repo(
+        tmp_path / "h",
+        {
+            "v1.md": obj("p", version=1, updated="2026-01-01"),
+            "v2.md": obj("p", version=2, supersedes=["p@1"], updated="2026-05-30"),
+            "e.md": obj("e", valid_until="2026-02-01"),
+            "none.md": obj("n", authority=None),
+        },
+        {"freshness": {"default": "30d"}},
+    )
+    res = resolve_at(root, include_historical=True, as_of="2026-06-01")
+    lines = explain(res, digest(res)).splitlines()
+    assert "  ✓ n (no authority)" in lines
+    assert "  ✓ p canonical  v2" in lines
+    assert "  ✓ e canonical  (expired)" in lines
+    assert "  ✓ p canonical  v1 (superseded) stale" in lines
+    assert "  (nothing)" in lines  # nothing excluded
+    assert any(line.startswith("  ! stale p:") for line in lines)
+    assert any(line.startswith("  ⚠ unknown-authority:") for line in lines)
+    assert any(line.startswith("    → ") for line in lines)
