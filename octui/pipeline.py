@@ -11,10 +11,14 @@ validate``: no authorization and no scope, every finding with its file.
 
 from __future__ import annotations
 
+import fnmatch
+import re
+import threading
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from octui.config import Config, RoleConfig
@@ -146,6 +150,70 @@ class Run:
         return self.config.authority_rank(obj.authority)
 
 
+# -- memoised facts about one loaded repository -------------------------------------------------
+#
+# A Repository is never changed once loaded (a reload makes a new one), so facts derived
+# from it — and from it plus one role, or one role and one instant — can be kept on it and
+# reused by the next resolution. Keys hold every input a fact depends on; results are the
+# same with and without the memo (tests/test_cache.py compares digests and whole bundles).
+
+_MEMO_STAGES = 6
+_format_day = lru_cache(maxsize=4096)(format_day)  # strftime is slow; instants repeat
+
+
+@dataclass
+class _Memo:
+    objects: list[ContextObject]
+    by_id: dict[str, list[ContextObject]]
+    shared_ids: frozenset[str]
+    """Ids held by two or more objects: the only ones that can compete or repeat."""
+    roles: dict[str | None, _RoleFacts] = field(default_factory=dict)
+    candidate_edges: list[tuple[ContextObject, ContextObject, ContextObject, str]] | None = None
+    """Every declared supersession edge in the repository, in declaration order."""
+    scopes: dict[str, tuple[re.Pattern[str] | None, re.Pattern[str] | None]] = field(
+        default_factory=dict
+    )
+    stages: dict[tuple[str | None, datetime, bool], _Stage] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+@dataclass
+class _RoleFacts:
+    """What depends on the role alone: supersession edges among what it may read, cycles."""
+
+    edges: list[Edge]
+    cycle_edges: set[tuple[int, int]]
+    cycle_findings: list[Finding]
+    reference_findings: list[Finding] | None = None
+    load_findings: list[Finding] | None = None
+
+
+@dataclass
+class _Stage:
+    """A run after step 7 for one (role, as_of, include_historical): everything but ranking."""
+
+    run: Run
+    current: list[ContextObject]
+    historical: list[ContextObject]
+    untrimmed: tuple[list[Exclusion], list[Finding]] | None = None
+    """Sorted exclusions and warnings when nothing is trimmed (they do not depend on the task)."""
+
+
+def _memo(repo: Repository) -> _Memo:
+    memo: _Memo | None = repo.__dict__.get("_pipeline_memo")
+    if memo is None or memo.objects is not repo.objects:
+        by_id = repo.by_id()
+        shared = frozenset(i for i, group in by_id.items() if len(group) > 1)
+        memo = _Memo(repo.objects, by_id, shared)
+        repo.__dict__["_pipeline_memo"] = memo
+    return memo
+
+
+def repo_by_id(repo: Repository) -> dict[str, list[ContextObject]]:
+    """``repo.by_id()``, computed once per loaded repository."""
+    return _memo(repo).by_id
+
+
 # -- step 1 -----------------------------------------------------------------------------------
 
 
@@ -193,13 +261,13 @@ def step_temporal(run: Run, objects: list[ContextObject]) -> list[ContextObject]
     for obj in objects:
         if as_of < obj.effective_start:
             start = "valid from" if obj.valid_from is not None else "created"
-            run.exclude(obj, R.NOT_YET_VALID, f"{start} {format_day(obj.effective_start)}")
+            run.exclude(obj, R.NOT_YET_VALID, f"{start} {_format_day(obj.effective_start)}")
         elif obj.valid_until is not None and as_of >= obj.valid_until:
             if run.query.include_historical:
                 run.historical[obj.uid] = Lifecycle.EXPIRED
                 standing.append(obj)
             else:
-                run.exclude(obj, R.EXPIRED, f"valid until {format_day(obj.valid_until)}")
+                run.exclude(obj, R.EXPIRED, f"valid until {_format_day(obj.valid_until)}")
         else:
             standing.append(obj)
     return standing
@@ -208,16 +276,40 @@ def step_temporal(run: Run, objects: list[ContextObject]) -> list[ContextObject]
 # -- step 4 -----------------------------------------------------------------------------------
 
 
+def _scope_patterns(run: Run) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None]:
+    """One regex for "any exclude pattern matches" and one for "any include pattern matches"
+    (None: no patterns of that kind), the same globs as ``RoleConfig`` uses."""
+    assert run.role is not None and run.query.role is not None
+    memo = _memo(run.repo)
+    found = memo.scopes.get(run.query.role)
+    if found is None:
+
+        def any_of(patterns: Iterable[str]) -> re.Pattern[str]:
+            alternatives = [f"(?:{fnmatch.translate(p)})" for p in patterns]
+            return re.compile("|".join(alternatives) if alternatives else "(?!)")
+
+        scope = run.role.scope
+        found = (
+            any_of(scope.exclude) if scope.exclude else None,
+            any_of(scope.include) if scope.include is not None else None,
+        )
+        memo.scopes[run.query.role] = found
+    return found
+
+
 def step_scope(run: Run, objects: list[ContextObject]) -> list[ContextObject]:
     """The role's explicit scope: exclude patterns first, then include patterns."""
     if run.role is None:
         return objects
+    exclude_any, include_any = _scope_patterns(run)
     standing = []
     for obj in objects:
-        pattern = run.role.excluded_by(obj.id)
+        pattern = None
+        if exclude_any is not None and exclude_any.match(obj.id):
+            pattern = run.role.excluded_by(obj.id)  # which one: the first that matches
         if pattern is not None:
             run.exclude(obj, R.SCOPE_EXCLUSION, f'excluded by "{pattern}"')
-        elif not run.role.includes(obj.id):
+        elif include_any is not None and not include_any.match(obj.id):
             run.exclude(obj, R.NOT_IN_SCOPE, "no include pattern matches")
         else:
             standing.append(obj)
@@ -319,21 +411,51 @@ def cycles(edges: list[Edge]) -> list[list[ContextObject]]:
     return found
 
 
-def step_supersession(run: Run, objects: list[ContextObject]) -> list[ContextObject]:
-    """Declared supersession only; an edge takes effect at the replacement's effective start,
-    if the replacement passed steps 1–2, and stays in effect after it expires."""
-    by_id = run.repo.by_id()
-    run.edges = declared_edges(run.readable, by_id)
+def _readable_edges(memo: _Memo, readable: list[ContextObject]) -> list[Edge]:
+    """``declared_edges(readable, by_id)``, from the repository's edges computed once."""
+    if memo.candidate_edges is None:
+        candidates = []
+        for obj in memo.objects:
+            for ref in obj.supersedes:
+                for target in resolve_ref(ref, obj, memo.by_id):
+                    candidates.append((obj, target, obj, "supersedes"))
+            for ref in obj.superseded_by:
+                for target in resolve_ref(ref, obj, memo.by_id):
+                    candidates.append((target, obj, obj, "superseded_by"))
+        memo.candidate_edges = candidates
+    readable_uids = {o.uid for o in readable}
+    seen: set[tuple[int, int]] = set()
+    edges: list[Edge] = []
+    for replacement, replaced, on, field_name in memo.candidate_edges:
+        # the declaring object is one of the two ends, so it is readable too
+        if replacement.uid in readable_uids and replaced.uid in readable_uids:
+            pair = (replacement.uid, replaced.uid)
+            if pair not in seen:
+                seen.add(pair)
+                edges.append(Edge(replacement, replaced, on, field_name))
+    return edges
+
+
+def _role_facts(run: Run) -> _RoleFacts:
+    """Supersession edges and cycles among what the role may read (depends on the role only)."""
+    memo = _memo(run.repo)
+    key = run.query.role
+    facts = memo.roles.get(key)
+    if facts is not None:
+        return facts
+    cycle_edges: set[tuple[int, int]] = set()
+    found: list[Finding] = []
+    edges = _readable_edges(memo, run.readable)
     # A draft never supersedes, so its declarations cannot close a cycle either (otherwise a
     # draft could switch off an approved object's supersession and resurrect what it retired).
-    approved_edges = [e for e in run.edges if e.replacement.uid in run.approved]
+    approved_edges = [e for e in edges if e.replacement.uid in run.approved]
     for component in cycles(approved_edges):
         members = {o.uid for o in component}
         for e in approved_edges:
             if e.replacement.uid in members and e.replaced.uid in members:
-                run.cycle_edges.add((e.replacement.uid, e.replaced.uid))
+                cycle_edges.add((e.replacement.uid, e.replaced.uid))
         ids = tuple(sorted({o.id for o in component}))
-        run.findings.append(
+        found.append(
             Finding(
                 W.SUPERSESSION_CYCLE,
                 ids,
@@ -344,6 +466,18 @@ def step_supersession(run: Run, objects: list[ContextObject]) -> list[ContextObj
                 tuple(sorted({o.path for o in component})),
             )
         )
+    facts = _RoleFacts(edges, cycle_edges, found)
+    memo.roles[key] = facts
+    return facts
+
+
+def step_supersession(run: Run, objects: list[ContextObject]) -> list[ContextObject]:
+    """Declared supersession only; an edge takes effect at the replacement's effective start,
+    if the replacement passed steps 1–2, and stays in effect after it expires."""
+    facts = _role_facts(run)
+    run.edges = list(facts.edges)
+    run.cycle_edges = set(facts.cycle_edges)
+    run.findings.extend(facts.cycle_findings)
     as_of = run.query.as_of
     replaced_by: dict[int, list[ContextObject]] = defaultdict(list)
     for e in run.edges:
@@ -371,9 +505,11 @@ def step_supersession(run: Run, objects: list[ContextObject]) -> list[ContextObj
 
 def version_findings(run: Run, objects: list[ContextObject]) -> None:
     """``duplicate-canonical`` and ``multiple-active-versions`` over current objects."""
+    shared = _memo(run.repo).shared_ids  # an id only one object holds never repeats
     groups: dict[str, list[ContextObject]] = defaultdict(list)
     for obj in objects:
-        groups[obj.id].append(obj)
+        if obj.id in shared:
+            groups[obj.id].append(obj)
     for object_id, group in groups.items():
         if len(group) < 2:
             continue
@@ -449,11 +585,15 @@ def _describe_value(obj: ContextObject, name: str) -> str:
 
 def step_competition(run: Run, objects: list[ContextObject]) -> list[ContextObject]:
     """Objects sharing an id compete: authority, then the tie breakers, then the path."""
+    shared = _memo(run.repo).shared_ids  # an id only one object holds has no competitor
     groups: dict[str, list[ContextObject]] = defaultdict(list)
-    for obj in objects:
-        groups[obj.id].append(obj)
-    labels = _key_labels(run)
     winners: set[int] = set()
+    for obj in objects:
+        if obj.id in shared:
+            groups[obj.id].append(obj)
+        else:
+            winners.add(obj.uid)
+    labels = _key_labels(run)
     for group in groups.values():
         ranked = sorted(group, key=lambda o: competition_key(run, o))
         winner = ranked[0]
@@ -604,7 +744,7 @@ def is_stale(config: Config, obj: ContextObject, as_of: datetime) -> bool:
 
 def reference_findings(run: Run) -> None:
     """``broken-reference``: a link that names nothing in the whole repository."""
-    by_id = run.repo.by_id()
+    by_id = repo_by_id(run.repo)
     for obj in run.readable:
         for field_name, refs in (
             ("supersedes", obj.supersedes),
@@ -673,32 +813,39 @@ def load_findings(run: Run) -> None:
 
 
 def resolve(repo: Repository, query: Query) -> Resolution:
-    """Resolve ``repo`` for ``query``. Pure: the same inputs give the same resolution."""
+    """Resolve ``repo`` for ``query``. Pure: the same inputs give the same resolution.
+
+    Steps 1–7 depend on the role, ``as_of`` and ``include_historical`` only, so their outcome
+    is kept on the repository (a few at a time) and a new task re-runs only step 8.
+    """
     role: RoleConfig | None = None
     if query.role is not None:
         role = repo.config.roles.get(query.role)
         if role is None:
             raise UnknownRole(query.role, repo.config.roles)
-    run = Run(repo, query, role)
-
-    standing = step_authorization(run, repo.objects)
-    standing = step_approval(run, standing)
-    standing = step_temporal(run, standing)
-    standing = step_scope(run, standing)
-    standing = step_supersession(run, standing)
-    current = [o for o in standing if o.uid not in run.historical]
-    version_findings(run, current)
-    current = step_competition(run, current)
-    current = step_conflicts(run, current)
-    historical = [o for o in standing if o.uid in run.historical]
-    kept = step_relevance(run, current + historical)
+    stage = _stage(repo, query, role)
+    base = stage.run
+    run = Run(
+        repo,
+        query,
+        role,
+        exclusions=dict(base.exclusions),
+        findings=list(base.findings),
+        readable=base.readable,
+        approved=base.approved,
+        historical=dict(base.historical),
+        edges=list(base.edges),
+        cycle_edges=set(base.cycle_edges),
+    )
+    kept = step_relevance(run, stage.current + stage.historical)
+    trimmed = len(run.exclusions) != len(base.exclusions)
 
     included = []
     for obj, s in kept:
         lifecycle = run.historical.get(obj.uid, Lifecycle.ACTIVE)
         stale = is_stale(run.config, obj, query.as_of)
         included.append(Included(obj, lifecycle, stale, s.score, s.matched))
-        if stale:
+        if stale and (trimmed or stage.untrimmed is None):
             window = freshness_window(run.config, obj)
             run.findings.append(
                 Finding(
@@ -709,17 +856,63 @@ def resolve(repo: Repository, query: Query) -> Resolution:
                     (obj.path,),
                 )
             )
-    reference_findings(run)
-    load_findings(run)
-
-    exclusions = list(run.exclusions.values())
-    for name, problem in repo.unavailable_sources:
-        exclusions.append(Exclusion(name, None, R.SOURCE_UNAVAILABLE, (), problem))
-    exclusions.sort(key=Exclusion.sort_key)
     fates: dict[int, Included | Exclusion] = dict(run.exclusions)
     for inc in included:
         fates[inc.obj.uid] = inc
-    warnings = sorted(set(run.findings), key=Finding.sort_key)
+    if not trimmed and stage.untrimmed is not None:
+        exclusions, warnings = list(stage.untrimmed[0]), list(stage.untrimmed[1])
+    else:
+        facts = _role_findings(run)
+        run.findings.extend(facts.reference_findings or ())
+        run.findings.extend(facts.load_findings or ())
+        exclusions = list(run.exclusions.values())
+        for name, problem in repo.unavailable_sources:
+            exclusions.append(Exclusion(name, None, R.SOURCE_UNAVAILABLE, (), problem))
+        exclusions.sort(key=Exclusion.sort_key)
+        warnings = sorted(set(run.findings), key=Finding.sort_key)
+        if not trimmed:  # the same for every task at this stage
+            stage.untrimmed = (list(exclusions), list(warnings))
     return Resolution(
         query, repo, included, exclusions, warnings, fates, run.edges, run.cycle_edges
     )
+
+
+def _stage(repo: Repository, query: Query, role: RoleConfig | None) -> _Stage:
+    """Steps 1–7 for the query's role, instant and ``include_historical`` (memoised)."""
+    memo = _memo(repo)
+    key = (query.role, query.as_of, query.include_historical)
+    with memo.lock:
+        stage = memo.stages.pop(key, None)
+        if stage is not None:
+            memo.stages[key] = stage  # most recently used last
+            return stage
+    run = Run(repo, replace(query, task="", limit=None, min_relevance=None), role)
+    standing = step_authorization(run, repo.objects)
+    standing = step_approval(run, standing)
+    standing = step_temporal(run, standing)
+    standing = step_scope(run, standing)
+    standing = step_supersession(run, standing)
+    current = [o for o in standing if o.uid not in run.historical]
+    version_findings(run, current)
+    current = step_competition(run, current)
+    current = step_conflicts(run, current)
+    historical = [o for o in standing if o.uid in run.historical]
+    stage = _Stage(run, current, historical)
+    with memo.lock:
+        memo.stages[key] = stage
+        while len(memo.stages) > _MEMO_STAGES:
+            del memo.stages[next(iter(memo.stages))]
+    return stage
+
+
+def _role_findings(run: Run) -> _RoleFacts:
+    """Broken references and load findings: they depend on what the role may read only."""
+    facts = _role_facts(run)
+    if facts.reference_findings is None or facts.load_findings is None:
+        probe = Run(run.repo, run.query, run.role, readable=run.readable)
+        reference_findings(probe)
+        facts.reference_findings = probe.findings
+        probe = Run(run.repo, run.query, run.role, readable=run.readable)
+        load_findings(probe)
+        facts.load_findings = probe.findings
+    return facts
