@@ -12,16 +12,22 @@ import asyncio
 import html
 import re
 import shutil
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hostile_util import write_repo
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from test_canaries import CONFIG as CANARY_CONFIG
 from test_canaries import denied, readable
+from test_fuzz import DENIALS, ROLES, repositories
 from textual.pilot import Pilot
 
+from octui.loader import load_repository
+from octui.pipeline import Query, resolve
 from octui.timeutil import parse_instant
 from octui.tui.app import OctuiApp, create_app
 from octui.tui.widgets.detail import DetailPane
@@ -29,6 +35,7 @@ from octui.tui.widgets.results import ExcludedPane, IncludedTable, WarningsTable
 
 AS_OF = parse_instant("2026-06-01")
 SIZE = (200, 60)
+EXPLORER_EXAMPLES = 6
 CANARY = re.compile(r"canary\w*", re.IGNORECASE)
 
 
@@ -263,3 +270,47 @@ async def test_explorer_never_writes_into_the_repository(live_repo: Path) -> Non
             await pilot.press(key)
             await settle(pilot)
     assert snapshot(live_repo) == before
+
+
+# -- fuzzing the explorer --------------------------------------------------------------------
+
+
+@settings(
+    max_examples=EXPLORER_EXAMPLES,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=list(HealthCheck),
+)
+@given(files=repositories(), role=st.sampled_from(ROLES), historical=st.booleans())
+def test_explorer_survives_generated_repositories(
+    files: dict[str, bytes], role: str, historical: bool
+) -> None:
+    """Random repositories (cycles, dangling links, broken files, hostile text): the explorer
+    raises nothing, and no screen shows a token of an object denied to the role."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = write_repo(Path(tmp) / "repo", files, config=None)
+        query = Query(role=role, as_of=AS_OF, include_historical=historical)
+        res = resolve(load_repository(root), query)
+        hidden = [
+            o.title.split()[0]
+            for o in res.repository.objects
+            if o.title and getattr(res.fates[o.uid], "reason", None) in DENIALS
+        ]
+
+        async def run() -> list[str]:
+            app = make_app(root, role=role, include_historical=historical)
+            async with app.run_test(size=(160, 40)) as pilot:
+                await settle(pilot)
+                assert app.error is None and app.view is not None
+                screens = await every_screen(pilot)
+                for key in ("s", "right_curly_bracket", "left_square_bracket"):
+                    await pilot.press(key)
+                    await settle(pilot)
+                    screens.append(svg_text(app.export_screenshot()))
+            return screens
+
+        screens = asyncio.run(run())
+    for screen in screens:
+        for token in hidden:
+            assert token not in screen
+        assert "Traceback" not in screen
