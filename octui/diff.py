@@ -21,9 +21,11 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from octui.bundle import digest, object_fields
+from octui.enums import ExclusionReason, Lifecycle
 from octui.model import ContextObject, Exclusion, Finding
 from octui.pipeline import Included, Resolution
 from octui.textsafe import inert
@@ -248,7 +250,7 @@ def _included_view(inc: Included, rank: int) -> EntryView:
         version=inc.obj.version,
         included=True,
         authority=inc.obj.authority,
-        lifecycle=inc.lifecycle.value,
+        lifecycle=_LIFECYCLE_TEXT[inc.lifecycle],
         stale=inc.stale,
         rank=rank,
         score=inc.score,
@@ -265,14 +267,20 @@ def _changed_fields(a: ContextObject | None, b: ContextObject | None) -> tuple[s
     return tuple(k for k in sorted(set(fa) | set(fb)) if k != "version" and fa.get(k) != fb.get(k))
 
 
+_DENIALS = frozenset(r for r in ExclusionReason if r.is_denial)
+_REASON_TEXT = {r: r.value for r in ExclusionReason}
+_LIFECYCLE_TEXT = {c: c.value for c in Lifecycle}
+
+
+@lru_cache(maxsize=1 << 16)
 def _excluded_view(ex: Exclusion) -> EntryView:
-    if ex.reason.is_denial:
-        return EntryView(id=ex.id, version=None, included=False, reason=ex.reason.value)
+    if ex.reason in _DENIALS:
+        return EntryView(id=ex.id, version=None, included=False, reason=_REASON_TEXT[ex.reason])
     return EntryView(
         id=ex.id,
         version=ex.version,
         included=False,
-        reason=ex.reason.value,
+        reason=_REASON_TEXT[ex.reason],
         related=ex.related,
         detail=ex.detail,
     )
@@ -446,6 +454,8 @@ def diff_entries(
     versions: list[VersionChange] = []
     for object_id in sorted(set(group_a) | set(group_b)):
         ea, eb = group_a.get(object_id, []), group_b.get(object_id, [])
+        if ea == eb and all(x.obj is y.obj for x, y in zip(ea, eb, strict=True)):
+            continue  # the same entries in the same order: nothing changed for this id
         for before, after in _pair_group(ea, eb):
             change = _compare(object_id, before, after)
             if change is not None:

@@ -27,7 +27,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
-from octui.loader import Entry, Loader, ParseStore, Repository
+from octui.config import CONFIG_FILE
+from octui.loader import MAX_FILE_BYTES, OBJECT_SUFFIXES, Entry, Loader, ParseStore, Repository
 
 _MODE_LINK = "120000"
 _MODE_SUBMODULE = "160000"
@@ -140,6 +141,7 @@ class GitTree:
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
         self._links: dict[str, str] = {}
+        self._fetched: dict[str, bytes] | None = None
 
     # -- bookkeeping ------------------------------------------------------------------------
 
@@ -205,8 +207,52 @@ class GitTree:
 
     # -- reading blobs ----------------------------------------------------------------------
 
+    def _prefetch(self) -> dict[str, bytes]:
+        """Every blob a load will read (object files, the configuration, link targets) in one
+        ``git cat-file --batch`` run: one process instead of a round trip per file."""
+        wanted: list[str] = []
+        seen: set[str] = set()
+        inside = self.prefix + "/" if self.prefix else ""
+        for full, blob in self._blobs.items():
+            if not full.startswith(inside) or blob.sha in seen:
+                continue
+            if blob.mode == _MODE_LINK or (
+                full.endswith((*OBJECT_SUFFIXES, CONFIG_FILE)) and blob.size <= MAX_FILE_BYTES
+            ):
+                seen.add(blob.sha)
+                wanted.append(blob.sha)
+        found: dict[str, bytes] = {}
+        if not wanted:
+            return found
+        exe = shutil.which("git") or "git"
+        result = subprocess.run(
+            [exe, "-C", self.toplevel, "cat-file", "--batch"],
+            input=("\n".join(wanted) + "\n").encode("ascii"),
+            capture_output=True,
+            env=_git_env(),
+            check=False,
+        )
+        if result.returncode != 0:
+            return found
+        data, pos = result.stdout, 0
+        while pos < len(data):
+            end = data.index(b"\n", pos)
+            header = data[pos:end].decode("ascii", "replace").split()
+            pos = end + 1
+            if len(header) != 3:
+                continue
+            size = int(header[2])
+            found[header[0]] = data[pos : pos + size]
+            pos += size + 1
+        return found
+
     def _cat(self, sha: str) -> bytes:
         with self._lock:
+            if self._fetched is None:
+                self._fetched = self._prefetch()
+            cached = self._fetched.pop(sha, None)
+            if cached is not None:
+                return cached
             if self._proc is None:
                 exe = shutil.which("git") or "git"
                 self._proc = subprocess.Popen(

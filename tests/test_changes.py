@@ -18,6 +18,7 @@ from repo_builder import obj
 from octui.bundle import digest
 from octui.changes import (
     EPSILON,
+    DigestCache,
     candidates,
     change_agenda,
     next_change,
@@ -317,3 +318,17 @@ def test_next_and_previous_change_agree_with_the_agenda(sample: Repository, when
     assert nxt is not None and prev is not None
     assert nxt.diff.b.digest == expected_next.diff.b.digest  # type: ignore[union-attr]
     assert prev.diff.a.digest == expected_prev.diff.a.digest  # type: ignore[union-attr]
+
+
+def test_digest_cache_matches_the_bundle_digest(sample: Repository) -> None:
+    cache = DigestCache()
+    for role in sorted(sample.config.roles):
+        for when in ("2025-01-01", "2026-03-15", "2026-11-30", "2027-06-01"):
+            for historical in (False, True):
+                res = resolve(
+                    sample,
+                    Query(role=role, as_of=parse_instant(when), include_historical=historical),
+                )
+                assert cache.digest(res) == digest(res)
+    whole = resolve(sample, Query(role=None, as_of=TODAY))
+    assert cache.digest(whole) == digest(whole)
