@@ -165,7 +165,9 @@ def bundle_dict(
 
 # C1 controls and Unicode line/paragraph separators and bidi overrides are valid in JSON
 # strings but can steer a terminal; escape them so printed JSON is inert and still equal.
-_UNSAFE_JSON = re.compile("[\u0080-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+# Lone surrogates (undecodable file-name bytes, e.g. from a git tree) are escaped too: printing
+# them raw either fails (strict UTF-8 stdout) or writes invalid UTF-8.
+_UNSAFE_JSON = re.compile("[\u0080-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def dumps_bundle(bundle: dict[str, Any]) -> str:

@@ -211,3 +211,50 @@ def test_markup_escape_keeps_any_text_literal() -> None:
         shown = to_content(f"[b]x[/] {markup_escape(text)} [b]y[/]").plain
         assert shown == f"x {text} y"
         assert render(f"[b]x[/] {markup_escape(text)} [b]y[/]").plain == f"x {text} y"
+
+
+def test_undecodable_names_in_a_git_revision(tmp_path: Path) -> None:
+    """``--rev`` reads names from git objects, not the disk: JSON must still be valid UTF-8."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "opencontext.yaml").write_bytes(b"spec: 1\nroles: {r: {}}\n")
+    with open(os.fsencode(root) + b"/bad\xff.md", "wb") as handle:
+        handle.write(b"---\nid: a\nauthority: canonical\n---\nx\n")
+    (root / "ok.md").write_bytes(b"---\nid: ok\nauthority: canonical\n---\nx\n")
+    env = dict(
+        os.environ,
+        GIT_AUTHOR_NAME="t",
+        GIT_AUTHOR_EMAIL="t@e",
+        GIT_COMMITTER_NAME="t",
+        GIT_COMMITTER_EMAIL="t@e",
+    )
+    for git in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "x"]):
+        subprocess.run(["git", *git], cwd=root, env=env, check=True, capture_output=True)
+    os.unlink(os.fsencode(root) + b"/bad\xff.md")
+    strict = dict(os.environ, PYTHONIOENCODING="utf-8", LC_ALL="C.UTF-8")
+    for fmt in ("text", "json"):
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "octui.cli",
+                "diff",
+                str(root),
+                "--role",
+                "r",
+                "--against-rev",
+                "HEAD",
+                "--format",
+                fmt,
+            ],
+            capture_output=True,
+            env=strict,
+            timeout=120,
+            check=False,
+        )
+        assert b"Traceback" not in proc.stderr, proc.stderr
+        assert proc.returncode in (0, 1)
+        out = proc.stdout.decode("utf-8")
+        assert not UNSAFE.findall(out)
+        if fmt == "json":
+            assert "bad\udcff.md" in json.dumps(json.loads(out), ensure_ascii=False)
