@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -337,38 +338,48 @@ def change_agenda(
     return Agenda(query, since, until, tuple(points), rev)
 
 
+def walk_changes(
+    repository: Repository, query: Query, *, forward: bool = True, rev: str | None = None
+) -> Iterator[ChangePoint]:
+    """Changes after ``query.as_of`` (forward, soonest first) or already in effect at it
+    (backward, latest first), found lazily: each step resolves once."""
+    resolver = _Resolver(repository, query, rev)
+    here = resolve(repository, query)
+    ordered = _sorted_candidates(here)
+    if forward:
+        previous = here
+        for candidate in ordered:
+            if candidate.first_instant <= query.as_of:
+                continue
+            current = resolver.at(candidate.first_instant)
+            point = resolver.point(candidate, previous, current)
+            if point is not None:
+                yield point
+            previous = current
+    else:
+        current = here
+        for candidate in reversed(ordered):
+            if candidate.first_instant > query.as_of:
+                continue
+            before = resolver.at(candidate.first_instant - EPSILON)
+            point = resolver.point(candidate, before, current)
+            if point is not None:
+                yield point
+            current = before
+
+
 def next_change(
     repository: Repository, query: Query, *, rev: str | None = None
 ) -> ChangePoint | None:
     """The first change after ``query.as_of`` (resolving only as far as needed), or None."""
-    resolver = _Resolver(repository, query, rev)
-    previous = resolve(repository, query)
-    for candidate in _sorted_candidates(previous):
-        if candidate.first_instant <= query.as_of:
-            continue
-        current = resolver.at(candidate.first_instant)
-        point = resolver.point(candidate, previous, current)
-        if point is not None:
-            return point
-        previous = current
-    return None
+    return next(walk_changes(repository, query, forward=True, rev=rev), None)
 
 
 def previous_change(
     repository: Repository, query: Query, *, rev: str | None = None
 ) -> ChangePoint | None:
     """The latest change already in effect at ``query.as_of``, or None."""
-    resolver = _Resolver(repository, query, rev)
-    current = resolve(repository, query)
-    for candidate in reversed(_sorted_candidates(current)):
-        if candidate.first_instant > query.as_of:
-            continue
-        before = resolver.at(candidate.first_instant - EPSILON)
-        point = resolver.point(candidate, before, current)
-        if point is not None:
-            return ChangePoint(point.at, point.after, point.causes, point.diff)
-        current = before
-    return None
+    return next(walk_changes(repository, query, forward=False, rev=rev), None)
 
 
 def render_text(agenda: Agenda) -> str:
@@ -422,4 +433,5 @@ __all__ = [
     "previous_change",
     "render_text",
     "signature",
+    "walk_changes",
 ]

@@ -24,6 +24,7 @@ from octui.changes import (
     next_change,
     previous_change,
     render_text,
+    walk_changes,
 )
 from octui.cli import main
 from octui.loader import Repository, load_repository
@@ -332,3 +333,12 @@ def test_digest_cache_matches_the_bundle_digest(sample: Repository) -> None:
                 assert cache.digest(res) == digest(res)
     whole = resolve(sample, Query(role=None, as_of=TODAY))
     assert cache.digest(whole) == digest(whole)
+
+
+def test_walking_both_ways_lists_the_agenda(sample: Repository) -> None:
+    query = Query(role="support", as_of=TODAY)
+    agenda = change_agenda(sample, query)
+    ahead = [p.first_instant for p in walk_changes(sample, query, forward=True)]
+    behind = [p.first_instant for p in walk_changes(sample, query, forward=False)]
+    assert ahead == [p.first_instant for p in agenda.upcoming()]
+    assert behind == [p.first_instant for p in reversed(agenda.past())]
