@@ -384,4 +384,51 @@ def load_revision(path: str | Path, rev: str, store: ParseStore | None = None) -
         return Loader(tree, f"{path} at {rev}", store).load()
 
 
-__all__ = ["GitRevisionError", "GitTree", "load_revision"]
+@dataclass(frozen=True, slots=True)
+class Revision:
+    """One commit that touched the repository folder, for a revision picker."""
+
+    commit: str
+    committed: str
+    """Commit date, RFC 3339 as git prints it (``%cI``)."""
+    subject: str
+
+    @property
+    def short(self) -> str:
+        return self.commit[:12]
+
+
+def list_revisions(path: str | Path, limit: int = 50) -> list[Revision]:
+    """The newest ``limit`` commits touching ``path`` (read-only ``git log``), newest first.
+
+    Raises :class:`GitRevisionError` when ``path`` is not inside a git work tree.
+    """
+    start = _nearest_existing_dir(Path(path))
+    top = _git(str(start), "rev-parse", "--show-toplevel")
+    if top.returncode != 0:
+        raise GitRevisionError(f"{path}: not inside a git repository")
+    toplevel = os.fsdecode(top.stdout).rstrip("\n")
+    rel = os.path.relpath(os.path.realpath(Path(path).absolute()), os.path.realpath(toplevel))
+    spec = "." if rel in (".", "") else rel.replace(os.sep, "/")
+    log = _git(
+        toplevel,
+        "log",
+        f"--max-count={max(1, limit)}",
+        "--format=%H%x00%cI%x00%s%x00",
+        "--end-of-options",
+        "HEAD",
+        "--",
+        spec,
+    )
+    if log.returncode != 0:
+        return []  # no commits yet
+    fields = log.stdout.decode("utf-8", "replace").split("\0")
+    out = []
+    for i in range(0, len(fields) - 2, 3):
+        commit = fields[i].strip()
+        if commit:
+            out.append(Revision(commit, fields[i + 1], fields[i + 2]))
+    return out
+
+
+__all__ = ["GitRevisionError", "GitTree", "Revision", "list_revisions", "load_revision"]

@@ -19,7 +19,7 @@ from repo_builder import make_repo, obj
 from octui.bundle import digest
 from octui.cli import main
 from octui.config import NotARepository
-from octui.gitrev import GitRevisionError, GitTree, load_revision
+from octui.gitrev import GitRevisionError, GitTree, list_revisions, load_revision
 from octui.loader import load_repository
 from octui.pipeline import Query, resolve
 from octui.timeutil import parse_instant
@@ -272,3 +272,20 @@ def test_git_commands_are_read_only(git_sample: GitSample) -> None:
     verbs = {c[c.index("-C") + 2] for c in calls}
     assert verbs <= {"rev-parse", "ls-tree", "cat-file"}
     assert "cat-file" in verbs
+
+
+def test_list_revisions_newest_first(git_sample: GitSample, tmp_path: Path) -> None:
+    sums_before = tree_checksum(git_sample.work)
+    revisions = list_revisions(git_sample.context)
+    assert tree_checksum(git_sample.work) == sums_before
+    assert [r.subject for r in revisions] == [
+        "support hours summary; drop outage credit; security v2",
+        "refunds v2; refund procedure reviewed",
+        "sample repository, refunds v1 only",
+    ]
+    assert revisions[2].committed.startswith("2026-03-10")
+    # Each listed commit loads as a revision.
+    assert load_revision(git_sample.context, revisions[2].commit).objects
+    assert list_revisions(git_sample.context, limit=1) == revisions[:1]
+    with pytest.raises(GitRevisionError):
+        list_revisions(tmp_path)
