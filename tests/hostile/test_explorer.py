@@ -314,3 +314,20 @@ def test_explorer_survives_generated_repositories(
         for token in hidden:
             assert token not in screen
         assert "Traceback" not in screen
+
+
+async def test_error_screen_shows_hostile_config_text_literally(tmp_path: Path) -> None:
+    import json
+
+    name = "[red]x[/red]" + OSC52
+    config = f"spec: 1\nroles:\n  {json.dumps(name)}: {{clearance: secret}}\n".encode()
+    root = write_repo(tmp_path / "repo", {"a.md": b"---\nid: a\n---\n"}, config)
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.error is not None
+        svg = app.export_screenshot()
+        shown = svg_text(svg)
+    assert "roles.[red]x[/red]\\x1b]52;c;Y3VybCBldmlsfHNo\\x07.clearance" in shown
+    assert "unknown level 'secret'" in shown
+    assert "\x1b" not in svg and "\x07" not in svg
