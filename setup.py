@@ -18,7 +18,7 @@ HERE = Path(__file__).resolve().parent
 SAMPLE = HERE / "sample-repo"
 
 
-class build_py_with_sample(build_py):  # noqa: N801 - setuptools command naming
+class build_py_with_sample(build_py):
     def run(self) -> None:
         super().run()
         if not SAMPLE.is_dir():

@@ -156,7 +156,8 @@ def layout(resolution: Resolution, object_id: str, width: int) -> Timeline:
     members = {o.uid for o in objs}
     edges = _edge_infos(resolution, members)
     lo, hi = axis_range(objs, as_of)
-    label_w = min(max([len(r.obj.key) for r in readable if r.obj] + [len(object_id), 17]), 34)
+    longest = max([len(r.obj.key) for r in readable if r.obj] + [len(object_id), 17])
+    label_w = min(longest, max(17, width * 2 // 5), 40)
     state_w = 13
     width = max(width, label_w + state_w + 12)
     area = max(width - label_w - state_w - 2, 10)

@@ -16,7 +16,9 @@ Structure (so features can be added in their own modules):
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -118,10 +120,11 @@ class OctuiApp(App[None]):
         poll_interval: float = 1.0,
         debounce: float = 0.15,
         cursor_blink: bool = True,
+        cache: bool = True,
     ) -> None:
         super().__init__()
         self.root = Path(root)
-        self.session = Session(self.root)
+        self.session = Session(self.root, store=_parse_store(self.root) if cache else None)
         self.inputs = Inputs(
             role=role,
             task=task,
@@ -148,6 +151,7 @@ class OctuiApp(App[None]):
         self._jump_cycle: tuple[tuple[object, ...], int] | None = None
         self.selected: Included | Exclusion | Finding | None = None
         self.settled = asyncio.Event()
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="octui-resolve")
 
     # -- layout --------------------------------------------------------------------------
 
@@ -163,6 +167,9 @@ class OctuiApp(App[None]):
                 yield DetailPane(id="detail")
         yield StatusBar(id="status")
         yield Footer(compact=True)
+
+    def on_unmount(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)
 
     def on_mount(self) -> None:
         self._layout_for(self.size.width)
@@ -222,12 +229,16 @@ class OctuiApp(App[None]):
     @work(exclusive=True, group="watch", exit_on_error=False)
     async def watch_repository(self) -> None:
         """Poll the disk; reload when the files changed (also while the error screen shows)."""
+        interval = self.poll_interval
         while True:
-            await asyncio.sleep(self.poll_interval)
+            await asyncio.sleep(interval)
+            started = time.perf_counter()
             try:
                 fingerprint = await asyncio.to_thread(self.session.fingerprint)
             except Exception:
                 continue
+            # a huge repository takes a while to stat: never spend more than ~1/5 of the time
+            interval = max(self.poll_interval, 5 * (time.perf_counter() - started))
             if fingerprint != self._seen_fingerprint:
                 self.reload_repository()
 
@@ -292,16 +303,26 @@ class OctuiApp(App[None]):
 
     @work(exclusive=True, group="resolve", exit_on_error=False)
     async def _resolve(self, generation: int, inputs: Inputs, delay: float) -> None:
+        """Debounce, then resolve on the single resolver thread.
+
+        ``exclusive`` cancels the previous worker, but a thread cannot be stopped: so
+        resolutions run one at a time on a one-thread executor, a job that is still
+        queued when it is cancelled never starts, and a job whose generation is no
+        longer the newest returns at once.
+        """
         if delay:
             await asyncio.sleep(delay)
         query = inputs.query(now_utc())
         session = self.session
 
-        def compute() -> View:
+        def compute() -> View | None:
+            if generation != self.generation:
+                return None  # a newer request exists: skip the work
             return make_view(session.resolve(query), generation)
 
+        loop = asyncio.get_running_loop()
         try:
-            view = await asyncio.to_thread(compute)
+            view = await loop.run_in_executor(self._executor, compute)
         except UnknownRole as exc:
             self.notify(str(exc), severity="error")
             self.settled.set()
@@ -310,7 +331,8 @@ class OctuiApp(App[None]):
             self.notify(f"resolution failed: {exc}", severity="error")
             self.settled.set()
             return
-        self.apply_view(view)
+        if view is not None:
+            self.apply_view(view)
 
     def apply_view(self, view: View) -> bool:
         """Show ``view`` unless a newer resolution was asked for since. Returns True if shown."""
@@ -669,6 +691,16 @@ class OctuiApp(App[None]):
             ("Help (keys)", self.action_help, "F1"),
         ]
         return commands
+
+
+def _parse_store(root: Path) -> Any:
+    """The persistent parse cache (faster cold starts); None when disabled or unusable."""
+    try:
+        from octui.cache import open_store
+
+        return open_store(root)
+    except Exception:  # a cache is an optimisation: never a reason not to start
+        return None
 
 
 def create_app(

@@ -109,7 +109,7 @@ SHOTS: list[tuple[str, tuple[int, int], dict[str, Any], Steps]] = [
 async def shoot(
     root: Path, out: Path, name: str, size: tuple[int, int], options: dict[str, Any], steps: Steps
 ) -> Path:
-    app = create_app(root, as_of=AS_OF, watch=False, cursor_blink=False, **options)
+    app = create_app(root, as_of=AS_OF, watch=False, cursor_blink=False, cache=False, **options)
     async with app.run_test(size=size) as pilot:
         await steps(app, pilot)
         svg = app.export_screenshot(title=f"octui {name}")

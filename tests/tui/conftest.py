@@ -23,6 +23,7 @@ def make_app(root: Path | str = SAMPLE, **options: Any) -> OctuiApp:
     options.setdefault("as_of", AS_OF)
     options.setdefault("watch", False)
     options.setdefault("cursor_blink", False)
+    options.setdefault("cache", False)
     return create_app(root, **options)
 
 

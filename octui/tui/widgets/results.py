@@ -116,10 +116,10 @@ class ExcludedPane(Vertical):
             yield Static("", id="reason-counts")
         yield RowTable(
             [
-                Column("id", None, min_width=12),
+                Column("id", None, min_width=12, weight=3),
                 Column("v", 3, "right"),
                 Column("reason", 21),
-                Column("detail", None, min_width=10),
+                Column("detail", None, min_width=10, weight=2),
             ],
             self._row_cells,
             row_key,
@@ -202,8 +202,8 @@ class WarningsTable(RowTable):
             [
                 Column(" ", 1),
                 Column("code", 24),
-                Column("ids", None, min_width=10),
-                Column("message", None, min_width=16),
+                Column("ids", None, min_width=10, weight=2),
+                Column("message", None, min_width=16, weight=5),
             ],
             self._row_cells,
             _warning_key,

@@ -38,6 +38,8 @@ class Column:
     width: int | None = None
     justify: str = "left"
     min_width: int = 8
+    weight: int = 1
+    """Share of the leftover width among flexible columns."""
 
 
 @lru_cache(maxsize=256)
@@ -201,12 +203,12 @@ class RowTable(ScrollView, can_focus=True):
 
     def widths(self, total: int) -> list[int]:
         fixed = sum(c.width or 0 for c in self.columns) + max(len(self.columns) - 1, 0)
-        flex = [c for c in self.columns if c.width is None]
+        weights = sum(c.weight for c in self.columns if c.width is None) or 1
         rest = max(total - fixed, 0)
         out = []
         for c in self.columns:
             if c.width is None:
-                out.append(max(rest // max(len(flex), 1), c.min_width))
+                out.append(max(rest * c.weight // weights, c.min_width))
             else:
                 out.append(c.width)
         return out

@@ -99,4 +99,7 @@ class TimelinePane(VerticalScroll):
         head = Text.assemble(
             ("Timeline ", "bold"), (self.object_id, "bold cyan"), ("  │ = as_of", "dim yellow")
         )
-        body.update(Text("\n").join([head, to_text(self.timeline)]))
+        drawing = Text("\n").join([head, to_text(self.timeline)])
+        drawing.no_wrap = True
+        drawing.overflow = "crop"
+        body.update(drawing)
