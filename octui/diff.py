@@ -495,7 +495,7 @@ def diff_resolutions(
 
 # -- text -----------------------------------------------------------------------------------------
 
-_SECTIONS: tuple[tuple[str, str, str], ...] = (
+SECTIONS: tuple[tuple[str, str, str], ...] = (
     ("added", "Added (only in B)", "+"),
     ("removed", "Removed (only in A)", "-"),
     ("now-included", "Now included", "+"),
@@ -506,7 +506,8 @@ _SECTIONS: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def _section_of(change: ObjectChange) -> str:
+def section_of(change: ObjectChange) -> str:
+    """The section of :data:`SECTIONS` a change is listed under."""
     first = change.primary
     if first in ("added", "removed", "now-included", "now-excluded", "reason"):
         return first
@@ -574,8 +575,8 @@ def render_text(diff: Diff) -> str:
             before = ", ".join(f"@{n}" for n in v.before)
             after = ", ".join(f"@{n}" for n in v.after)
             lines.append(f"  ~ {v.id} {before} → {after}")
-    for key, title, mark in _SECTIONS:
-        rows = [c for c in diff.objects if _section_of(c) == key]
+    for key, title, mark in SECTIONS:
+        rows = [c for c in diff.objects if section_of(c) == key]
         if rows:
             lines.append(f"{title}:")
             lines.extend(f"  {mark} {describe_change(c)}" for c in rows)
@@ -600,6 +601,7 @@ def _warning_text(w: WarningView) -> str:
 
 __all__ = [
     "ASPECTS",
+    "SECTIONS",
     "Diff",
     "EntryView",
     "ObjectChange",
@@ -611,4 +613,5 @@ __all__ = [
     "diff_resolutions",
     "entries",
     "render_text",
+    "section_of",
 ]
