@@ -278,6 +278,24 @@ def test_bare_id_covers_every_version_but_the_declarer(tmp_path: Path) -> None:
     assert "supersession-cycle" not in codes(res)
 
 
+def test_bare_superseded_by_on_own_id(tmp_path: Path) -> None:
+    root = make_repo(
+        tmp_path,
+        {
+            "v1.md": obj("p", version=1, superseded_by="p"),
+            "v2.md": obj("p", version=2, valid_from="2026-09-01"),
+            "v3.md": obj("p", version=3, valid_from="2026-03-01"),
+        },
+    )
+    res = resolve_at(root, as_of="2026-06-01")
+    ex = the_exclusion(res, "p", 1)
+    # every other version is a replacement; only the one already in effect is named
+    assert ex.reason is R.SUPERSEDED and ex.related == ("p@3",)
+    assert included_keys(res) == ["p@3"]
+    later = resolve_at(root, as_of="2026-10-01")
+    assert the_exclusion(later, "p", 1).related == ("p@2", "p@3")
+
+
 def test_higher_version_without_declaration_does_not_supersede(tmp_path: Path) -> None:
     root = make_repo(tmp_path, {"v1.md": obj("p", version=1), "v2.md": obj("p", version=2)})
     res = resolve_at(root)
