@@ -24,7 +24,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from repo_builder import make_repo, resolve_at
+from repo_builder import fixed_bundle, make_repo, resolve_at
 
 from octui.bundle import bundle_dict, digest, digest_from_bundle, dumps_bundle
 from octui.enums import ExclusionReason, Lifecycle
@@ -304,6 +304,38 @@ def test_denied_objects_never_leak(spec: Spec, query: dict[str, Any]) -> None:
             assert CANARY in explain(everything, digest(everything)) or CANARY in dumps_bundle(
                 bundle_dict(everything)
             )
+
+
+@settings(
+    max_examples=50,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    spec=specs(),
+    queries=st.lists(st.tuples(st.sampled_from(ROLE_NAMES), QUERIES), min_size=2, max_size=6),
+)
+def test_one_loaded_repository_answers_every_query_like_a_fresh_load(
+    spec: Spec, queries: list[tuple[str | None, dict[str, Any]]]
+) -> None:
+    """Whatever a loaded repository remembers between resolutions never changes an answer,
+    even when a caller mutates what an earlier resolution returned."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = write(spec, Path(tmp) / "repo")
+        shared = load_repository(root)
+        for role, query in [*queries, *queries]:
+            res = resolve_at(shared, role=role, **query)
+            fresh = resolve_at(load_repository(root), role=role, **query)
+            assert dumps_bundle(fixed_bundle(res)) == dumps_bundle(fixed_bundle(fresh))
+            assert digest(res) == digest(fresh)
+            # a careless caller scribbles over the result
+            res.exclusions.clear()
+            res.warnings.clear()
+            res.included.clear()
+            res.fates.clear()
+            res.edges.clear()
+            res.cycle_edges.clear()
 
 
 def _instant(value: str | None) -> datetime | None:
