@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 import random
 import sys
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -300,3 +303,54 @@ def test_cli_diff_two_commits_ago_against_the_working_tree(
     assert "fields" in support_hours["changes"] and "summary" in support_hours["changed_fields"]
     refund_proc = next(c for c in by_id["procedures.refund"] if c["version_before"] == 1)
     assert "stale" in refund_proc["changes"] and "updated" in refund_proc["changed_fields"]
+
+
+MIRROR = {
+    "added": "removed",
+    "removed": "added",
+    "now-included": "now-excluded",
+    "now-excluded": "now-included",
+}
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(
+    role_a=st.sampled_from(["support", "sales", "engineering", "leadership", "public-bot"]),
+    role_b=st.sampled_from(["support", "sales", "engineering", "leadership", "public-bot"]),
+    day_a=st.integers(min_value=0, max_value=3 * 365),
+    day_b=st.integers(min_value=0, max_value=3 * 365),
+    historical=st.booleans(),
+)
+def test_diff_properties_over_roles_and_instants(
+    role_a: str, role_b: str, day_a: int, day_b: int, historical: bool
+) -> None:
+    repo = _SAMPLE_REPO
+    start = parse_instant("2025-06-01")
+    a = resolve(
+        repo, Query(role=role_a, as_of=start + timedelta(days=day_a), include_historical=historical)
+    )
+    b = resolve(
+        repo, Query(role=role_b, as_of=start + timedelta(days=day_b), include_historical=historical)
+    )
+    forward, backward = diff_resolutions(a, b), diff_resolutions(b, a)
+    assert forward.same == (digest(a) == digest(b))
+    if forward.same:
+        assert not forward.objects
+    # Reversing the sides mirrors every change.
+    kinds = sorted(MIRROR.get(c.primary, c.primary) for c in forward.objects)
+    assert kinds == sorted(c.primary for c in backward.objects)
+    assert {(w.code, w.ids) for w in forward.warnings_added} == {
+        (w.code, w.ids) for w in backward.warnings_removed
+    }
+    # What moved in and out is exactly the difference of the included sets.
+    keys_a = {i.obj.key for i in a.included}
+    keys_b = {i.obj.key for i in b.included}
+    moved_in = {f"{c.id}@{c.after.version}" for c in forward.by_aspect("now-included") if c.after}
+    moved_out = {
+        f"{c.id}@{c.before.version}" for c in forward.by_aspect("now-excluded") if c.before
+    }
+    assert moved_in == keys_b - keys_a
+    assert moved_out == keys_a - keys_b
+
+
+_SAMPLE_REPO = load_repository(SAMPLE)
