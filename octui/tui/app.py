@@ -271,11 +271,13 @@ class OctuiApp(App[None]):
                 self.notify(
                     f"role {role!r} is no longer declared; showing {roles[0] if roles else 'none'}",
                     severity="warning",
+                    markup=False,  # role names come from the repository's configuration
                 )
             elif role is not None:
                 self.notify(
                     f"unknown role {role!r}; declared roles: {', '.join(roles) or 'none'}",
                     severity="error",
+                    markup=False,
                 )
             role = roles[0] if roles else None
             self.inputs = replace(self.inputs, role=role)
@@ -324,7 +326,7 @@ class OctuiApp(App[None]):
         try:
             view = await loop.run_in_executor(self._executor, compute)
         except UnknownRole as exc:
-            self.notify(str(exc), severity="error")
+            self.notify(str(exc), severity="error", markup=False)
             self.settled.set()
             return
         except Exception as exc:  # pragma: no cover - a bug in the core; say so, keep running

@@ -331,3 +331,20 @@ async def test_error_screen_shows_hostile_config_text_literally(tmp_path: Path) 
     assert "roles.[red]x[/red]\\x1b]52;c;Y3VybCBldmlsfHNo\\x07.clearance" in shown
     assert "unknown level 'secret'" in shown
     assert "\x1b" not in svg and "\x07" not in svg
+
+
+async def test_hostile_role_names_are_shown_literally(tmp_path: Path) -> None:
+    import json
+
+    names = ["[red]x[/red]", "b[link=h]c[/link]", "x[/]"]
+    config = "spec: 1\nroles:\n" + "".join(f"  {json.dumps(n)}: {{}}\n" for n in names)
+    root = write_repo(tmp_path / "repo", {"a.md": b"---\nid: a\n---\n"}, config.encode())
+    app = make_app(root, role="ghost")  # unknown: a notification lists the declared roles
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        assert app.view is not None and app.inputs.role == "[red]x[/red]"
+        await pilot.press("r")  # open the role list
+        await pilot.pause(0.3)
+        listing = svg_text(app.export_screenshot())
+    for name in names:
+        assert name in listing
