@@ -41,7 +41,7 @@ from octui.enums import ExclusionReason, Severity
 from octui.explain import explain
 from octui.fastyaml import fast_mapping
 from octui.history import UnknownId, history
-from octui.loader import Loader, parse_file
+from octui.loader import Loader, load_repository, parse_file
 from octui.model import KNOWN_FIELDS
 from octui.pipeline import Query, Resolution, resolve
 from octui.timeutil import parse_instant
@@ -50,7 +50,7 @@ from octui.yamlio import load_yaml
 #: Examples per property per run (derandomized: the same examples on every run).
 EXAMPLES = {
     "repos": 300,
-    "cli": 25,
+    "cli": 40,
     "bytes": 300,
     "front_matter": 250,
     "structured": 250,
@@ -312,6 +312,25 @@ def test_generated_repositories_through_the_cli(files: dict[str, bytes], query: 
             assert text.code == run.code
             assert f"Digest: {bundle['digest']}" in text.out
             assert "\x1b" not in text.out and "\x07" not in text.out
+        # diff, changes and history for one role: no exception, no token of a denied object.
+        role = ROLES[len(files) % len(ROLES)]
+        repo = load_repository(root)
+        res = resolve(repo, Query(role=role, as_of=query.as_of))
+        hidden = [
+            o.title.split()[0]
+            for o in repo.objects
+            if o.title and getattr(res.fates[o.uid], "reason", None) in DENIALS
+        ]
+        base = [str(root), "--role", role, "--as-of", as_of]
+        for argv in (
+            ["diff", *base, "--against-as-of", DAYS[0].isoformat(), "--format", "json"],
+            ["diff", *base, "--against-task", "refund"],
+            ["changes", *base, "--since", "1y", "--until", "1y", "--format", "json"],
+            *(["history", o.id, *base] for o in repo.objects[:3]),
+        ):
+            other = cli(argv)
+            assert other.code in (0, 1), (argv, other.err)
+            assert not any(token in other.out for token in hidden), argv
 
 
 # -- raw bytes and random text ---------------------------------------------------------------------
