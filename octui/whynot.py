@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from datetime import datetime
 
+from octui.changes import EPSILON, candidates
 from octui.config import Config
 from octui.enums import ExclusionReason, Status
 from octui.loader import Repository
@@ -28,6 +30,9 @@ from octui.ranking import score, tokenize
 from octui.timeutil import BEGINNING_OF_TIME, format_day
 
 R = ExclusionReason
+
+MAX_INSTANTS = 200
+"""How many candidate instants :func:`first_included` tries before giving up."""
 
 ASK_AN_OWNER = (
     "This role may not read it, so nothing more about it is shown here. "
@@ -69,6 +74,36 @@ def _what_if(
         objects = [changed if o.uid == obj.uid else o for o in repository.objects]
         repo = replace(repository, objects=objects)
     return resolve(repo, query).fates.get(obj.uid)
+
+
+def first_included(
+    repository: Repository,
+    query: Query,
+    obj: ContextObject,
+    after: datetime,
+    budget: int = MAX_INSTANTS,
+) -> tuple[datetime | None, bool]:
+    """The first instant from ``after`` on at which ``obj`` is in the bundle (or None), and
+    whether the search gave up after ``budget`` instants.
+
+    The bundle changes only at the dates of the objects the role may read, so those are
+    the only instants to try.
+    """
+    base = resolve(repository, query)
+    instants = sorted(
+        {at + EPSILON if strict else at for (at, strict) in candidates(base)} | {after}
+    )
+    tried = 0
+    for instant in instants:
+        if instant < after:
+            continue
+        if tried >= budget:
+            return None, True
+        tried += 1
+        fate = resolve(repository, replace(query, as_of=instant)).fates.get(obj.uid)
+        if isinstance(fate, Included):
+            return instant, False
+    return None, False
 
 
 def _other_roles(resolution: Resolution, obj: ContextObject) -> list[str]:
@@ -138,6 +173,14 @@ def why_not(
         verdict = _what_if(repository, replace(query, as_of=start), obj)
         out.append(f"It becomes valid on {format_day(start)} (its {field}).")
         out.append(f"At that instant it would be {_fate_text(verdict, with_detail=True)}.")
+        if not isinstance(verdict, Included):
+            later, exhausted = first_included(repository, query, obj, start)
+            if later is not None:
+                out.append(f"It would first be in the bundle on {format_day(later)}.")
+            elif exhausted:
+                out.append(f"It is not in the bundle at any of the next {MAX_INSTANTS} changes.")
+            else:
+                out.append("At no later instant is it in the bundle, as the repository stands.")
     elif reason is R.EXPIRED:
         start = obj.effective_start
         began = "the beginning" if start == BEGINNING_OF_TIME else format_day(start)
@@ -218,4 +261,4 @@ def why_not(
     return out
 
 
-__all__ = ["ASK_AN_OWNER", "in_scope", "may_read", "why_not"]
+__all__ = ["ASK_AN_OWNER", "first_included", "in_scope", "may_read", "why_not"]

@@ -17,7 +17,7 @@ from octui.loader import Repository, load_repository
 from octui.model import Exclusion
 from octui.pipeline import Included, Query, Resolution, resolve
 from octui.timeutil import parse_instant
-from octui.whynot import ASK_AN_OWNER, why_not
+from octui.whynot import ASK_AN_OWNER, first_included, why_not
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample-repo"
 TODAY = parse_instant("2026-11-30")
@@ -162,3 +162,30 @@ def test_included_objects_have_nothing_to_explain(sample: Repository, support: R
     assert why_not(support, sample, uid_of(sample, "policies.refunds@2")) == [
         "It is in the bundle."
     ]
+
+
+def test_not_yet_valid_finds_the_first_instant_it_is_included(repo_factory: Any) -> None:
+    root = repo_factory(
+        {
+            "a1.md": obj("a", version=1, created="2026-01-01", valid_until="2026-12-01"),
+            "a2.md": obj("a", version=2, authority="reference", valid_from="2026-06-01"),
+            "b1.md": obj("b", version=1, created="2026-01-01"),
+            "b2.md": obj("b", version=2, authority="reference", valid_from="2026-06-01"),
+        }
+    )
+    repo = load_repository(root)
+    res = resolve(repo, Query(role="reader", as_of=parse_instant("2026-03-01")))
+    a2 = answer(res, repo, "a@2")
+    assert "2026-06-01" in a2 and "outranked" in a2
+    assert "first be in the bundle on 2026-12-01" in a2
+    at = resolve(repo, Query(role="reader", as_of=parse_instant("2026-12-01")))
+    assert isinstance(at.fates[uid_of(repo, "a@2")], Included)
+    b2 = answer(res, repo, "b@2")
+    assert "At no later instant" in b2
+    a2_obj = next(o for o in repo.objects if o.key == "a@2")
+    query = Query(role="reader", as_of=parse_instant("2026-03-01"))
+    assert first_included(repo, query, a2_obj, a2_obj.effective_start, budget=1) == (None, True)
+    assert first_included(repo, query, a2_obj, a2_obj.effective_start) == (
+        parse_instant("2026-12-01"),
+        False,
+    )
