@@ -56,6 +56,7 @@ EXAMPLES = {
     "structured": 250,
     "config": 300,
     "cli_args": 60,
+    "files": 60,
 }
 SAMPLE = Path(__file__).resolve().parents[2] / "sample-repo"
 
@@ -598,3 +599,47 @@ def test_random_command_lines_never_raise(
     else:
         assert run.out.startswith("Included:")
     assert not any(c in run.out + run.err for c in "\x1b\x07\x9b")
+
+
+@settings(FUZZ, max_examples=EXAMPLES["files"], suppress_health_check=list(HealthCheck))
+@given(
+    blobs=st.lists(
+        st.one_of(
+            st.binary(max_size=200),
+            YAMLISH.map(lambda t: f"---\n{t}\n---\nbody\n".encode("utf-8", "surrogatepass")),
+            st.builds(
+                to_bytes,
+                st.just("x.md"),
+                st.dictionaries(st.sampled_from(sorted(KNOWN_FIELDS)), VALUES, max_size=4).map(
+                    lambda d: {"id": "p.x", **d}
+                ),
+                st.text(max_size=20),
+            ),
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+    ext=st.sampled_from([".md", ".yaml"]),
+)
+def test_random_files_on_disk_through_the_cli(blobs: list[bytes], ext: str) -> None:
+    """Random bytes written to real files beside a valid object, through the CLI."""
+    files = {f"policies/f{i}{ext}": blob for i, blob in enumerate(blobs)}
+    files["policies/good.md"] = b"---\nid: policies.good\nauthority: canonical\n---\nok\n"
+    with tempfile.TemporaryDirectory() as tmp:
+        root = write_repo(Path(tmp) / "repo", files)
+        val = cli(["validate", str(root), "--format", "json"])
+        assert val.err == "" and val.code in (0, 1)
+        doc = json.loads(val.out)
+        # Every file is exactly one of: an object, a file named by a finding, or not an object.
+        loaded = {o.path for o in load_repository(root).objects}
+        failed = {p for f in doc["findings"] if f["code"] == "invalid-object" for p in f["paths"]}
+        for rel, blob in files.items():
+            skipped = parse_file(rel, blob).skipped
+            assert [rel in loaded, rel in failed, skipped].count(True) == 1, rel
+        for f in doc["findings"]:
+            assert "\n" not in f["message"]
+        run = cli(["resolve", str(root), "--role", "reader", "--format", "json", "--strict"])
+        bundle = json.loads(run.out)
+        assert "policies.good" in {o["id"] for o in bundle["objects"]}
+        errors = any(w["severity"] == "error" for w in bundle["warnings"])
+        assert run.code == (1 if errors else 0)
