@@ -34,7 +34,7 @@ from textual.widget import Widget
 from textual.widgets import Checkbox, Footer, Input, Select, TabbedContent, TabPane
 
 from octui.bundle import bundle_dict, dumps_bundle
-from octui.config import ConfigError, NotARepository
+from octui.config import ConfigError, NotARepository, load_config
 from octui.model import Exclusion, Finding
 from octui.pipeline import Included, UnknownRole
 from octui.session import Session
@@ -156,7 +156,10 @@ class OctuiApp(App[None]):
     # -- layout --------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        yield InputsPane(id="inputs")
+        roles = _declared_roles(self.root)
+        if roles and self.inputs.role is None:
+            self.inputs = replace(self.inputs, role=roles[0])
+        yield InputsPane(roles, self.inputs.role, id="inputs")
         with Horizontal(id="body"):
             with TabbedContent(id="results"):
                 for pane_id, title, factory in RESULT_TABS:
@@ -693,6 +696,14 @@ class OctuiApp(App[None]):
             ("Help (keys)", self.action_help, "F1"),
         ]
         return commands
+
+
+def _declared_roles(root: Path) -> list[str]:
+    """The roles of the configuration, read up front so the role select starts filled."""
+    try:
+        return sorted(load_config(root).roles)
+    except Exception:  # the loader reports problems properly a moment later
+        return []
 
 
 def _parse_store(root: Path) -> Any:

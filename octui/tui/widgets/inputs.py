@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import contextlib
 from datetime import datetime
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -86,10 +86,24 @@ class InputsPane(Vertical):
     InputsPane Input.-invalid { color: $error; }
     """
 
+    def __init__(self, roles: list[str] | None = None, role: str | None = None, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.initial_roles = roles or []
+        self.initial_role = role
+
     def compose(self) -> ComposeResult:
         with Horizontal():
             yield Label("role")
-            yield Select[str]([], prompt="role", allow_blank=True, compact=True, id="role")
+            if self.initial_roles and self.initial_role in self.initial_roles:
+                yield Select[str](
+                    [(Text(r), r) for r in self.initial_roles],
+                    value=self.initial_role,
+                    allow_blank=False,
+                    compact=True,
+                    id="role",
+                )
+            else:
+                yield Select[str]([], prompt="role", allow_blank=True, compact=True, id="role")
             yield Label("task", classes="gap")
             yield Input(placeholder="what the agent is doing, e.g. refund", compact=True, id="task")
         with Horizontal():
