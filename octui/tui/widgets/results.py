@@ -94,9 +94,9 @@ class ExcludedPane(Vertical):
 
     DEFAULT_CSS = """
     ExcludedPane { height: 1fr; }
-    ExcludedPane > Horizontal { height: 1; }
-    ExcludedPane #reason-filter { width: 34; }
-    ExcludedPane #reason-counts { width: 1fr; color: $text-muted; padding-left: 1; }
+    ExcludedPane > Horizontal { height: auto; max-height: 2; }
+    ExcludedPane #reason-filter { width: 30; }
+    ExcludedPane #reason-counts { width: 1fr; height: auto; color: $text-muted; padding-left: 1; }
     """
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -143,7 +143,7 @@ class ExcludedPane(Vertical):
     def show_view(self, view: View) -> None:
         self.view = view
         counts = view.reason_counts
-        options: list[tuple[str, str]] = [(f"all reasons ({len(view.exclusions)})", ALL)]
+        options: list[tuple[str, str]] = [("all reasons", ALL)]
         for reason in ExclusionReason:
             if counts.get(reason):
                 options.append((f"{reason.value} ({counts[reason]})", reason.value))
