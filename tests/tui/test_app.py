@@ -481,3 +481,20 @@ async def test_switch_widgets_drive_inputs() -> None:
         assert app.query_one("#historical", Checkbox).value
         assert app.view is not None and app.view.query.include_historical
         assert any(i.lifecycle.value != "active" for i in app.view.included)
+
+
+async def test_roles_edited_on_disk(repo_copy: Path) -> None:
+    config = repo_copy / "opencontext.yaml"
+    good = config.read_text(encoding="utf-8")
+    app = make_app(repo_copy, watch=True, poll_interval=0.1, role="support")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        # the role in use disappears: the first remaining one is shown, never a crash
+        config.write_text(good.replace("  support:\n", "  helpdesk:\n", 1), encoding="utf-8")
+        await wait_for(pilot, lambda: app.view is not None and app.view.query.role != "support")
+        assert app.inputs.role == "engineering"
+        # no roles at all: the whole repository is judged (as opencontext validate does)
+        head = good.split("\nroles:")[0]
+        config.write_text(head + "\n", encoding="utf-8")
+        await wait_for(pilot, lambda: app.view is not None and app.view.query.role is None)
+        assert app.query_one("#role", Select).disabled

@@ -119,6 +119,9 @@ class InputsPane(Vertical):
 
     def set_roles(self, roles: list[str], current: str | None) -> None:
         select = self.query_one("#role", Select)
+        select.disabled = not roles
+        if not roles:
+            return  # nothing to choose: the explorer judges the whole repository
         with select.prevent(Select.Changed):
             select.set_options([(Text(r), r) for r in roles])
             if current in roles:
