@@ -16,7 +16,7 @@ import os
 import stat
 import unicodedata
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -392,14 +392,29 @@ def scan(
     return files, problems, unavailable
 
 
+Reuse = dict[int, tuple[ParsedFile, str, ContextObject]]
+"""``id(parsed file) -> (parsed file, source name, object)`` of a previous :func:`assemble`."""
+
+
 def assemble(
     root: str,
     config: Config,
     parsed: list[tuple[str, ParsedFile]],
     problems: list[tuple[str, str]],
     unavailable: list[tuple[str, str]],
+    *,
+    previous: Reuse | None = None,
+    record: Reuse | None = None,
 ) -> Repository:
-    """Turn parsed files into objects under ``config``; every problem becomes a finding."""
+    """Turn parsed files into objects under ``config``; every problem becomes a finding.
+
+    ``previous`` (made under the same configuration) lets an unchanged parsed file keep its
+    object — and the token sets cached on it. An object is never changed once a repository
+    holds it: when its position (``uid``) moves, the new repository gets a copy. ``record``
+    is filled with this call's objects, for the next call's ``previous``.
+    """
+    reused: set[int] = set()
+    origin: dict[int, tuple[ParsedFile, str]] = {}
     forced = {s.name: s.authority for s in config.sources}
     levels = config.classification.levels
     objects: list[ContextObject] = []
@@ -426,6 +441,12 @@ def assemble(
             continue
         if parsed_file.error is not None or parsed_file.fields is None:
             invalid_file(parsed_file.rel, parsed_file.error or "cannot be parsed")
+            continue
+        earlier = previous.get(id(parsed_file)) if previous else None
+        if earlier is not None and earlier[0] is parsed_file and earlier[1] == source_name:
+            objects.append(earlier[2])
+            reused.add(id(earlier[2]))
+            origin[id(earlier[2])] = (parsed_file, source_name)
             continue
         f = parsed_file.fields
         classification = f["classification"] if f["classification"] is not None else levels[0]
@@ -469,9 +490,19 @@ def assemble(
             declared_authority=declared,
         )
         objects.append(obj)
+        origin[id(obj)] = (parsed_file, source_name)
     objects.sort(key=lambda o: (o.id, o.version, o.path))
     for uid, obj in enumerate(objects):
-        obj.uid = uid
+        if id(obj) not in reused:
+            obj.uid = uid
+        elif obj.uid != uid:  # moved: the earlier repository keeps its own object
+            objects[uid] = copy = replace(obj, uid=uid)
+            copy.__dict__.update((k, v) for k, v in obj.__dict__.items() if k.startswith("_"))
+            origin[id(copy)] = origin[id(obj)]
+    if record is not None:
+        for obj in objects:
+            parsed_file, source_name = origin[id(obj)]
+            record[id(parsed_file)] = (parsed_file, source_name, obj)
     return Repository(root, config, objects, findings, unavailable, invalid)
 
 
@@ -524,7 +555,11 @@ class Loader:
         self.root = root
         self.store = store
         self._cache: dict[tuple[str, int, int], ParsedFile] = {}
+        self._objects: Reuse = {}
+        self._config_raw: bytes | None = None
         self.parsed_count = 0
+        self.fingerprint: tuple[object, ...] | None = None
+        """What the last load saw: the same tuple as ``Session.fingerprint()`` computes."""
 
     def load(self) -> Repository:
         try:
@@ -559,7 +594,19 @@ class Loader:
         if self.store is not None and fresh:
             self.store.put_many(fresh)
         self._cache = cache
-        return assemble(self.root, config, parsed, problems, unavailable)
+        previous = self._objects if raw_config == self._config_raw else None
+        record: Reuse = {}
+        repo = assemble(
+            self.root, config, parsed, problems, unavailable, previous=previous, record=record
+        )
+        self._objects, self._config_raw = record, raw_config
+        self.fingerprint = (
+            raw_config,
+            tuple((e.rel, e.size, e.mtime_ns) for _, e in files),
+            tuple(problems),
+            tuple(unavailable),
+        )
+        return repo
 
 
 class ParseStore(Protocol):
@@ -577,12 +624,15 @@ def load_repository(root: str | Path, store: ParseStore | None = None) -> Reposi
 
 
 def parse_frontmatter_only(raw: bytes, rel: str) -> Any:
-    """The parsing floor used by the benchmark: decode + split + CSafeLoader, nothing else."""
+    """The parsing floor used by the benchmark: decode + split + CSafeLoader, nothing else
+    (no duplicate-key check, no size budget, no validation: the least any loader must do)."""
+    import yaml
+
     text = decode_text(raw)
     if rel.endswith(".md"):
         split = split_front_matter(text)
-        return None if split is None else load_yaml(split[0])
-    return load_yaml(text)
+        return None if split is None else yaml.load(split[0], Loader=yaml.CSafeLoader)
+    return yaml.load(text, Loader=yaml.CSafeLoader)
 
 
 __all__ = [

@@ -14,6 +14,7 @@ from pathlib import Path
 from octui.config import CONFIG_FILE, load_config_bytes
 from octui.loader import FsTree, Loader, ParseStore, Repository, Tree, scan
 from octui.pipeline import Query, Resolution, resolve
+from octui.ranking import field_tokens
 
 
 class Session:
@@ -27,11 +28,17 @@ class Session:
         self._fingerprint: tuple[object, ...] | None = None
 
     def load(self) -> Repository:
-        """(Re)load the repository. Raises NotARepository / ConfigError for the caller to show."""
-        fingerprint = self.fingerprint()
+        """(Re)load the repository. Raises NotARepository / ConfigError for the caller to show.
+
+        The loader's own scan is the fingerprint (one walk of the tree, not two). Every
+        object's token sets are computed here, once (an unchanged file keeps its object and
+        its tokens across reloads), so changing the role, the task or the instant only scores.
+        """
         repo = self.loader.load()
+        for obj in repo.objects:
+            field_tokens(obj)
         self.repository = repo
-        self._fingerprint = fingerprint
+        self._fingerprint = self.loader.fingerprint
         return repo
 
     def resolve(self, query: Query) -> Resolution:

@@ -227,3 +227,30 @@ def test_session_reload_after_an_edit_matches_a_fresh_load(tmp_path: Path) -> No
     assert session.changed_on_disk()
     session.load()
     assert text_of(session.repository, query) == text_of(load_repository(root), query)  # type: ignore[arg-type]
+
+
+def test_reload_reuses_unchanged_objects_without_touching_the_old_repository(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "repo"
+    write_repository(root, 120, seed=11)
+    session = Session(root)
+    old = session.load()
+    old_uids = [(o.uid, o.id, o.version, o.path) for o in old.objects]
+    query = Query(role="leadership", as_of=AS_OF, task="refund")
+    old_text = text_of(old, query)
+    # a new file that sorts first (every uid moves) and a deleted one
+    (root / "aaa.md").write_text("---\nid: aaa.first\ntitle: First\n---\nbody\n")
+    next(p for p in sorted(root.rglob("*.md")) if "version: 2" in p.read_text()).unlink()
+    new = session.load()
+    assert [(o.uid, o.id, o.version, o.path) for o in old.objects] == old_uids
+    assert [o.uid for o in new.objects] == list(range(len(new.objects)))
+    assert text_of(old, query) == old_text
+    assert text_of(new, query) == text_of(load_repository(root), query)
+    # an edit that keeps every position: the other objects are the very same
+    target = next(p for p in sorted(root.rglob("*.md")) if p.name != "README.md")
+    target.write_text(target.read_text() + "\nmore\n")
+    newer = session.load()
+    shared = sum(a is b for a, b in zip(new.objects, newer.objects, strict=True))
+    assert shared == len(newer.objects) - 1
+    assert text_of(newer, query) == text_of(load_repository(root), query)
