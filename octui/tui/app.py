@@ -70,6 +70,7 @@ class OctuiApp(App[None]):
     CSS_PATH = "app.tcss"
     COMMANDS: ClassVar[set[Any]] = App.COMMANDS | {OctuiCommands}
     ENABLE_COMMAND_PALETTE = True
+    AUTO_FOCUS = "#included-table"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "help", "Help"),
