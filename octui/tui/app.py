@@ -74,9 +74,9 @@ class OctuiApp(App[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "help", "Help"),
-        Binding("slash", "focus_task", "Task"),
-        Binding("r", "focus_role", "Role"),
-        Binding("a", "focus_as_of", "as_of", show=False),
+        Binding("slash", "focus_task", "Task", tooltip="edit the task (it orders the bundle)"),
+        Binding("r", "focus_role", "Role", tooltip="choose the role"),
+        Binding("a", "focus_as_of", "as_of", show=False, tooltip="edit as_of: now or a date"),
         Binding("left_square_bracket", "step_day(-1)", "−1 day", show=False),
         Binding("right_square_bracket", "step_day(1)", "±day", key_display="[ ]", tooltip="+1 day"),
         Binding("left_curly_bracket", "step_month(-1)", "−1 month", show=False),
@@ -100,7 +100,7 @@ class OctuiApp(App[None]):
         Binding("f", "cycle_reason", "Filter exclusions by reason", show=False),
         Binding("d", "toggle_side", "Detail/timeline (narrow screens)", show=False),
         Binding("escape", "results", "Back to the results", show=False),
-        Binding("e", "export", "Export"),
+        Binding("e", "export", "Export", tooltip="export the bundle (JSON) to a file"),
         Binding("c", "copy_digest", "Copy digest", show=False),
         Binding("ctrl+r", "reload", "Reload from disk", show=False),
         Binding("q", "quit", "Quit"),

@@ -12,11 +12,14 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-GUIDE = """\
-[b]Why is X not in the support bundle?[/b]  pick role [b]support[/b] (r), open [b]Excluded[/b] (2),
-  find X (ctrl+p → "jump X", or f to filter by reason): the row and the detail pane say why.
-[b]What did we believe in March?[/b]  press a, type 2026-03-15 (or step with [ ] and { }):
-  the bundle re-resolves at that instant; the timeline marker │ moves; n toggles back to now."""
+GUIDE = (
+    "[b]Why is X not in the support bundle?[/b]  Pick role [b]support[/b] (r), open "
+    "[b]Excluded[/b] (2) and find X (ctrl+p, type its id; or f filters by reason): the "
+    "row and the detail pane say why.\n"
+    "[b]What did we believe in March?[/b]  Press a and type 2026-03-15 (or step with "
+    "[ ] by day and { } by month): the bundle re-resolves at that instant and the "
+    "timeline marker │ moves; n toggles back to now."
+)
 
 
 def _key(keys: str) -> str:

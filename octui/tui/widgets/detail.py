@@ -79,7 +79,7 @@ class DetailPane(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static("Select a row to see everything about it.", id="why")
         yield Static("", id="fields")
-        yield Markdown("", id="content")
+        yield Markdown("", id="content", open_links=False)
 
     @property
     def why_text(self) -> str:
