@@ -55,7 +55,7 @@ async def settle(pilot: Pilot[Any]) -> None:
     await pilot.pause()
 
 
-async def wait_for(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 20) -> None:
+async def wait_for(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 40) -> None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not condition():
@@ -222,8 +222,10 @@ async def test_explorer_recovers_while_the_repository_changes(live_repo: Path) -
 
         # Config broken: an error screen naming the file, the explorer still alive.
         (live_repo / "opencontext.yaml").write_bytes(b"roles: [\n")
-        await wait_for(pilot, lambda: app.error is not None)
+        # (a poll may catch the file half-written first: wait for the final state)
+        await wait_for(pilot, lambda: app.error is not None and "invalid YAML" in app.error[2])
         assert app.error is not None and "opencontext.yaml" in " ".join(app.error)
+        await settle(pilot)
         shown = svg_text(app.export_screenshot())
         assert "invalid YAML" in shown
 
