@@ -207,7 +207,7 @@ class OctuiApp(App[None]):
         try:
             await asyncio.to_thread(self.session.load)
         except NotARepository as exc:
-            self.show_error(
+            await self.show_error(
                 "Not an OpenContext repository",
                 str(self.root / "opencontext.yaml"),
                 "not found: the folder is not an OpenContext repository until it holds "
@@ -216,14 +216,14 @@ class OctuiApp(App[None]):
             del exc
             return
         except ConfigError as exc:
-            self.show_error(
+            await self.show_error(
                 "The configuration cannot be read",
                 exc.file + (f" — key {exc.key}" if exc.key else ""),
                 exc.problem,
             )
             return
         except Exception as exc:  # never a traceback: say what failed
-            self.show_error("The repository cannot be read", str(self.root), str(exc))
+            await self.show_error("The repository cannot be read", str(self.root), str(exc))
             return
         self.clear_error()
         self.loaded = True
@@ -249,14 +249,16 @@ class OctuiApp(App[None]):
     def action_reload(self) -> None:
         self.reload_repository()
 
-    def show_error(self, title: str, where: str, problem: str) -> None:
-        self.error = (title, where, problem)
-        self.settled.set()
+    async def show_error(self, title: str, where: str, problem: str) -> None:
+        """Show (or update) the error screen; ``error`` is set once it is on screen."""
         if self.error_screen is not None:
             self.error_screen.update_error(title, where, problem)
-            return
-        self.error_screen = ErrorScreen(title, where, problem)
-        self.push_screen(self.error_screen)
+        else:
+            self.error_screen = ErrorScreen(title, where, problem)
+            await self.push_screen(self.error_screen)
+            await asyncio.sleep(0)
+        self.error = (title, where, problem)
+        self.settled.set()
 
     def clear_error(self) -> None:
         self.error = None
