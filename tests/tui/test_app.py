@@ -435,6 +435,13 @@ async def test_command_palette_jumps_to_an_id_and_sets_role() -> None:
         await settle(pilot)
         assert app.inputs.role == "sales" and app.view is not None
         assert app.view.query.role == "sales"
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"as_of 2026-03-15")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert format_instant(app.view.query.as_of) == "2026-03-15T00:00:00Z"
 
 
 async def test_limit_and_min_relevance_fields() -> None:
