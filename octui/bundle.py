@@ -12,6 +12,7 @@ import json
 import re
 import uuid
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from octui.fastjson import dumps_indent2
@@ -114,11 +115,42 @@ def digest_of(
 
 
 def digest(resolution: Resolution) -> str:
-    return digest_of(
-        [included_digest_form(i) for i in resolution.included],
-        [exclusion_digest_form(e) for e in resolution.exclusions],
-        [warning_digest_form(w) for w in resolution.warnings],
+    """``digest_of`` the resolution's digest forms, byte for byte, from cached pieces.
+
+    The canonical JSON of a list is its items' canonical JSON joined by commas, and the
+    payload's keys sort as exclusions, objects, warnings; so each item is encoded once
+    (an object per lifecycle and staleness, on the object; an exclusion by value) and the
+    explorer's digest per keystroke hashes bytes instead of re-encoding every object.
+    """
+    objects = b",".join([_included_json(i) for i in resolution.included])
+    exclusions = b",".join([_exclusion_json(e) for e in resolution.exclusions])
+    warnings = b",".join([canonical_json(warning_digest_form(w)) for w in resolution.warnings])
+    payload = b"".join(
+        [
+            b'{"exclusions":[',
+            exclusions,
+            b'],"objects":[',
+            objects,
+            b'],"warnings":[',
+            warnings,
+            b"]}",
+        ]
     )
+    return "sha256:" + hashlib.sha256(payload).hexdigest()
+
+
+def _included_json(inc: Included) -> bytes:
+    cache: dict[tuple[str, bool], bytes] = inc.obj.__dict__.setdefault("_digest_json", {})
+    key = (inc.lifecycle.value, inc.stale)
+    data = cache.get(key)
+    if data is None:
+        data = cache[key] = canonical_json(included_digest_form(inc))
+    return data
+
+
+@lru_cache(maxsize=1 << 17)
+def _exclusion_json(exclusion: Exclusion) -> bytes:
+    return canonical_json(exclusion_digest_form(exclusion))
 
 
 _DIGEST_OBJECT_DROP = ("score", "matched", "path", "source")

@@ -20,6 +20,7 @@ the error).
 from __future__ import annotations
 
 import re
+from datetime import date, datetime
 from functools import lru_cache
 from typing import Any
 
@@ -205,6 +206,14 @@ _STATUS = {s.value: s for s in Status}
 _LAYER = {layer.value: layer for layer in Layer}
 
 
+@lru_cache(maxsize=8192)
+def _instant(value: Any) -> Any:
+    """``parse_instant`` for the dates and datetimes YAML gives (they repeat a lot)."""
+    if type(value) not in (str, date, datetime):
+        raise _Refuse  # bools (1 == True would share a cache entry), lists, numbers
+    return parse_instant(value)
+
+
 class _Refuse(Exception):
     """Let Pydantic decide."""
 
@@ -276,7 +285,7 @@ def _fields(data: dict[str, Any]) -> dict[str, Any]:
     instants = {}
     for name in _INSTANTS:
         value = get(name)
-        instants[name] = None if value is None else parse_instant(value)
+        instants[name] = None if value is None else _instant(value)
     return {
         "id": object_id,
         "version": version,

@@ -30,7 +30,7 @@ from octui.enums import (
     TieBreaker,
     WarningCode,
 )
-from octui.loader import Repository, object_findings
+from octui.loader import Repository, gc_paused, object_findings
 from octui.model import REF_RE, ContextObject, Exclusion, Finding
 from octui.ranking import Score, score, tokenize
 from octui.timeutil import add_days, format_day
@@ -188,11 +188,26 @@ class _RoleFacts:
     load_findings: list[Finding] | None = None
 
 
+@dataclass(frozen=True)
+class _RunState:
+    """A run's state after step 7, without the run's reference to the repository (the memo
+    lives on the repository; a reference back would make a cycle that only the garbage
+    collector could free)."""
+
+    exclusions: dict[int, Exclusion]
+    findings: list[Finding]
+    readable: list[ContextObject]
+    approved: set[int]
+    historical: dict[int, Lifecycle]
+    edges: list[Edge]
+    cycle_edges: set[tuple[int, int]]
+
+
 @dataclass
 class _Stage:
     """A run after step 7 for one (role, as_of, include_historical): everything but ranking."""
 
-    run: Run
+    base: _RunState
     current: list[ContextObject]
     historical: list[ContextObject]
     untrimmed: tuple[list[Exclusion], list[Finding]] | None = None
@@ -818,13 +833,18 @@ def resolve(repo: Repository, query: Query) -> Resolution:
     Steps 1–7 depend on the role, ``as_of`` and ``include_historical`` only, so their outcome
     is kept on the repository (a few at a time) and a new task re-runs only step 8.
     """
+    with gc_paused():
+        return _resolve(repo, query)
+
+
+def _resolve(repo: Repository, query: Query) -> Resolution:
     role: RoleConfig | None = None
     if query.role is not None:
         role = repo.config.roles.get(query.role)
         if role is None:
             raise UnknownRole(query.role, repo.config.roles)
     stage = _stage(repo, query, role)
-    base = stage.run
+    base = stage.base
     run = Run(
         repo,
         query,
@@ -897,7 +917,16 @@ def _stage(repo: Repository, query: Query, role: RoleConfig | None) -> _Stage:
     current = step_competition(run, current)
     current = step_conflicts(run, current)
     historical = [o for o in standing if o.uid in run.historical]
-    stage = _Stage(run, current, historical)
+    state = _RunState(
+        run.exclusions,
+        run.findings,
+        run.readable,
+        run.approved,
+        run.historical,
+        run.edges,
+        run.cycle_edges,
+    )
+    stage = _Stage(state, current, historical)
     with memo.lock:
         memo.stages[key] = stage
         while len(memo.stages) > _MEMO_STAGES:

@@ -9,12 +9,13 @@ reloads.
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 from octui.config import CONFIG_FILE, load_config_bytes
-from octui.loader import FsTree, Loader, ParseStore, Repository, Tree, scan
+from octui.loader import FsTree, Loader, ParseStore, Repository, Tree, gc_paused, scan
 from octui.pipeline import Query, Resolution, resolve
-from octui.ranking import field_tokens
+from octui.ranking import prepare_tokens
 
 
 class Session:
@@ -35,8 +36,13 @@ class Session:
         its tokens across reloads), so changing the role, the task or the instant only scores.
         """
         repo = self.loader.load()
-        for obj in repo.objects:
-            field_tokens(obj)
+        with gc_paused():
+            for obj in repo.objects:
+                prepare_tokens(obj)
+        # The repository lives until the next reload and holds no reference cycles (it is
+        # freed by reference counting): keep the cyclic collector from walking it again and
+        # again while the explorer re-resolves.
+        gc.freeze()
         self.repository = repo
         self._fingerprint = self.loader.fingerprint
         return repo

@@ -254,3 +254,22 @@ def test_reload_reuses_unchanged_objects_without_touching_the_old_repository(
     shared = sum(a is b for a, b in zip(new.objects, newer.objects, strict=True))
     assert shared == len(newer.objects) - 1
     assert text_of(newer, query) == text_of(load_repository(root), query)
+
+
+def test_digest_from_cached_pieces_equals_the_definition(synth_repo: Path) -> None:
+    from octui.bundle import (
+        digest_of,
+        exclusion_digest_form,
+        included_digest_form,
+        warning_digest_form,
+    )
+
+    repo = load_repository(synth_repo)
+    for query in QUERIES:
+        resolution = resolve(repo, query)
+        for _ in range(2):  # the second time from the cached pieces
+            assert digest(resolution) == digest_of(
+                [included_digest_form(i) for i in resolution.included],
+                [exclusion_digest_form(e) for e in resolution.exclusions],
+                [warning_digest_form(w) for w in resolution.warnings],
+            )

@@ -268,3 +268,31 @@ def test_dumps_indent2_equals_json_dumps(value: Any) -> None:
     except ValueError as exc:
         fast = f"ValueError: {exc}"
     assert fast == standard(value)
+
+
+def split_by_lines(text: str) -> tuple[str, str] | str | None:
+    """The plain reading of SPEC §1.2 the fast split must agree with."""
+    if text.split("\n", 1)[0].rstrip() != "---":
+        return None
+    lines = text.split("\n")
+    for i in range(1, len(lines)):
+        if lines[i].rstrip() == "---":
+            return "\n".join(lines[1:i]), "\n".join(lines[i + 1 :])
+    return "never closed"
+
+
+@SETTINGS
+@given(
+    st.lists(
+        st.sampled_from(["---", "--- ", "---\u2028", "----", " ---", "a: 1", "", "x---", "-- -"]),
+        max_size=8,
+    ).map("\n".join)
+)
+def test_split_front_matter_equals_the_line_reading(text: str) -> None:
+    from octui.loader import split_front_matter
+
+    try:
+        got: tuple[str, str] | str | None = split_front_matter(text)
+    except YamlError:
+        got = "never closed"
+    assert got == split_by_lines(text)
