@@ -169,6 +169,7 @@ class _Memo:
     """Ids held by two or more objects: the only ones that can compete or repeat."""
     roles: dict[str | None, _RoleFacts] = field(default_factory=dict)
     candidate_edges: list[tuple[ContextObject, ContextObject, ContextObject, str]] | None = None
+    order: tuple[list[int], list[int]] | None = None
     """Every declared supersession edge in the repository, in declaration order."""
     scopes: dict[str, tuple[re.Pattern[str] | None, re.Pattern[str] | None]] = field(
         default_factory=dict
@@ -210,6 +211,8 @@ class _Stage:
     base: _RunState
     current: list[ContextObject]
     historical: list[ContextObject]
+    stale: dict[int, bool] = field(default_factory=dict)
+    """``is_stale`` at this stage's instant, by uid, as computed."""
     untrimmed: tuple[list[Exclusion], list[Finding]] | None = None
     """Sorted exclusions and warnings when nothing is trimmed (they do not depend on the task)."""
 
@@ -705,6 +708,23 @@ def _bundle_order(run: Run, obj: ContextObject, s: Score) -> tuple[Any, ...]:
     return (layer_group, -s.score, run.rank(obj), obj.id, -obj.version, obj.path)
 
 
+def _fixed_order(run: Run) -> tuple[list[int], list[int]]:
+    """Per uid: layer group (L0, L1, other) and place in the order of the rest of
+    :func:`_bundle_order` (authority rank, id, -version, path; total: paths are unique)."""
+    memo = _memo(run.repo)
+    if memo.order is None:
+        objects = memo.objects
+        groups = [0 if o.layer == "L0" else 1 if o.layer == "L1" else 2 for o in objects]
+        places = [0] * len(objects)
+        ranked = sorted(objects, key=lambda o: (run.rank(o), o.id, -o.version, o.path))
+        for place, obj in enumerate(ranked):
+            places[obj.uid] = place
+        if any(o.uid != i for i, o in enumerate(objects)):  # pragma: no cover - uids are places
+            raise ValueError("objects are not numbered by their place")
+        memo.order = (groups, places)
+    return memo.order
+
+
 def step_relevance(run: Run, objects: list[ContextObject]) -> list[tuple[ContextObject, Score]]:
     """Rank (order only) and, when asked, trim to ``limit`` / ``min_relevance``."""
     task_tokens = tokenize(run.query.task)
@@ -712,8 +732,17 @@ def step_relevance(run: Run, objects: list[ContextObject]) -> list[tuple[Context
     scored = [(o, score(o, task_tokens, floor)) for o in objects]
     current = [p for p in scored if p[0].uid not in run.historical]
     past = [p for p in scored if p[0].uid in run.historical]
-    current.sort(key=lambda p: _bundle_order(run, p[0], p[1]))
-    past.sort(key=lambda p: _bundle_order(run, p[0], p[1]))
+    # _bundle_order as one integer: (layer group, -score) first, then the object's place in
+    # the repository's fixed order of (authority rank, id, -version, path)
+    groups, places = _fixed_order(run)
+    width = len(places) + 1
+
+    def order(p: tuple[ContextObject, Score]) -> int:
+        uid = p[0].uid
+        return ((groups[uid] << 40) - p[1].score) * width + places[uid]
+
+    current.sort(key=order)
+    past.sort(key=order)
     ordered = current + past
     limit, minimum = run.query.limit, run.query.min_relevance
     if limit is None and minimum is None:
@@ -863,7 +892,9 @@ def _resolve(repo: Repository, query: Query) -> Resolution:
     included = []
     for obj, s in kept:
         lifecycle = run.historical.get(obj.uid, Lifecycle.ACTIVE)
-        stale = is_stale(run.config, obj, query.as_of)
+        stale = stage.stale.get(obj.uid)
+        if stale is None:
+            stale = stage.stale[obj.uid] = is_stale(run.config, obj, query.as_of)
         included.append(Included(obj, lifecycle, stale, s.score, s.matched))
         if stale and (trimmed or stage.untrimmed is None):
             window = freshness_window(run.config, obj)

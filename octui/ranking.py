@@ -94,23 +94,31 @@ def tokenize(text: str) -> frozenset[str]:
 
 _SMALL_FIELDS = ("applies_to", "tags", "title", "id", "summary", "type")
 
+TokenTable = tuple[dict[str, int], tuple[str, ...]]
+"""token -> bit mask of the short fields holding it; the content's tokens, sorted."""
 
-def _token_table(obj: ContextObject) -> tuple[dict[str, frozenset[str]], tuple[str, ...]]:
-    """Token sets of the short fields, and the content's tokens as a sorted tuple (cached on
-    the object). A body's hundreds of tokens take a fifth of the memory as a sorted tuple,
-    and the few task tokens are looked up in it by bisection."""
+
+def _token_table(obj: ContextObject) -> TokenTable:
+    """What scoring needs, computed once and cached on the object: for the short fields an
+    index token -> fields (a few dict look-ups per task token instead of six set
+    intersections), and the content's tokens as a sorted tuple (a body's hundreds of
+    tokens take a fifth of the memory of a set; the task's few are found by bisection)."""
     cached = obj.__dict__.get("_tokens")
     if cached is not None:
         return cached  # type: ignore[no-any-return]
-    small = {
-        "applies_to": tokenize(" ".join(obj.applies_to)),
-        "tags": tokenize(" ".join(obj.tags)),
-        "title": tokenize(obj.title or ""),
-        "id": tokenize(obj.id),
-        "summary": tokenize(obj.summary or ""),
-        "type": tokenize(obj.type or ""),
-    }
-    table = (small, tuple(sorted(tokenize(obj.content))))
+    texts = (
+        " ".join(obj.applies_to),
+        " ".join(obj.tags),
+        obj.title or "",
+        obj.id,
+        obj.summary or "",
+        obj.type or "",
+    )
+    index: dict[str, int] = {}
+    for bit, text in enumerate(texts):
+        for token in tokenize(text):
+            index[token] = index.get(token, 0) | (1 << bit)
+    table = (index, tuple(sorted(tokenize(obj.content))))
     obj.__dict__["_tokens"] = table
     return table
 
@@ -121,9 +129,14 @@ def prepare_tokens(obj: ContextObject) -> None:
 
 
 def field_tokens(obj: ContextObject) -> dict[str, frozenset[str]]:
-    """The token set of every ranked field of ``obj`` (computed once per object)."""
-    small, content = _token_table(obj)
-    return {**small, "content": frozenset(content)}
+    """The token set of every ranked field of ``obj``."""
+    index, content = _token_table(obj)
+    tokens = {
+        name: frozenset(t for t, mask in index.items() if mask & (1 << bit))
+        for bit, name in enumerate(_SMALL_FIELDS)
+    }
+    tokens["content"] = frozenset(content)
+    return tokens
 
 
 def _content_hits(content: tuple[str, ...], task_tokens: frozenset[str]) -> list[str]:
@@ -146,13 +159,15 @@ def score(obj: ContextObject, task_tokens: frozenset[str], floor: int) -> Score:
     total = 0
     matched: dict[str, list[str]] = {}
     if task_tokens:
-        small, content = _token_table(obj)
-        for name in _SMALL_FIELDS:
-            hits = task_tokens & small[name]
-            if hits:
-                ordered = sorted(hits)
-                matched[name] = ordered
-                total += WEIGHTS[name] * len(ordered)
+        index, content = obj.__dict__.get("_tokens") or _token_table(obj)
+        masks = [(t, m) for t in task_tokens if (m := index.get(t))]
+        if masks:
+            for bit, name in enumerate(_SMALL_FIELDS):
+                hits = [t for t, m in masks if m & (1 << bit)]
+                if hits:
+                    hits.sort()
+                    matched[name] = hits
+                    total += WEIGHTS[name] * len(hits)
         found = _content_hits(content, task_tokens)
         if found:
             ordered = sorted(found)[:CONTENT_CAP]
