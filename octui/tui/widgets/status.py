@@ -10,9 +10,19 @@ from octui.timeutil import format_day
 from octui.tui.state import View
 
 
+def strict_text(failed: bool, errors: int, *, strict: bool) -> str:
+    """The strict verdict: PASS/FAIL when strict is on; when off, what a strict run would do."""
+    if strict:
+        return "strict [b red]FAIL[/]" if failed else "strict [b green]PASS[/]"
+    if failed:
+        plural = "error" if errors == 1 else "errors"
+        return f"strict off [dim]·[/] [yellow]{errors} {plural}[/] [dim](would fail)[/]"
+    return "strict off [dim]· would pass[/]"
+
+
 class StatusBar(Static):
     DEFAULT_CSS = """
-    StatusBar { height: 1; background: $panel; color: $text; padding: 0 1; }
+    StatusBar { height: auto; max-height: 2; background: $panel; color: $text; padding: 0 1; }
     """
 
     def show(
@@ -24,8 +34,7 @@ class StatusBar(Static):
         r = view.resolution
         q = r.query
         short = view.digest.removeprefix("sha256:")[:8]
-        verdict = "[b red]FAIL[/]" if r.failed else "[b green]PASS[/]"
-        strict = f"strict {verdict}" + ("" if q.strict else " [dim](off)[/]")
+        strict = strict_text(r.failed, view.errors, strict=q.strict)
         when = format_day(q.as_of)
         when = f"now {when}" if following_now else when
         counts = (
