@@ -57,6 +57,7 @@ _PLAIN_FIRST_BAD = frozenset("-?:,[]{}#&*!|>'\"%@`")
 # what the YAML reader refuses, plus line breaks other than \n and characters whose
 # handling differs between readers: all go to the full loader
 _SUSPECT = re.compile(Reader.NON_PRINTABLE.pattern + "|[\t\r\x85\u2028\u2029\ufeff]")
+_ASCII_SUSPECT = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")  # the same test for ASCII text
 _MAX_TEXT = 64 * 1024  # keeps any document far under yamlio's node budget
 _ID_RE = re.compile(ID_PATTERN.removeprefix("^").removesuffix("$"), re.ASCII)
 
@@ -119,7 +120,9 @@ def _value(text: str) -> Any:
 
 def fast_mapping(text: str) -> dict[str, Any] | None:
     """The mapping ``text`` holds, when it is in the simple subset; else ``None``."""
-    if len(text) > _MAX_TEXT or _SUSPECT.search(text):
+    if len(text) > _MAX_TEXT:
+        return None
+    if (_ASCII_SUSPECT if text.isascii() else _SUSPECT).search(text):
         return None
     try:
         return _mapping(text.split("\n"))
@@ -143,6 +146,9 @@ def _mapping(lines: list[str]) -> dict[str, Any] | None:
         if key in out:
             raise _NotSimple
         rest = m.group(2)
+        if rest == "|":
+            out[key], i = _literal(lines, i)
+            continue
         if rest:
             out[key] = _value(rest)
             continue
@@ -159,6 +165,46 @@ def _mapping(lines: list[str]) -> dict[str, Any] | None:
     return out or None
 
 
+def _literal(lines: list[str], i: int) -> tuple[str, int]:
+    """A top-level ``key: |`` block (literal, clip): its text and the index after it.
+
+    Only the plain shape: indentation from the first non-blank line, blank lines no wider
+    than it, the block ended by a line at column 0. Anything else is left to the loader.
+    """
+    n = len(lines)
+    j = i
+    while j < n and not lines[j].strip(" "):
+        j += 1
+    if j == n:
+        raise _NotSimple
+    indent = len(lines[j]) - len(lines[j].lstrip(" "))
+    if indent == 0:
+        raise _NotSimple
+    body: list[str] = []
+    last = -1
+    k = i
+    while k < n:
+        line = lines[k]
+        if not line.strip(" "):
+            if len(line) > indent:
+                raise _NotSimple
+            body.append("")
+        else:
+            lead = len(line) - len(line.lstrip(" "))
+            if lead < indent:
+                if lead:
+                    raise _NotSimple
+                break
+            body.append(line[indent:])
+            last = len(body) - 1
+        k += 1
+    text = "\n".join(body[: last + 1])
+    if i + last < n - 1:  # the last line of text has its line break: clip keeps it
+        text += "\n"
+    return text, k
+
+
+@lru_cache(maxsize=4096)
 def _key(text: str) -> str:
     if _tag(text) != _STR:
         raise _NotSimple

@@ -226,7 +226,7 @@ def parse_file(rel: str, raw: bytes) -> ParsedFile:
             data = {k: v for k, v in data.items() if k != "content"}
             data["content"] = body
         else:
-            data = load_yaml(text)
+            data = fast_mapping(text) or load_yaml(text)
             if not isinstance(data, dict):
                 return ParsedFile(rel, error=f"document is not a mapping (found {_kind(data)})")
             unknown_extra = ()
@@ -556,13 +556,18 @@ def gc_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector around allocation-heavy work that makes no cycles.
 
     Loading 50k objects allocates millions of containers; every full collection walks all
-    of them again. Reference counting still frees everything as usual meanwhile.
+    of them again. Reference counting still frees everything as usual meanwhile, and the
+    collector still sees everything later.
     """
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        # Count what was made as old: without this the first allocation after re-enabling
+        # would walk every young object at once. Nothing is exempt from collection for good.
+        gc.freeze()
+        gc.unfreeze()
         if was_enabled:
             gc.enable()
 

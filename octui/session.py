@@ -9,7 +9,6 @@ reloads.
 
 from __future__ import annotations
 
-import gc
 from pathlib import Path
 
 from octui.config import CONFIG_FILE, load_config_bytes
@@ -39,10 +38,6 @@ class Session:
         with gc_paused():
             for obj in repo.objects:
                 prepare_tokens(obj)
-        # The repository lives until the next reload and holds no reference cycles (it is
-        # freed by reference counting): keep the cyclic collector from walking it again and
-        # again while the explorer re-resolves.
-        gc.freeze()
         self.repository = repo
         self._fingerprint = self.loader.fingerprint
         return repo

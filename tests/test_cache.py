@@ -273,3 +273,17 @@ def test_digest_from_cached_pieces_equals_the_definition(synth_repo: Path) -> No
                 [exclusion_digest_form(e) for e in resolution.exclusions],
                 [warning_digest_form(w) for w in resolution.warnings],
             )
+
+
+def test_gc_pause_restores_the_collector_and_freezes_nothing(synth_repo: Path) -> None:
+    import gc
+
+    assert gc.isenabled()
+    load_repository(synth_repo)
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    gc.disable()
+    try:
+        load_repository(synth_repo)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

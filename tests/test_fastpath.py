@@ -81,6 +81,8 @@ SCALAR_TEXTS = (
     ]
 )  # fmt: skip
 SCALARS = st.sampled_from(SCALAR_TEXTS)
+LITERAL_LINES = ["  text", "  more: x", "   deeper", "", " ", "  ", "    ", "  # not a comment",
+                 " one", "x: 1", "\ttab", "  trailing  "]  # fmt: skip
 KEYS = st.sampled_from(
     ["id", "title", "tags", "version", "yes", "null", "on", "a-b", "_x", "Key", "access", "id"]
 )
@@ -104,6 +106,10 @@ def documents(draw: st.DrawFn) -> str:
             for _ in range(draw(st.integers(0, 3))):
                 indent = draw(st.sampled_from(["  ", "  ", "   "]))
                 lines.append(f"{indent}{draw(KEYS)}: {draw(SCALARS)}")
+        elif shape == 5 and draw(st.booleans()):
+            lines.append(f"{key}: |")
+            for _ in range(draw(st.integers(0, 4))):
+                lines.append(draw(st.sampled_from(LITERAL_LINES)))
         else:
             lines.append(draw(st.sampled_from(["", "# comment", "  # indented", "key", "  x: 1"])))
     return "\n".join(lines)
@@ -136,7 +142,7 @@ def test_fast_mapping_answers_the_common_shapes() -> None:
     [
         "id: a\nid: b",  # duplicate key: the full loader words the error
         "id: a # comment",
-        "title: |\n  block",
+        "title: |-\n  block",
         "id: &x a\nother: *x",
         "id: a\n\ttitle: b",
         "title: multi\n  line",
@@ -296,3 +302,23 @@ def test_split_front_matter_equals_the_line_reading(text: str) -> None:
     except YamlError:
         got = "never closed"
     assert got == split_by_lines(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "content: |\n  a\n  b\n",
+        "content: |\n  a\n\n  b\n\n\nid: x\n",
+        "content: |\n  a",
+        "content: |\n\n  a\n  \n",
+        "content: |\n    a\n  b\n",
+        "content: |\n  a\n    b\n# c\nid: y",
+        "content: |\n   \n  a\n",
+        "content: |\n  a\n   \n",
+        "content: |\n",
+        "content: |\nid: z\n",
+        "id: a\ncontent: |\n  # heading\n  - list\n  key: value\n",
+    ],
+)
+def test_literal_blocks_equal_the_full_loader(text: str) -> None:
+    check(text)
