@@ -7,9 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from octui.tui.app import OctuiApp
+from octui.tui.widgets.results import ExcludedPane, ReasonCounts, count_parts, fit_parts
 from octui.tui.widgets.status import StatusBar
 
-from .conftest import make_app, settle
+from .conftest import make_app, screen_text, settle
 
 
 def status_text(app: OctuiApp) -> str:
@@ -65,3 +66,59 @@ async def test_status_strict_on_passes_without_errors(tmp_path: Any) -> None:
         text = status_text(app)
         assert "strict PASS" in text
         assert any(run == "PASS" and "green" in style for run, style in status_spans(app))
+
+
+async def test_ids_show_in_full_at_120_columns() -> None:
+    app = make_app(role="support", task="refund")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert app.view is not None
+        longest_in = max((i.obj.id for i in app.view.included), key=len)
+        assert longest_in in screen_text(app)
+        await pilot.press("2")
+        await settle(pilot)
+        table = app.query_one(ExcludedPane).table
+        widths = table.widths(table.scrollable_content_region.width)
+        longest_out = max(len(e.id) for e in app.view.exclusions)
+        assert widths[0] >= longest_out  # the id column has priority ...
+        assert widths[3] < longest_out  # ... over the detail column, which truncates
+        text = screen_text(app)
+        for ex in table.rows[: table.scrollable_content_region.height - 1]:
+            assert ex.id in text
+
+
+async def test_reason_counts_fit_beside_the_filter() -> None:
+    app = make_app(role="support", task="refund")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("2")
+        await settle(pilot)
+        assert app.view is not None
+        counts = app.query_one("#reason-counts", ReasonCounts)
+        lines = str(counts.render()).split("\n")
+        assert 1 <= len(lines) <= 2
+        assert all(len(line) <= counts.content_size.width for line in lines)
+        shown = [p for line in lines for p in line.split(" · ") if not p.endswith(" more")]
+        more = [
+            int(p.split()[0][1:])
+            for line in lines
+            for p in line.split(" · ")
+            if p.endswith(" more")
+        ]
+        parts = count_parts(app.view.reason_counts)
+        assert shown == parts[: len(shown)]
+        assert len(shown) + sum(more) == len(parts)
+        denied = sum(n for r, n in app.view.reason_counts.items() if r.is_denial)
+        assert parts[0] == f"denied {denied}"
+
+
+def test_fit_parts_never_splits_and_accounts_for_everything() -> None:
+    parts = [f"reason-{i} {i * 7}" for i in range(12)]
+    for width in range(12, 140, 7):
+        lines = fit_parts(parts, width)
+        assert 1 <= len(lines) <= 2
+        pieces = [p for line in lines for p in line.split(" · ")]
+        more = sum(int(p.split()[0][1:]) for p in pieces if p.endswith(" more"))
+        shown = [p for p in pieces if not p.endswith(" more")]
+        assert shown == parts[: len(shown)] and len(shown) + more == len(parts)
+        assert all(len(line) <= width for line in lines if " · " in line)

@@ -6,6 +6,7 @@ They are :class:`RowTable` based, so they stay fast at tens of thousands of rows
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -50,6 +51,83 @@ def warning_style(w: Finding) -> str:
     return "bold red" if w.severity is Severity.ERROR else "yellow"
 
 
+def _included_id(inc: Included) -> str:
+    return one_line(inc.obj.id)
+
+
+def _excluded_id(ex: Exclusion) -> str:
+    return one_line(ex.id)
+
+
+SHORT_COUNTS: dict[ExclusionReason, str] = {
+    ExclusionReason.PERMISSION_DENIED: "denied",
+    ExclusionReason.CLASSIFICATION_DENIED: "denied",
+}
+"""Reasons counted together in the one-line summary (the filter lists each exactly)."""
+
+
+def count_parts(counts: Counter[ExclusionReason]) -> list[str]:
+    """``["denied 12", "not-in-scope 14", ...]``: non-zero counts in the closed set's order."""
+    merged: dict[str, int] = {}
+    for reason in ExclusionReason:
+        if counts.get(reason):
+            label = SHORT_COUNTS.get(reason, reason.value)
+            merged[label] = merged.get(label, 0) + counts[reason]
+    return [f"{label} {n}" for label, n in merged.items()]
+
+
+def fit_parts(parts: list[str], width: int, lines: int = 2, sep: str = " · ") -> list[str]:
+    """Lay ``parts`` out on at most ``lines`` lines of ``width`` cells, never splitting a
+    part; what does not fit is summed up as ``+N more`` at the end."""
+    out: list[str] = []
+    line = ""
+    for n, part in enumerate(parts):
+        candidate = f"{line}{sep}{part}" if line else part
+        if len(candidate) <= width or (not line and len(out) < lines):
+            line = candidate
+            continue
+        if len(out) + 1 < lines:
+            out.append(line)
+            line = part
+            continue
+        left = len(parts) - n
+        more = f"+{left} more"
+        while line and len(f"{line}{sep}{more}") > width:
+            line = line.rsplit(sep, 1)[0] if sep in line else ""
+            left += 1
+            more = f"+{left} more"
+        out.append(f"{line}{sep}{more}" if line else more)
+        return out
+    if line:
+        out.append(line)
+    return out
+
+
+class ReasonCounts(Static):
+    """Counts per reason beside the filter, fitted to its width (never cut mid-word)."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("", id=id)
+        self.parts: list[str] = []
+
+    def show_counts(self, counts: Counter[ExclusionReason]) -> None:
+        self.parts = count_parts(counts)
+        self.refresh(layout=True)
+
+    def _lines(self, width: int) -> list[str]:
+        if not self.parts:
+            return ["nothing excluded"]
+        if width <= 0:  # not laid out yet (a hidden tab): everything, unfitted
+            return [" · ".join(self.parts)]
+        return fit_parts(self.parts, max(width, 8))
+
+    def get_content_height(self, container: Any, viewport: Any, width: int) -> int:
+        return len(self._lines(width))
+
+    def render(self) -> Any:
+        return "\n".join(self._lines(self.content_size.width))
+
+
 class IncludedTable(RowTable):
     """The bundle's objects, in bundle order."""
 
@@ -57,7 +135,7 @@ class IncludedTable(RowTable):
         super().__init__(
             [
                 Column("#", 4, "right"),
-                Column("id", None, min_width=12),
+                Column("id", None, min_width=12, fit=_included_id),
                 Column("v", 3, "right"),
                 Column("authority", 10),
                 Column("lifecycle", 10),
@@ -113,13 +191,13 @@ class ExcludedPane(Vertical):
                 compact=True,
                 id="reason-filter",
             )
-            yield Static("", id="reason-counts")
+            yield ReasonCounts(id="reason-counts")
         yield RowTable(
             [
-                Column("id", None, min_width=12, weight=3),
+                Column("id", None, min_width=12, fit=_excluded_id),
                 Column("v", 3, "right"),
                 Column("reason", 21),
-                Column("detail", None, min_width=10, weight=2),
+                Column("detail", None, min_width=6),
             ],
             self._row_cells,
             row_key,
@@ -153,8 +231,7 @@ class ExcludedPane(Vertical):
         with select.prevent(Select.Changed):
             select.set_options(options)
             select.value = self.reason
-        summary = " · ".join(f"{r.value} {counts[r]}" for r in ExclusionReason if counts.get(r))
-        self.query_one("#reason-counts", Static).update(summary or "nothing excluded")
+        self.query_one("#reason-counts", ReasonCounts).show_counts(counts)
         self._refill()
 
     def set_reason(self, reason: str) -> None:

@@ -40,6 +40,10 @@ class Column:
     min_width: int = 8
     weight: int = 1
     """Share of the leftover width among flexible columns."""
+    fit: Callable[[Any], str] | None = None
+    """For a flexible column: the text of its cell for a row. The column then gets the width
+    of its longest cell first (as far as the other flexible columns keep their
+    ``min_width``), and the other flexible columns share what is left."""
 
 
 @lru_cache(maxsize=256)
@@ -139,6 +143,8 @@ class RowTable(ScrollView, can_focus=True):
         self.empty_text = empty
         self.rows: Sequence[Any] = ()
         self._index: dict[Hashable, int] = {}
+        self._natural: dict[int, int] = {}
+        """Longest cell of each ``fit`` column (index → cells), measured by :meth:`set_rows`."""
 
     # -- data ----------------------------------------------------------------------------
 
@@ -149,6 +155,11 @@ class RowTable(ScrollView, can_focus=True):
         self._index = {}
         for i, row in enumerate(rows):
             self._index.setdefault(self._key(row), i)
+        self._natural = {
+            i: max([cell_len(c.label), *(cell_len(c.fit(row)) for row in rows)])
+            for i, c in enumerate(self.columns)
+            if c.fit is not None and c.width is None
+        }
         new_cursor = self._index.get(old_key, min(self.cursor, max(len(rows) - 1, 0)))
         self.virtual_size = Size(self.size.width, len(rows) * self.row_height + 1)
         self.set_reactive(RowTable.cursor, new_cursor)
@@ -203,14 +214,22 @@ class RowTable(ScrollView, can_focus=True):
 
     def widths(self, total: int) -> list[int]:
         fixed = sum(c.width or 0 for c in self.columns) + max(len(self.columns) - 1, 0)
-        weights = sum(c.weight for c in self.columns if c.width is None) or 1
         rest = max(total - fixed, 0)
-        out = []
-        for c in self.columns:
-            if c.width is None:
-                out.append(max(rest * c.weight // weights, c.min_width))
+        out = [c.width or 0 for c in self.columns]
+        flexible = [i for i, c in enumerate(self.columns) if c.width is None]
+        fitted = [i for i in flexible if i in self._natural]
+        others = [i for i in flexible if i not in self._natural]
+        for n, i in enumerate(fitted):
+            c = self.columns[i]
+            if others or n < len(fitted) - 1:
+                reserve = sum(self.columns[j].min_width for j in [*fitted[n + 1 :], *others])
+                out[i] = max(min(self._natural[i], rest - reserve), c.min_width)
             else:
-                out.append(c.width)
+                out[i] = max(rest, c.min_width)  # the last flexible column fills the line
+            rest = max(rest - out[i], 0)
+        weights = sum(self.columns[i].weight for i in others) or 1
+        for i in others:
+            out[i] = max(rest * self.columns[i].weight // weights, self.columns[i].min_width)
         return out
 
     # -- actions -------------------------------------------------------------------------
