@@ -4,9 +4,13 @@ discoverable detail on small terminals."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from textual.widgets import Markdown
+
 from octui.tui.app import OctuiApp
+from octui.tui.widgets.detail import CONTENT_CAP, FIELD_CAP, DetailPane
 from octui.tui.widgets.results import ExcludedPane, ReasonCounts, count_parts, fit_parts
 from octui.tui.widgets.status import StatusBar
 
@@ -122,3 +126,58 @@ def test_fit_parts_never_splits_and_accounts_for_everything() -> None:
         shown = [p for p in pieces if not p.endswith(" more")]
         assert shown == parts[: len(shown)] and len(shown) + more == len(parts)
         assert all(len(line) <= width for line in lines if " · " in line)
+
+
+def clean_repo(root: Path, **objects: str) -> Path:
+    """A small valid repository: one role reading everything; ``objects`` maps id → body."""
+    (root / "docs").mkdir(parents=True)
+    (root / "opencontext.yaml").write_text(
+        "roles:\n  support:\n    scope:\n      include: ['**']\n", encoding="utf-8"
+    )
+    for object_id, text in objects.items():
+        (root / "docs" / f"{object_id}.md").write_text(text, encoding="utf-8")
+    return root
+
+
+def object_text(object_id: str, title: str = "A", content: str = "body\n") -> str:
+    return (
+        f"---\nid: {object_id}\nversion: 1\nauthority: canonical\nstatus: active\n"
+        f"title: {title}\ntype: policy\nowner: me\nlayer: L3\nclassification: public\n"
+        f"created: 2026-01-01\nupdated: 2026-01-01\n---\n{content}"
+    )
+
+
+async def test_detail_caps_huge_field_values_and_content(tmp_path: Path) -> None:
+    title = "T" * 500_000  # a file holds at most 1 MiB
+    content = "".join(f"Paragraph {i} of a very long document.\n\n" for i in range(12_000))
+    root = clean_repo(tmp_path / "huge", huge=object_text("huge", title, content))
+    app = make_app(root, role="support")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert app.view is not None and [i.obj.id for i in app.view.included] == ["huge"]
+        app.action_jump("huge")
+        await pilot.pause()
+        detail = app.query_one(DetailPane)
+        shown = dict(detail.field_rows)["title"]
+        assert shown.startswith("T" * FIELD_CAP)
+        assert shown.endswith(f"… {500_000 - FIELD_CAP:,} more characters")
+        assert len(shown) < FIELD_CAP + 50
+        markdown = detail.query_one("#content", Markdown)
+        assert markdown.source.startswith("Paragraph 0 ")
+        assert len(markdown.source) <= CONTENT_CAP
+        note = detail.content_note
+        assert f"{len(content) - CONTENT_CAP:,} more characters" in note
+        assert "content truncated" in note and "bundle holds it whole" in note
+
+
+async def test_detail_shows_small_objects_whole(tmp_path: Path) -> None:
+    root = clean_repo(tmp_path / "small", small=object_text("small", "Short", "# Hi\n\ntext\n"))
+    app = make_app(root, role="support")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.action_jump("small")
+        await pilot.pause()
+        detail = app.query_one(DetailPane)
+        assert dict(detail.field_rows)["title"] == "Short"
+        assert detail.query_one("#content", Markdown).source == "# Hi\n\ntext\n"
+        assert detail.content_note == ""

@@ -28,14 +28,36 @@ def _link(ref: str) -> str:
     return f"[@click=app.jump('{ref}')][u]{escape(ref)}[/u][/]"
 
 
-def _value(value: Any) -> str:
+FIELD_CAP = 2_000
+"""Characters of one field value shown in the detail pane (the bundle holds them whole)."""
+CONTENT_CAP = 20_000
+"""Characters of content rendered as Markdown (rendering is slow on the UI thread)."""
+
+
+def capped(text: str, limit: int = FIELD_CAP) -> str:
+    """``text``, or its first ``limit`` characters and how many more there are."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]} … {len(text) - limit:,} more characters"
+
+
+def _plain(value: Any) -> str:
     if value is None:
         return "—"
     if isinstance(value, list):
-        return ", ".join(inert(str(v), keep_newlines=False) for v in value) if value else "[]"
+        return ", ".join(str(v) for v in value) if value else "[]"
     if isinstance(value, dict):
-        return ", ".join(f"{k}: {_value(v)}" for k, v in value.items())
-    return inert(str(value), keep_newlines=False)
+        return ", ".join(f"{k}: {_plain(v)}" for k, v in value.items())
+    return str(value)
+
+
+def _value(value: Any) -> str:
+    """One field value, on one line, capped, control characters made visible."""
+    text = _plain(value)
+    if len(text) <= FIELD_CAP:
+        return inert(text, keep_newlines=False)
+    more = len(text) - FIELD_CAP
+    return f"{inert(text[:FIELD_CAP], keep_newlines=False)} … {more:,} more characters"
 
 
 def field_rows(obj: ContextObject, extra: dict[str, str]) -> list[tuple[str, str]]:
@@ -47,7 +69,7 @@ def field_rows(obj: ContextObject, extra: dict[str, str]) -> list[tuple[str, str
             rows.append(("content", f"{lines} lines (rendered below)"))
         else:
             rows.append((name, _value(value)))
-    return rows + list(extra.items())
+    return rows + [(name, capped(value)) for name, value in extra.items()]
 
 
 def fields_table(rows: list[tuple[str, str]]) -> Table:
@@ -67,6 +89,7 @@ class DetailPane(VerticalScroll):
     DetailPane #why { margin-bottom: 1; }
     DetailPane #fields { margin-bottom: 1; }
     DetailPane Markdown { padding: 0 0; border-top: solid $primary-background; }
+    DetailPane #content-note { color: $warning; text-style: italic; }
     """
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -80,6 +103,7 @@ class DetailPane(VerticalScroll):
         yield Static("Select a row to see everything about it.", id="why")
         yield Static("", id="fields")
         yield Markdown("", id="content", open_links=False)
+        yield Static("", id="content-note")
 
     @property
     def why_text(self) -> str:
@@ -126,7 +150,11 @@ class DetailPane(VerticalScroll):
             extra["unknown fields"] = ", ".join(one_line(f) for f in obj.unknown_fields)
         self.field_rows = field_rows(obj, extra)
         fields.update(fields_table(self.field_rows))
-        self._set_markdown(inert(obj.content))
+        content = obj.content
+        if len(content) > CONTENT_CAP:
+            self._set_markdown(inert(content[:CONTENT_CAP]), len(content) - CONTENT_CAP)
+        else:
+            self._set_markdown(inert(content))
 
     def _included_why(self, view: View, inc: Included) -> str:
         o = inc.obj
@@ -155,7 +183,7 @@ class DetailPane(VerticalScroll):
             f"[{REASON_STYLE.get(ex.reason, 'bold')}]{ex.reason.value}[/]"
         ]
         if ex.detail:
-            lines.append(escape(one_line(ex.detail)))
+            lines.append(escape(capped(one_line(ex.detail))))
         if ex.related:
             lines.append("related: " + ", ".join(_link(r) for r in ex.related))
         return "\n".join(lines)
@@ -163,9 +191,12 @@ class DetailPane(VerticalScroll):
     def _show_finding(self, w: Finding) -> None:
         why = self.query_one("#why", Static)
         style = warning_style(w)
-        lines = [f"[{style}]{w.code.value}[/] ({w.severity.value})", escape(one_line(w.message))]
+        lines = [
+            f"[{style}]{w.code.value}[/] ({w.severity.value})",
+            escape(capped(one_line(w.message))),
+        ]
         if w.hint:
-            lines.append(f"[cyan]→[/] {escape(one_line(w.hint))}")
+            lines.append(f"[cyan]→[/] {escape(capped(one_line(w.hint)))}")
         if w.ids:
             lines.append("objects: " + ", ".join(_link(i) for i in w.ids))
             lines.append("[dim]Enter jumps to them in turn.[/]")
@@ -173,7 +204,19 @@ class DetailPane(VerticalScroll):
         self.query_one("#fields", Static).update("")
         self._set_markdown("")
 
-    def _set_markdown(self, text: str) -> None:
+    @property
+    def content_note(self) -> str:
+        """Plain text of the note under the content ("" when the content is whole)."""
+        return str(self.query_one("#content-note", Static).render())
+
+    def _set_markdown(self, text: str, more: int = 0) -> None:
+        note = self.query_one("#content-note", Static)
+        note.display = bool(more)
+        note.update(
+            f"… content truncated: {more:,} more characters; the bundle holds it whole."
+            if more
+            else ""
+        )
         if text == self._markdown_text:
             return
         self._markdown_text = text
