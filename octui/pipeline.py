@@ -170,6 +170,11 @@ class _Memo:
     roles: dict[str | None, _RoleFacts] = field(default_factory=dict)
     candidate_edges: list[tuple[ContextObject, ContextObject, ContextObject, str]] | None = None
     order: tuple[list[int], list[int]] | None = None
+    own_findings: dict[int, list[Finding]] | None = None
+    copies: list[tuple[tuple[str, int], list[ContextObject]]] | None = None
+    broken: dict[int, list[Finding]] = field(default_factory=dict)
+    cyclic: set[int] | None = None
+    """Uids on some supersession cycle of the whole repository: only they can be on a role's."""
     """Every declared supersession edge in the repository, in declaration order."""
     scopes: dict[str, tuple[re.Pattern[str] | None, re.Pattern[str] | None]] = field(
         default_factory=dict
@@ -467,7 +472,15 @@ def _role_facts(run: Run) -> _RoleFacts:
     # A draft never supersedes, so its declarations cannot close a cycle either (otherwise a
     # draft could switch off an approved object's supersession and resurrect what it retired).
     approved_edges = [e for e in edges if e.replacement.uid in run.approved]
-    for component in cycles(approved_edges):
+    if memo.cyclic is None:
+        every = [Edge(a, b, on, f) for a, b, on, f in memo.candidate_edges or ()]
+        memo.cyclic = {o.uid for component in cycles(every) for o in component}
+    on_cycles = [
+        e
+        for e in approved_edges
+        if e.replacement.uid in memo.cyclic and e.replaced.uid in memo.cyclic
+    ]
+    for component in cycles(on_cycles):
         members = {o.uid for o in component}
         for e in approved_edges:
             if e.replacement.uid in members and e.replaced.uid in members:
@@ -788,39 +801,54 @@ def is_stale(config: Config, obj: ContextObject, as_of: datetime) -> bool:
 
 def reference_findings(run: Run) -> None:
     """``broken-reference``: a link that names nothing in the whole repository."""
-    by_id = repo_by_id(run.repo)
+    memo = _memo(run.repo)
     for obj in run.readable:
-        for field_name, refs in (
-            ("supersedes", obj.supersedes),
-            ("superseded_by", obj.superseded_by),
-            ("conflicts_with", obj.conflicts_with),
-        ):
-            for ref in refs:
-                if not resolve_ref(ref, obj, by_id):
-                    run.findings.append(
-                        Finding(
-                            W.BROKEN_REFERENCE,
-                            (obj.id,),
-                            f'{obj.key} {field_name} "{ref}", '
-                            "which names nothing in the repository",
-                            "Fix or remove the reference: a broken chain silently resurrects "
-                            "retired policy.",
-                            (obj.path,),
-                        )
+        found = memo.broken.get(obj.uid)
+        if found is None:
+            found = memo.broken[obj.uid] = _broken_references(obj, memo.by_id)
+        run.findings.extend(found)
+
+
+def _broken_references(obj: ContextObject, by_id: dict[str, list[ContextObject]]) -> list[Finding]:
+    """``broken-reference`` findings of one object (a fact of the whole repository)."""
+    out: list[Finding] = []
+    for field_name, refs in (
+        ("supersedes", obj.supersedes),
+        ("superseded_by", obj.superseded_by),
+        ("conflicts_with", obj.conflicts_with),
+    ):
+        for ref in refs:
+            if not resolve_ref(ref, obj, by_id):
+                out.append(
+                    Finding(
+                        W.BROKEN_REFERENCE,
+                        (obj.id,),
+                        f'{obj.key} {field_name} "{ref}", which names nothing in the repository',
+                        "Fix or remove the reference: a broken chain silently resurrects "
+                        "retired policy.",
+                        (obj.path,),
                     )
+                )
+    return out
 
 
 def load_findings(run: Run) -> None:
     """Findings from loading, limited to what the role may read."""
     repo = run.repo
+    memo = _memo(repo)
     readable = {o.uid for o in run.readable}
+    if memo.own_findings is None:  # findings about each object alone: computed once
+        memo.own_findings = {o.uid: f for o in memo.objects if (f := object_findings(o))}
+    own = memo.own_findings
     for obj in run.readable:
-        run.findings.extend(object_findings(obj))
-    groups: dict[tuple[str, int], list[ContextObject]] = defaultdict(list)
-    for obj in repo.objects:
-        groups[(obj.id, obj.version)].append(obj)
-    for (object_id, version), group in groups.items():
-        if len(group) > 1 and all(o.uid in readable for o in group):
+        run.findings.extend(own.get(obj.uid, ()))
+    if memo.copies is None:  # (id, version) held by two or more files, in first-seen order
+        groups: dict[tuple[str, int], list[ContextObject]] = defaultdict(list)
+        for obj in memo.objects:
+            groups[(obj.id, obj.version)].append(obj)
+        memo.copies = [(key, group) for key, group in groups.items() if len(group) > 1]
+    for (object_id, version), group in memo.copies:
+        if all(o.uid in readable for o in group):
             run.findings.append(
                 Finding(
                     W.DUPLICATE_VERSION,
