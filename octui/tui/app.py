@@ -38,6 +38,8 @@ from octui.config import ConfigError, NotARepository, load_config
 from octui.model import Exclusion, Finding
 from octui.pipeline import Included, UnknownRole
 from octui.session import Session
+from octui.textsafe import inert
+from octui.textsafe import markup_escape as escape
 from octui.timeutil import now_utc
 from octui.tui.commands import OctuiCommands
 from octui.tui.exporting import ExportExists, ExportRefused, default_export_path, write_atomic
@@ -275,13 +277,20 @@ class OctuiApp(App[None]):
         if role not in roles:
             if role is not None and self.view is not None:
                 self.notify(
-                    f"role {role!r} is no longer declared; showing {roles[0] if roles else 'none'}",
+                    inert(
+                        f"role {role!r} is no longer declared; "
+                        f"showing {roles[0] if roles else 'none'}",
+                        keep_newlines=False,
+                    ),
                     severity="warning",
                     markup=False,  # role names come from the repository's configuration
                 )
             elif role is not None:
                 self.notify(
-                    f"unknown role {role!r}; declared roles: {', '.join(roles) or 'none'}",
+                    inert(
+                        f"unknown role {role!r}; declared roles: {', '.join(roles) or 'none'}",
+                        keep_newlines=False,
+                    ),
                     severity="error",
                     markup=False,
                 )
@@ -332,11 +341,11 @@ class OctuiApp(App[None]):
         try:
             view = await loop.run_in_executor(self._executor, compute)
         except UnknownRole as exc:
-            self.notify(str(exc), severity="error", markup=False)
+            self.notify(inert(str(exc), keep_newlines=False), severity="error", markup=False)
             self.settled.set()
             return
         except Exception as exc:  # pragma: no cover - a bug in the core; say so, keep running
-            self.notify(f"resolution failed: {exc}", severity="error")
+            self.notify(inert(f"resolution failed: {exc}"), severity="error", markup=False)
             self.settled.set()
             return
         if view is not None:
@@ -448,7 +457,10 @@ class OctuiApp(App[None]):
         self._jump_cycle = (key, index)
         target = finding.ids[index]
         if len(finding.ids) > 1:
-            self.notify(f"{index + 1}/{len(finding.ids)}: {target} (Enter on the warning: next)")
+            self.notify(
+                inert(f"{index + 1}/{len(finding.ids)}: {target} (Enter on the warning: next)"),
+                markup=False,
+            )
         self.action_jump(target)
 
     def action_jump(self, ref: str) -> None:
@@ -473,7 +485,7 @@ class OctuiApp(App[None]):
         if not candidates and version:
             candidates = [e for e in view.exclusions if e.id == object_id]
         if not candidates:
-            self.notify(f"{ref} is not in this resolution", severity="warning")
+            self.notify(inert(f"{ref} is not in this resolution"), severity="warning", markup=False)
             return
         target = candidates[0]
         if excluded.reason not in ("all", target.reason.value):
@@ -608,7 +620,8 @@ class OctuiApp(App[None]):
             return
         default = default_export_path(self.root, view.query.role)
         summary = (
-            f"role {view.query.role} · {len(view.included)} objects · digest {view.digest[:19]}…"
+            f"role {inert(str(view.query.role), keep_newlines=False)} · "
+            f"{len(view.included)} objects · digest {view.digest[:19]}…"
         )
 
         def done(result: tuple[Path, bool] | None) -> None:
@@ -626,12 +639,12 @@ class OctuiApp(App[None]):
                 write_atomic, path, text, self.root, overwrite=overwrite
             )
         except ExportExists as exc:
-            self.notify(f"{exc}; not overwritten", severity="warning")
+            self.notify(inert(f"{exc}; not overwritten"), severity="warning", markup=False)
             return None
         except ExportRefused as exc:
-            self.notify(str(exc), severity="error", title="Export refused")
+            self.notify(inert(str(exc)), severity="error", title="Export refused", markup=False)
             return None
-        self.notify(f"wrote {written}", title="Exported")
+        self.notify(inert(f"wrote {written}"), title="Exported", markup=False)
         return written
 
     def action_help(self) -> None:
@@ -686,7 +699,8 @@ class OctuiApp(App[None]):
         commands: list[tuple[str, Callable[[], object], str]] = []
         repo = self.session.repository
         for role in sorted(repo.config.roles) if repo is not None else []:
-            commands.append((f"Set role: {role}", partial(self.set_role, role), "resolve for it"))
+            shown = escape(inert(role, keep_newlines=False))
+            commands.append((f"Set role: {shown}", partial(self.set_role, role), "resolve for it"))
         commands += [
             ("Set as_of: now", partial(self.set_as_of, None), "follow the clock"),
             ("Set as_of…", self.action_focus_as_of, "type a date (or: 'as_of 2026-03-15' here)"),

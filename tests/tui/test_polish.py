@@ -181,3 +181,35 @@ async def test_detail_shows_small_objects_whole(tmp_path: Path) -> None:
         assert dict(detail.field_rows)["title"] == "Short"
         assert detail.query_one("#content", Markdown).source == "# Hi\n\ntext\n"
         assert detail.content_note == ""
+
+
+async def test_control_characters_in_role_names_are_shown_as_escapes(tmp_path: Path) -> None:
+    import json
+
+    names = ["sup\x1bport", "ops\x07bell"]
+    root = tmp_path / "ctl"
+    (root / "docs").mkdir(parents=True)
+    config = "roles:\n" + "".join(
+        f"  {json.dumps(n)}:\n    scope:\n      include: ['**']\n" for n in names
+    )
+    (root / "opencontext.yaml").write_text(config, encoding="utf-8")
+    (root / "docs" / "a.md").write_text(object_text("a"), encoding="utf-8")
+    app = make_app(root, role="ghost")  # unknown: a notification lists the declared roles
+    notices: list[str] = []
+    notify = app.notify
+
+    def spy(message: str, *args: Any, **kwargs: Any) -> None:
+        notices.append(message)
+        notify(message, *args, **kwargs)
+
+    app.notify = spy  # type: ignore[method-assign]
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        assert app.inputs.role == "ops\x07bell"
+        assert any("declared roles: ops\\x07bell, sup\\x1bport" in n for n in notices)
+        await pilot.press("r")  # open the role list
+        await pilot.pause(0.3)
+        listing = screen_text(app)
+        assert "ops\\x07bell" in listing and "sup\\x1bport" in listing
+        commands = [title for title, _, _ in app.palette_commands()]
+        assert "Set role: sup\\x1bport" in commands

@@ -15,6 +15,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Checkbox, Input, Label, Select
 
+from octui.textsafe import inert
 from octui.timeutil import format_day, parse_instant
 from octui.tui.state import Inputs
 
@@ -96,7 +97,7 @@ class InputsPane(Vertical):
             yield Label("role")
             if self.initial_roles and self.initial_role in self.initial_roles:
                 yield Select[str](
-                    [(Text(r), r) for r in self.initial_roles],
+                    [(Text(inert(r, keep_newlines=False)), r) for r in self.initial_roles],
                     value=self.initial_role,
                     allow_blank=False,
                     compact=True,
@@ -123,7 +124,7 @@ class InputsPane(Vertical):
         if not roles:
             return  # nothing to choose: the explorer judges the whole repository
         with select.prevent(Select.Changed):
-            select.set_options([(Text(r), r) for r in roles])
+            select.set_options([(Text(inert(r, keep_newlines=False)), r) for r in roles])
             if current in roles:
                 select.value = current
 
