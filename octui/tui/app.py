@@ -124,10 +124,14 @@ class OctuiApp(App[None]):
         debounce: float = 0.15,
         cursor_blink: bool = True,
         cache: bool = True,
+        session: Session | None = None,
     ) -> None:
         super().__init__()
         self.root = Path(root)
-        self.session = Session(self.root, store=_parse_store(self.root) if cache else None)
+        self.session = session or Session(
+            self.root, store=_parse_store(self.root) if cache else None
+        )
+        """Loads and resolves (in threads); tests may pass their own."""
         self.inputs = Inputs(
             role=role,
             task=task,
@@ -183,7 +187,9 @@ class OctuiApp(App[None]):
             for field in self.main.query(Input):
                 field.cursor_blink = False
         self.main.query_one(InputsPane).show(self.inputs)
-        self.main.query_one(StatusBar).show(None)
+        self.main.query_one(StatusBar).show(None, loading=self.root.name or str(self.root))
+        for table in self.main.query(RowTable):
+            table.waiting = f"loading {self.root.name or self.root}…"
         self.reload_repository()
         if self.watch_disk:
             self.watch_repository()

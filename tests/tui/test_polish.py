@@ -4,17 +4,19 @@ discoverable detail on small terminals."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
 from textual.widgets import Markdown
 
+from octui.session import Session
 from octui.tui.app import OctuiApp
 from octui.tui.widgets.detail import CONTENT_CAP, FIELD_CAP, DetailPane
 from octui.tui.widgets.results import ExcludedPane, ReasonCounts, count_parts, fit_parts
 from octui.tui.widgets.status import StatusBar
 
-from .conftest import make_app, screen_text, settle
+from .conftest import SAMPLE, make_app, screen_text, settle, wait_for
 
 
 def status_text(app: OctuiApp) -> str:
@@ -213,3 +215,43 @@ async def test_control_characters_in_role_names_are_shown_as_escapes(tmp_path: P
         assert "ops\\x07bell" in listing and "sup\\x1bport" in listing
         commands = [title for title, _, _ in app.palette_commands()]
         assert "Set role: sup\\x1bport" in commands
+
+
+class SlowSession(Session):
+    """A session whose first load waits until the test releases it."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root)
+        self.release = threading.Event()
+
+    def load(self) -> Any:
+        assert self.release.wait(20), "the test never released the load"
+        return super().load()
+
+
+async def test_first_paint_shows_loading_until_the_first_result() -> None:
+    session = SlowSession(SAMPLE)
+    app = make_app(SAMPLE, role="support", session=session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(0.2)
+        assert app.view is None and not session.release.is_set()  # still loading
+        assert "loading sample-repo…" in status_text(app)
+        text = screen_text(app)
+        assert "loading sample-repo…" in text
+        assert "(no objects in the bundle)" not in text
+        await pilot.press("2")  # the Excluded pane claims nothing either while loading
+        await pilot.pause()
+        text = screen_text(app)
+        assert "loading sample-repo…" in text
+        assert "nothing excluded" not in text
+        session.release.set()
+        await wait_for(pilot, lambda: app.view is not None)
+        await settle(pilot)
+        await pilot.press("1")
+        await pilot.pause()
+        assert app.view is not None
+        assert "loading" not in status_text(app)
+        assert app.view.digest.removeprefix("sha256:")[:8] in status_text(app)
+        text = screen_text(app)
+        assert "loading sample-repo…" not in text
+        assert app.view.included[0].obj.id in text

@@ -108,13 +108,16 @@ class ReasonCounts(Static):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("", id=id)
-        self.parts: list[str] = []
+        self.parts: list[str] | None = None
+        """None until the first resolution (nothing is claimed while loading)."""
 
     def show_counts(self, counts: Counter[ExclusionReason]) -> None:
         self.parts = count_parts(counts)
         self.refresh(layout=True)
 
     def _lines(self, width: int) -> list[str]:
+        if self.parts is None:
+            return [""]
         if not self.parts:
             return ["nothing excluded"]
         if width <= 0:  # not laid out yet (a hidden tab): everything, unfitted

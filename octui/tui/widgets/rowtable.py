@@ -141,6 +141,8 @@ class RowTable(ScrollView, can_focus=True):
         self._extra = extra
         self.row_height = row_height
         self.empty_text = empty
+        self.waiting: str | None = None
+        """Shown instead of ``empty_text`` until the first :meth:`set_rows` (e.g. "loading…")."""
         self.rows: Sequence[Any] = ()
         self._index: dict[Hashable, int] = {}
         self._natural: dict[int, int] = {}
@@ -151,6 +153,7 @@ class RowTable(ScrollView, can_focus=True):
     def set_rows(self, rows: Sequence[Any]) -> None:
         """Replace the rows; the cursor stays on the same row key when it is still there."""
         old_key = self.current_key
+        self.waiting = None
         self.rows = rows
         self._index = {}
         for i, row in enumerate(rows):
@@ -273,7 +276,8 @@ class RowTable(ScrollView, can_focus=True):
         if not self.rows:
             if y == 1:
                 empty = self.get_component_rich_style("rowtable--empty")
-                return Strip([Segment(_fit(" " + self.empty_text, width, "left"), base + empty)])
+                text = self.waiting if self.waiting is not None else self.empty_text
+                return Strip([Segment(_fit(" " + text, width, "left"), base + empty)])
             return Strip.blank(width, base)
         if index >= len(self.rows):
             return Strip.blank(width, base)

@@ -26,10 +26,17 @@ class StatusBar(Static):
     """
 
     def show(
-        self, view: View | None, *, pending: bool = False, following_now: bool = False
+        self,
+        view: View | None,
+        *,
+        pending: bool = False,
+        following_now: bool = False,
+        loading: str | None = None,
     ) -> None:
+        """Show ``view``; without one, "loading <loading>…" (a repository's name)."""
         if view is None:
-            self.update("[dim]loading…[/]")
+            what = f" {escape(inert(loading, keep_newlines=False))}" if loading else ""
+            self.update(f"[b yellow]loading{what}…[/]")
             return
         r = view.resolution
         q = r.query
