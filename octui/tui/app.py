@@ -125,6 +125,8 @@ class OctuiApp(App[None]):
         cursor_blink: bool = True,
         cache: bool = True,
         session: Session | None = None,
+        clock: Callable[[], datetime] = now_utc,
+        clock_check: float = 5.0,
     ) -> None:
         super().__init__()
         self.root = Path(root)
@@ -132,6 +134,9 @@ class OctuiApp(App[None]):
             self.root, store=_parse_store(self.root) if cache else None
         )
         """Loads and resolves (in threads); tests may pass their own."""
+        self.clock = clock
+        """What "now" is, read at each resolution (tests may pass a fake clock)."""
+        self.clock_check = clock_check
         self.inputs = Inputs(
             role=role,
             task=task,
@@ -193,6 +198,20 @@ class OctuiApp(App[None]):
         self.reload_repository()
         if self.watch_disk:
             self.watch_repository()
+        self.set_interval(self.clock_check, self.follow_clock)
+
+    def follow_clock(self) -> None:
+        """Following "now": re-resolve when the minute changes, so as_of stays honest."""
+        view = self.view
+        if self.inputs.as_of is not None or view is None or not self.loaded:
+            return
+        if self.applied_generation != self.generation:
+            return  # a resolution is on its way (it reads the clock itself)
+        now = self.clock()
+        if now.replace(second=0, microsecond=0) != view.query.as_of.replace(
+            second=0, microsecond=0
+        ):
+            self.request_resolve(debounce=False)
 
     def on_resize(self, event: Any) -> None:
         self._layout_for(event.size.width)
@@ -335,7 +354,7 @@ class OctuiApp(App[None]):
         """
         if delay:
             await asyncio.sleep(delay)
-        query = inputs.query(now_utc())
+        query = inputs.query(self.clock())
         session = self.session
 
         def compute() -> View | None:

@@ -5,18 +5,21 @@ discoverable detail on small terminals."""
 from __future__ import annotations
 
 import threading
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from textual.widgets import Markdown
 
 from octui.session import Session
+from octui.timeutil import parse_instant
 from octui.tui.app import OctuiApp
 from octui.tui.widgets.detail import CONTENT_CAP, FIELD_CAP, DetailPane
 from octui.tui.widgets.results import ExcludedPane, ReasonCounts, count_parts, fit_parts
 from octui.tui.widgets.status import StatusBar
+from octui.tui.widgets.timeline import TimelinePane
 
-from .conftest import SAMPLE, make_app, screen_text, settle, wait_for
+from .conftest import AS_OF, SAMPLE, make_app, screen_text, settle, wait_for
 
 
 def status_text(app: OctuiApp) -> str:
@@ -255,3 +258,42 @@ async def test_first_paint_shows_loading_until_the_first_result() -> None:
         text = screen_text(app)
         assert "loading sample-repo…" not in text
         assert app.view.included[0].obj.id in text
+
+
+class FakeClock:
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+async def test_now_moves_forward_when_the_minute_changes() -> None:
+    clock = FakeClock(parse_instant("2026-11-30T10:00:05Z"))
+    app = make_app(role="support", as_of=None, clock=clock, clock_check=0.05)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert app.view is not None and app.view.query.as_of == clock.now
+        assert "as_of now 2026-11-30 10:00" in status_text(app)
+        generation = app.generation
+        clock.now = parse_instant("2026-11-30T10:00:50Z")  # same minute: nothing to redo
+        await pilot.pause(0.3)
+        assert app.generation == generation
+        clock.now = parse_instant("2026-11-30T10:01:02Z")
+        await wait_for(pilot, lambda: app.view is not None and app.view.query.as_of == clock.now)
+        await settle(pilot)
+        assert "as_of now 2026-11-30 10:01" in status_text(app)
+        timeline = app.query_one(TimelinePane)
+        assert timeline.view is app.view  # the marker is drawn at the new instant
+
+
+async def test_a_chosen_instant_does_not_follow_the_clock() -> None:
+    clock = FakeClock(parse_instant("2026-11-30T10:00:05Z"))
+    app = make_app(role="support", clock=clock, clock_check=0.05)  # as_of 2026-11-30
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        generation = app.generation
+        clock.now = parse_instant("2026-11-30T10:05:00Z")
+        await pilot.pause(0.3)
+        assert app.generation == generation
+        assert app.view is not None and app.view.query.as_of == AS_OF
