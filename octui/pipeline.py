@@ -171,6 +171,11 @@ class _Memo:
     candidate_edges: list[tuple[ContextObject, ContextObject, ContextObject, str]] | None = None
     order: tuple[list[int], list[int]] | None = None
     own_findings: dict[int, list[Finding]] | None = None
+    first_steps: dict[
+        str | None, tuple[dict[int, Exclusion], list[ContextObject], set[int], list[ContextObject]]
+    ] = field(default_factory=dict)
+    """Per role: exclusions, readable, approved and standing objects after steps 1-2."""
+    scope_verdicts: dict[str, dict[int, Exclusion | None]] = field(default_factory=dict)
     copies: list[tuple[tuple[str, int], list[ContextObject]]] | None = None
     broken: dict[int, list[Finding]] = field(default_factory=dict)
     cyclic: set[int] | None = None
@@ -325,8 +330,18 @@ def step_scope(run: Run, objects: list[ContextObject]) -> list[ContextObject]:
     if run.role is None:
         return objects
     exclude_any, include_any = _scope_patterns(run)
+    assert run.query.role is not None
+    verdicts = _memo(run.repo).scope_verdicts.setdefault(run.query.role, {})
     standing = []
     for obj in objects:
+        uid = obj.uid
+        if uid in verdicts:  # decided before for this role (an exclusion is immutable)
+            verdict = verdicts[uid]
+            if verdict is None:
+                standing.append(obj)
+            else:
+                run.exclusions[uid] = verdict
+            continue
         pattern = None
         if exclude_any is not None and exclude_any.match(obj.id):
             pattern = run.role.excluded_by(obj.id)  # which one: the first that matches
@@ -336,6 +351,9 @@ def step_scope(run: Run, objects: list[ContextObject]) -> list[ContextObject]:
             run.exclude(obj, R.NOT_IN_SCOPE, "no include pattern matches")
         else:
             standing.append(obj)
+            verdicts[uid] = None
+            continue
+        verdicts[uid] = run.exclusions[uid]
     return standing
 
 
@@ -966,8 +984,14 @@ def _stage(repo: Repository, query: Query, role: RoleConfig | None) -> _Stage:
             memo.stages[key] = stage  # most recently used last
             return stage
     run = Run(repo, replace(query, task="", limit=None, min_relevance=None), role)
-    standing = step_authorization(run, repo.objects)
-    standing = step_approval(run, standing)
+    first = memo.first_steps.get(query.role)
+    if first is None:  # steps 1-2 depend on the role alone
+        probe = Run(repo, run.query, role)
+        standing = step_approval(probe, step_authorization(probe, repo.objects))
+        first = (probe.exclusions, probe.readable, probe.approved, standing)
+        memo.first_steps[query.role] = first
+    run.exclusions.update(first[0])
+    run.readable, run.approved, standing = first[1], first[2], first[3]
     standing = step_temporal(run, standing)
     standing = step_scope(run, standing)
     standing = step_supersession(run, standing)
