@@ -100,7 +100,12 @@ class OctuiApp(App[None]):
         Binding("2", "show_tab('tab-excluded')", "Excluded pane", show=False),
         Binding("3", "show_tab('tab-warnings')", "Warnings pane", show=False),
         Binding("f", "cycle_reason", "Filter exclusions by reason", show=False),
-        Binding("d", "toggle_side", "Detail/timeline (narrow screens)", show=False),
+        Binding(
+            "d",
+            "toggle_side",
+            "Detail",
+            tooltip="detail + timeline (narrow screens; Enter opens too, Esc returns)",
+        ),
         Binding("escape", "results", "Back to the results", show=False),
         Binding("e", "export", "Export", tooltip="export the bundle (JSON) to a file"),
         Binding("c", "copy_digest", "Copy digest", show=False),
@@ -217,7 +222,14 @@ class OctuiApp(App[None]):
         self._layout_for(event.size.width)
 
     def _layout_for(self, width: int) -> None:
-        self.main.set_class(width < NARROW, "-narrow")
+        narrow = width < NARROW
+        if narrow == self.main.has_class("-narrow"):
+            return
+        self.main.set_class(narrow, "-narrow")
+        # narrow: the footer offers d (detail) instead of ^p (still in F1 help)
+        for footer in self.main.query(Footer):
+            footer.show_command_palette = not narrow
+        self.refresh_bindings()
 
     @property
     def narrow(self) -> bool:
@@ -412,6 +424,8 @@ class OctuiApp(App[None]):
         """On the error screen only quit, help and reload make sense."""
         if self.error_screen is not None and self.screen is self.error_screen:
             return action in ("quit", "help", "reload", "command_palette")
+        if action == "toggle_side":
+            return self.narrow  # wide: the detail is always beside the results
         return True
 
     async def wait_settled(self) -> None:

@@ -297,3 +297,43 @@ async def test_a_chosen_instant_does_not_follow_the_clock() -> None:
         await pilot.pause(0.3)
         assert app.generation == generation
         assert app.view is not None and app.view.query.as_of == AS_OF
+
+
+async def test_detail_and_timeline_are_discoverable_at_80x24() -> None:
+    app = make_app(role="support", task="refund")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert app.narrow
+        footer = screen_text(app).splitlines()[-1]
+        assert "d Detail" in footer  # offered where a new user looks first
+        side = app.query_one("#side")
+        assert not side.region.width  # hidden on a narrow terminal ...
+        await pilot.press("d")  # ... until asked for
+        await pilot.pause()
+        assert side.region.width > 0
+        assert app.query_one(DetailPane).region.height > 0
+        assert app.query_one(TimelinePane).region.height > 0
+        assert "Timeline" in screen_text(app) and "included at rank 1" in screen_text(app)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not side.region.width
+        await pilot.press("down", "enter")  # Enter on a row opens it too
+        await pilot.pause()
+        assert side.region.width > 0 and "included at rank 2" in screen_text(app)
+        await pilot.press("escape", "f1")
+        await pilot.pause()
+        help_text = screen_text(app)
+        assert "Enter on a row (or d) opens them" in help_text
+
+
+async def test_wide_footer_keeps_the_palette_and_needs_no_detail_key() -> None:
+    app = make_app(role="support", task="refund")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(pilot)
+        footer = screen_text(app).splitlines()[-1]
+        assert "palette" in footer and "Detail" not in footer
+        assert app.query_one("#side").region.width > 0
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        footer = screen_text(app).splitlines()[-1]
+        assert "d Detail" in footer

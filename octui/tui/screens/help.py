@@ -18,7 +18,9 @@ GUIDE = (
     "row and the detail pane say why.\n"
     "[b]What did we believe in March?[/b]  Press a and type 2026-03-15 (or step with "
     "[ ] by day and { } by month): the bundle re-resolves at that instant and the "
-    "timeline marker │ moves; n toggles back to now."
+    "timeline marker │ moves; n toggles back to now.\n"
+    "[b]Everything about a row?[/b]  The detail and its timeline sit beside the results; "
+    "on a narrow terminal Enter on a row (or d) opens them and Esc goes back."
 )
 
 
