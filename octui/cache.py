@@ -16,6 +16,8 @@ parse. The cache never changes results:
 - it is written atomically (a temporary file, then a rename), so readers never see a
   half-written cache, and a failure to write is silently a cache that stays cold.
 
+A repository of fewer than :data:`MIN_ENTRIES` files gets no cache file, and the directory
+keeps only the :data:`MAX_FILES` most recently written files (at most :data:`MAX_BYTES`).
 ``OCTUI_NO_CACHE=1`` (or the CLI's ``--no-cache``) disables it.
 """
 
@@ -36,6 +38,11 @@ from octui.loader import ParsedFile
 FORMAT = 1
 ENV_DISABLE = "OCTUI_NO_CACHE"
 RACY_NS = 2_000_000_000
+MIN_ENTRIES = 100
+"""A smaller repository parses in a blink: it gets no cache file."""
+MAX_FILES = 32
+MAX_BYTES = 1 << 30
+"""The cache directory keeps the most recently written files within these bounds."""
 _PARSER_MODULES = ("loader", "fastyaml", "model", "yamlio", "timeutil", "enums", "config")
 
 Key = tuple[str, int, int]
@@ -146,8 +153,9 @@ class ParseStore:
             if payload is not None:
                 entries[rel] = payload
                 changed = True
-        if changed:
+        if changed and len(entries) >= MIN_ENTRIES:
             self._write(entries)
+            _prune(self.directory, self.path)
 
     def _write(self, entries: dict[str, Payload]) -> None:
         doc = {"fingerprint": self._fingerprint, "root": self.root, "entries": entries}
@@ -208,3 +216,25 @@ def _unpack(rel: str, payload: Any) -> ParsedFile | None:
         return ParsedFile(rel, fields=fields, unknown=unknown, error=error, skipped=skipped)
     except Exception:
         return None
+
+
+def _prune(directory: Path, keep: Path) -> None:
+    """Delete the least recently written cache files beyond MAX_FILES or MAX_BYTES, and
+    temporary files an interrupted writer left over an hour ago. Never fails."""
+    try:
+        now = time.time()
+        found = []
+        for entry in os.scandir(directory):
+            st = entry.stat(follow_symlinks=False)
+            if entry.name.endswith(".pickle"):
+                found.append((st.st_mtime, st.st_size, entry.path))
+            elif entry.name.startswith(".octui-") and now - st.st_mtime > 3600:
+                os.unlink(entry.path)
+        found.sort(reverse=True)
+        total = 0
+        for count, (_mtime, size, path) in enumerate(found):
+            total += size
+            if path != str(keep) and (count >= MAX_FILES or total > MAX_BYTES):
+                os.unlink(path)
+    except OSError:
+        pass

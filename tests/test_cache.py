@@ -287,3 +287,30 @@ def test_gc_pause_restores_the_collector_and_freezes_nothing(synth_repo: Path) -
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_the_cache_directory_stays_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import octui.cache as cache
+
+    monkeypatch.setattr(cache, "MAX_FILES", 3)
+    root = tmp_path / "repo"
+    write_repository(root, 120, seed=2)
+    age(root)
+    directory = tmp_path / "cache"
+    directory.mkdir()
+    for i in range(5):  # other repositories' files, older
+        (directory / f"{i:032x}.pickle").write_bytes(b"x")
+        os.utime(directory / f"{i:032x}.pickle", (1000 + i, 1000 + i))
+    store = ParseStore(root, directory)
+    load_repository(root, store=store)
+    left = sorted(p.name for p in directory.glob("*.pickle"))
+    assert store.path.name in left and len(left) == 3
+    assert f"{4:032x}.pickle" in left and f"{0:032x}.pickle" not in left
+
+
+def test_small_repositories_get_no_cache_file(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    write_repository(root, 30, seed=2)
+    age(root)
+    load_repository(root, store=ParseStore(root, tmp_path / "cache"))
+    assert not list((tmp_path / "cache").glob("*.pickle"))
