@@ -85,15 +85,14 @@ def parsing_floor(root: Path) -> tuple[float, int]:
 
 
 def run_child(argv: list[str], env: dict[str, str] | None = None) -> dict[str, Any]:
-    """Run a process; wall seconds, CPU seconds, peak RSS (MB), exit code and stdout."""
+    """Run a process: wall seconds, exit code, stdout and stderr (workers report their own
+    peak memory on stderr)."""
     start = time.perf_counter()
     proc = subprocess.Popen(
         argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tempfile.gettempdir()
     )
     out, err = proc.communicate()
     wall = time.perf_counter() - start
-    # communicate() reaped the child; its rusage is in RUSAGE_CHILDREN deltas, so use wait4 via
-    # a fresh measurement only when available: fall back to the "maxrss" the child reports.
     return {"wall": wall, "code": proc.returncode, "out": out, "err": err}
 
 
