@@ -258,12 +258,13 @@ async def _tui(repo: Path, start: float) -> dict[str, Any]:
     return out
 
 
-def sample_first_screen() -> float | None:
+def sample_first_screen(work: Path) -> float | None:
     """Seconds from process start (imports included) to the first screen on sample-repo."""
     sample = Path(__file__).resolve().parent.parent / "sample-repo"
     if not sample.is_dir():
         return None
-    result = run_child([sys.executable, "-m", "octui.bench", "--worker", "tui", str(sample)])
+    env = dict(os.environ, XDG_CACHE_HOME=str(work / "cache-sample"))
+    result = run_child([sys.executable, "-m", "octui.bench", "--worker", "tui", str(sample)], env)
     if result["code"] != 0:
         return None
     data = json.loads(result["out"])
@@ -302,7 +303,7 @@ def measure(size: int, work: Path, seed: int, repeat: int, tui: bool) -> dict[st
     row["floor"] = min(f[0] for f in floors)
     row["files"] = floors[0][1]
     env = dict(os.environ)
-    env["XDG_CACHE_HOME"] = str(work / f"cache-{size}")
+    env["XDG_CACHE_HOME"] = str(work / f"cache-{size}")  # every child: never the user's cache
     env.pop("OCTUI_NO_CACHE", None)
     log(f"{size}: cold resolve, no cache")
     cold = [run_child(resolve_argv(repo, "--no-cache"), env) for _ in range(repeat)]
@@ -318,7 +319,7 @@ def measure(size: int, work: Path, seed: int, repeat: int, tui: bool) -> dict[st
     row["cold_peak"] = max(peak_of(r) for r in cold)
     row["cached_peak"] = max(peak_of(r) for r in cached)
     log(f"{size}: warm in-process re-resolution")
-    warm = run_child([sys.executable, "-m", "octui.bench", "--worker", "warm", str(repo)])
+    warm = run_child([sys.executable, "-m", "octui.bench", "--worker", "warm", str(repo)], env)
     if warm["code"] != 0:
         raise RuntimeError(warm["err"].decode(errors="replace"))
     w = json.loads(warm["out"])
@@ -330,7 +331,7 @@ def measure(size: int, work: Path, seed: int, repeat: int, tui: bool) -> dict[st
     row["reparsed"] = w["reparsed"]
     if tui:
         log(f"{size}: explorer")
-        t = run_child([sys.executable, "-m", "octui.bench", "--worker", "tui", str(repo)])
+        t = run_child([sys.executable, "-m", "octui.bench", "--worker", "tui", str(repo)], env)
         row["tui"] = json.loads(t["out"]) if t["code"] == 0 else {"error": t["err"][-400:]}
     shutil.rmtree(repo, ignore_errors=True)
     return row
@@ -434,7 +435,7 @@ def main(argv: list[str] | None = None) -> int:
     before = machine()
     try:
         rows = [measure(n, work, args.seed, args.repeat, tui) for n in sizes]
-        sample = sample_first_screen() if tui else None
+        sample = sample_first_screen(work) if tui else None
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"octui benchmark — {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}")
