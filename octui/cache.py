@@ -27,11 +27,12 @@ import contextlib
 import hashlib
 import os
 import pickle
+import stat
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from octui.loader import ParsedFile
 
@@ -92,6 +93,34 @@ def open_store(root: str | Path, directory: Path | None = None) -> ParseStore | 
         return None
 
 
+class UntrustedCache(OSError):
+    """The cache file could be written by someone else: never unpickle it."""
+
+
+def _private(st: os.stat_result) -> bool:
+    """Owned by this user and writable by nobody else."""
+    owner_ok = not hasattr(os, "getuid") or st.st_uid == os.getuid()
+    return owner_ok and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+
+
+def _open_trusted(path: Path) -> BinaryIO:
+    """Open a cache file for unpickling only if it and its folder are private to this user.
+
+    Unpickling runs code, so a cache in a shared or world-writable ``XDG_CACHE_HOME``
+    (or a link planted there) is treated as cold rather than trusted.
+    """
+    if not _private(os.stat(path.parent)):
+        raise UntrustedCache(f"{path.parent} is writable by other users")
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        if not _private(os.fstat(fd)):
+            raise UntrustedCache(f"{path} is writable by other users")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 class ParseStore:
     """Parsed files of one repository root, loaded lazily and written atomically."""
 
@@ -112,7 +141,7 @@ class ParseStore:
             self._entries = {}
             try:
                 self._fingerprint = _parser_fingerprint()
-                with open(self.path, "rb") as handle:
+                with _open_trusted(self.path) as handle:
                     doc = pickle.load(handle)
                 if (
                     type(doc) is dict

@@ -314,3 +314,27 @@ def test_small_repositories_get_no_cache_file(tmp_path: Path) -> None:
     age(root)
     load_repository(root, store=ParseStore(root, tmp_path / "cache"))
     assert not list((tmp_path / "cache").glob("*.pickle"))
+
+
+@pytest.mark.parametrize("tamper", ["file-writable-by-others", "folder-writable-by-others", "link"])
+def test_a_cache_others_could_write_is_never_unpickled(
+    synth_repo: Path, tmp_path: Path, tamper: str
+) -> None:
+    """Unpickling runs code: a cache file someone else could have written counts as cold."""
+    directory = tmp_path / "cache"
+    load_repository(synth_repo, store=ParseStore(synth_repo, directory))
+    path = ParseStore(synth_repo, directory).path
+    trusted = ParseStore(synth_repo, directory)
+    load_repository(synth_repo, store=trusted)
+    assert trusted.hits > 0  # the untampered cache is used
+    if tamper == "file-writable-by-others":
+        path.chmod(0o666)
+    elif tamper == "folder-writable-by-others":
+        directory.chmod(0o777)
+    else:
+        elsewhere = tmp_path / "planted.pickle"
+        path.rename(elsewhere)
+        path.symlink_to(elsewhere)
+    store = ParseStore(synth_repo, directory)
+    same_objects(load_repository(synth_repo, store=store), load_repository(synth_repo))
+    assert store.hits == 0
