@@ -42,14 +42,22 @@ def _when(text: str) -> datetime:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected 0 or more, got {value}")
-    return value
+def whole_number(minimum: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number, at least ``minimum`` when one is given."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if minimum is not None and value < minimum:
+            raise argparse.ArgumentTypeError(f"expected {minimum} or more, got {value}")
+        return value
+
+    return parse
+
+
+_non_negative_int = whole_number(0)
 
 
 def _number(text: str) -> float:

@@ -456,44 +456,23 @@ def write_repository(out: Path, n: int, seed: int) -> int:
 # -- command line ---------------------------------------------------------------------------
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected 1 or more, got {value}")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-
-
 def run_synth(args: argparse.Namespace) -> int:
-    import sys
+    from octui.cli import UsageError
 
     out = Path(args.out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        print(
-            f"opencontext: error: {out}: already exists and is not an empty folder; "
-            "choose a new folder",
-            file=sys.stderr,
-        )
-        return 2
+        raise UsageError(f"{out}: already exists and is not an empty folder; choose a new folder")
     try:
         count = write_repository(out, args.objects, args.seed)
     except OSError as exc:
-        print(f"opencontext: error: {out}: cannot write ({exc.strerror or exc})", file=sys.stderr)
-        return 2
+        raise UsageError(f"{out}: cannot write ({exc.strerror or exc})") from None
     print(f"wrote {count} object files to {out} (seed {args.seed})")
     return 0
 
 
 def add_parser(sub: Any) -> None:
+    from octui.cli import whole_number  # the CLI imports this module lazily
+
     p = sub.add_parser(
         "synth",
         help="write a synthetic repository of N objects (for benchmarks and demos)",
@@ -505,6 +484,6 @@ def add_parser(sub: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("out", metavar="OUT", help="a new (or empty) folder to write")
-    p.add_argument("--objects", "-n", type=_positive, default=1000, metavar="N")
-    p.add_argument("--seed", type=_seed, default=0, metavar="S")
+    p.add_argument("--objects", "-n", type=whole_number(1), default=1000, metavar="N")
+    p.add_argument("--seed", type=whole_number(), default=0, metavar="S")
     p.set_defaults(run=run_synth)
