@@ -43,6 +43,7 @@ from octui.textsafe import markup_escape as escape
 from octui.timeutil import now_utc
 from octui.tui.commands import OctuiCommands
 from octui.tui.exporting import ExportExists, ExportRefused, default_export_path, write_atomic
+from octui.tui.extras import EXTRA_BINDINGS, ExplorerExtras
 from octui.tui.screens.error import ErrorScreen
 from octui.tui.screens.export import ExportScreen
 from octui.tui.screens.help import HelpScreen
@@ -65,7 +66,7 @@ RESULT_TABS: list[tuple[str, str, Callable[[], Widget]]] = [
 """``(pane id, title, factory)`` of the result tabs; extensions may append."""
 
 
-class OctuiApp(App[None]):
+class OctuiApp(ExplorerExtras, App[None]):
     """Explore what a role is given, what is left out and why, at any instant."""
 
     TITLE = "octui"
@@ -110,6 +111,7 @@ class OctuiApp(App[None]):
         Binding("e", "export", "Export", tooltip="export the bundle (JSON) to a file"),
         Binding("c", "copy_digest", "Copy digest", show=False),
         Binding("ctrl+r", "reload", "Reload from disk", show=False),
+        *EXTRA_BINDINGS,
         Binding("q", "quit", "Quit"),
     ]
 
@@ -401,6 +403,7 @@ class OctuiApp(App[None]):
             if callable(show_view):
                 show_view(view)
         self.main.query_one(StatusBar).show(view, following_now=self.inputs.as_of is None)
+        self.view_applied(view)
         self.call_after_refresh(self._refresh_selection)
         self.settled.set()
         return True
@@ -452,6 +455,7 @@ class OctuiApp(App[None]):
         self.selected = item
         view = self.view
         self.main.query_one(DetailPane).show(view, item)
+        self.item_selected(view, item)
         timeline = self.main.query_one(TimelinePane)
         if view is None or item is None:
             timeline.show(view, None)
@@ -751,6 +755,7 @@ class OctuiApp(App[None]):
             ("Reload from disk", self.action_reload, ""),
             ("Help (keys)", self.action_help, "F1"),
         ]
+        commands += self.extra_palette_commands()
         return commands
 
 

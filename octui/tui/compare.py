@@ -1,0 +1,196 @@
+"""Compare against a pin: freeze the current bundle, keep changing the inputs, see the difference.
+
+``p`` pins the bundle on screen (its inputs, revision and digest). From then on every
+new resolution is compared with the pin (:func:`octui.diff.diff_resolutions`, off the
+UI thread, in :mod:`.extras`): rows that differ are marked in the Included and
+Excluded panes — green for what is newly in, red for what left the bundle, yellow
+for what changed in place — a bar above the status line counts them, and ``D``
+opens the diff view (:class:`DiffScreen`). ``p`` again unpins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from octui.diff import SECTIONS, Diff, ObjectChange, describe_change, section_of
+from octui.model import Exclusion
+from octui.pipeline import Included
+from octui.textsafe import inert
+from octui.timeutil import format_instant
+from octui.tui.state import View
+from octui.tui.widgets.rowtable import Cell, RowTable
+
+NEW_STYLE = "on #1f4d1f"
+GONE_STYLE = "on #5a1e1e"
+CHANGED_STYLE = "on #4d4214"
+
+
+@dataclass(frozen=True)
+class Pin:
+    """The bundle pinned for comparison, and where it came from."""
+
+    view: View
+    rev: str | None
+    """The git revision it was read from (None: the files on disk)."""
+
+    def describe(self) -> str:
+        q = self.view.query
+        parts = [f"role {q.role}" if q.role else "whole repository"]
+        if q.task:
+            parts.append(f"task {q.task!r}")
+        parts.append(f"as of {format_instant(q.as_of)}")
+        parts.append(f"revision {self.rev}" if self.rev else "working tree")
+        return ", ".join(parts)
+
+
+def row_mark_key(row: Any) -> tuple[object, ...] | None:
+    """How a pane row is looked up among the changes (current side)."""
+    if isinstance(row, Included):
+        return ("i", row.obj.id, row.obj.version)
+    if isinstance(row, Exclusion):
+        return ("x", row.id, row.version, row.reason.value)
+    return None
+
+
+def marks_for(diff: Diff) -> dict[tuple[object, ...], str]:
+    """Row key (current side) → style, for every change that is more than a rank move."""
+    marks: dict[tuple[object, ...], str] = {}
+    for change in diff.objects:
+        after = change.after
+        if after is None or change.aspects == ("rank",):
+            continue
+        key: tuple[object, ...] = (
+            ("i", after.id, after.version)
+            if after.included
+            else ("x", after.id, after.version, after.reason)
+        )
+        primary = change.primary
+        if primary in ("added", "now-included"):
+            marks[key] = NEW_STYLE
+        elif primary == "now-excluded":
+            marks[key] = GONE_STYLE
+        else:
+            marks[key] = CHANGED_STYLE
+    return marks
+
+
+def decorate(table: RowTable, marks: Callable[[], dict[tuple[object, ...], str]]) -> None:
+    """Have ``table`` paint the first cell of rows that differ from the pin (idempotent)."""
+    if getattr(table, "_octui_compare_marks", None) is not None:
+        table._octui_compare_marks = marks  # type: ignore[attr-defined]
+        return
+    table._octui_compare_marks = marks  # type: ignore[attr-defined]
+    original: Callable[[Any, int], Sequence[Cell]] = table._cells
+
+    def cells(row: Any, index: int) -> Sequence[Cell]:
+        out = list(original(row, index))
+        key = row_mark_key(row)
+        style = table._octui_compare_marks().get(key) if key is not None else None  # type: ignore[attr-defined]
+        if style and out:
+            text, spec = out[0]
+            out[0] = (text, f"{spec} {style}".strip())
+        return out
+
+    table._cells = cells
+
+
+def _line_style(change: ObjectChange) -> str:
+    primary = change.primary
+    if primary in ("added", "now-included"):
+        return "green"
+    if primary in ("removed", "now-excluded"):
+        return "red"
+    if change.aspects == ("rank",):
+        return "dim"
+    return "yellow"
+
+
+def diff_text(pin: Pin, diff: Diff) -> Text:
+    """The Diff tab's body: what changed from the pin (A) to what is on screen (B)."""
+    text = Text(no_wrap=False)
+    text.append("A (pinned) ", style="bold")
+    text.append(inert(pin.describe(), keep_newlines=False) + "\n")
+    text.append("B (now)    ", style="bold")
+    text.append(inert(diff.b.describe(), keep_newlines=False) + "\n")
+    if diff.same:
+        text.append("Same context: the two bundles digest identically.\n", style="green")
+    summary = diff.summary()
+    counts = [
+        f"{summary['now-included'] + summary['added']} in",
+        f"{summary['now-excluded'] + summary['removed']} out",
+        f"{summary['reason']} reason",
+        f"{len(diff.versions)} version",
+        f"{summary['rank']} rank",
+        f"warnings +{len(diff.warnings_added)} -{len(diff.warnings_removed)}",
+    ]
+    text.append(" · ".join(counts) + "\n\n", style="dim")
+    if diff.versions:
+        text.append("Version changed\n", style="bold")
+    for v in diff.versions:
+        before = ", ".join(f"@{n}" for n in v.before)
+        after = ", ".join(f"@{n}" for n in v.after)
+        text.append(f"  ~ {inert(v.id, keep_newlines=False)} {before} → {after}\n", style="yellow")
+    for key, title, mark in SECTIONS:
+        rows = [c for c in diff.objects if section_of(c) == key]
+        if not rows:
+            continue
+        if key == "rank":
+            text.append(
+                f"↕ {len(rows)} object{'s' if len(rows) != 1 else ''} only moved in rank\n",
+                style="dim",
+            )
+            continue
+        text.append(f"{title}\n", style="bold")
+        for change in rows:
+            line = inert(describe_change(change), keep_newlines=False)
+            text.append(f"  {mark} {line}\n", style=_line_style(change))
+    if diff.warnings_added:
+        text.append("Warnings added\n", style="bold")
+    for w in diff.warnings_added:
+        text.append(f"  + {w.code} {inert(' '.join(w.ids), keep_newlines=False)}\n", style="yellow")
+    if diff.warnings_removed:
+        text.append("Warnings removed\n", style="bold")
+    for w in diff.warnings_removed:
+        text.append(f"  - {w.code} {inert(' '.join(w.ids), keep_newlines=False)}\n", style="dim")
+    text.append(f"\nA {diff.a.digest}\nB {diff.b.digest}\n", style="dim")
+    return text
+
+
+class DiffScreen(ModalScreen[None]):
+    """The difference between the pinned bundle (A) and the one on screen (B)."""
+
+    DEFAULT_CSS = """
+    DiffScreen { align: center middle; }
+    DiffScreen > VerticalScroll {
+        width: 90%; height: 85%; border: round $primary; background: $surface; padding: 0 1;
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close"),
+        Binding("D", "close", "Close", show=False),
+    ]
+
+    def __init__(self, body: Text) -> None:
+        super().__init__()
+        self.body = body
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static(self.body, id="diff-body")
+
+    @property
+    def body_text(self) -> str:
+        return self.body.plain
+
+    def action_close(self) -> None:
+        self.dismiss(None)

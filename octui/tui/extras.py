@@ -1,0 +1,353 @@
+"""Compare, change agenda, git revisions and "why not" in the explorer (issue 6).
+
+:class:`ExplorerExtras` is mixed into :class:`~octui.tui.app.OctuiApp`. The app calls
+three hooks — :meth:`view_applied` after each new resolution is on screen,
+:meth:`item_selected` after a row is selected, :meth:`extra_palette_commands` for the
+command palette — and binds :data:`EXTRA_BINDINGS`. Everything else lives here and in
+:mod:`.compare`, :mod:`.agenda` and :mod:`.revisions`.
+
+Keys: ``p`` pin / unpin the bundle for comparison, ``D`` the diff against the pin,
+``.`` / ``,`` next / previous change of the bundle (moves as_of and the timeline
+marker), ``A`` the change agenda, ``g`` pick a git revision.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import datetime
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from textual import work
+from textual.binding import Binding
+from textual.css.query import NoMatches
+from textual.widgets import Static
+
+from octui.changes import EPSILON, next_change, previous_change
+from octui.diff import Diff, diff_resolutions
+from octui.gitrev import GitRevisionError, GitTree, list_revisions
+from octui.model import Exclusion, Finding
+from octui.pipeline import Included
+from octui.session import Session
+from octui.textsafe import inert
+from octui.textsafe import markup_escape as escape
+from octui.timeutil import now_utc
+from octui.tui.agenda import AgendaScreen, summarize, when_text
+from octui.tui.compare import DiffScreen, Pin, decorate, diff_text, marks_for
+from octui.tui.revisions import WORKING_TREE, RevisionScreen
+from octui.whynot import why_not
+
+if TYPE_CHECKING:
+    from octui.tui.state import View
+
+Command = tuple[str, Callable[[], object], str]
+
+_IN = ("added", "now-included")
+_OUT = ("removed", "now-excluded")
+
+EXTRA_BINDINGS = [
+    Binding("p", "pin", "Pin / unpin the bundle to compare against", show=False),
+    Binding("D", "show_diff", "Diff against the pinned bundle", show=False),
+    Binding("full_stop", "next_change", "Next change of the bundle (moves as_of)", show=False),
+    Binding("comma", "previous_change", "Previous change of the bundle", show=False),
+    Binding("A", "agenda", "Change agenda around as_of", show=False),
+    Binding("g", "pick_revision", "Git revision: what the repository said then", show=False),
+]
+
+
+class ExplorerExtras:
+    """Mixin for OctuiApp: pin and compare, walk the change agenda, revisions, why not."""
+
+    pinned: Pin | None = None
+    revision: str | None = None
+    """The git revision being read (as the user named it), or None for the files on disk."""
+    revision_commit: str | None = None
+    compare_diff: Diff | None = None
+    compare_marks: dict[tuple[object, ...], str] = {}  # noqa: RUF012 - replaced, never mutated
+
+    @property
+    def _app(self) -> Any:
+        """The app this is mixed into (its own attributes: view, session, main, inputs...)."""
+        return self
+
+    # -- hooks called by the app ------------------------------------------------------------
+
+    def view_applied(self, view: View) -> None:
+        """A new resolution is on screen: compare it with the pin, refresh the bars."""
+        self._decorate_tables()
+        if self.pinned is not None:
+            self._compare(self.pinned, view, self.revision)
+        self._show_bar()
+
+    def item_selected(self, view: View | None, item: Included | Exclusion | Finding | None) -> None:
+        """A row is selected: add "why not" to the detail pane for an excluded object."""
+        try:
+            detail = self._app.main.query_one("#detail")
+        except NoMatches:
+            return
+        try:
+            box = detail.query_one("#whynot", Static)
+        except NoMatches:
+            box = Static("", id="whynot")
+            box.styles.margin = (0, 0, 1, 0)
+            detail.mount(box, after="#why")
+        box.update("")
+        box.display = False
+        if view is None or not isinstance(item, Exclusion) or item.reason.is_denial:
+            return
+        uid = view.exclusion_uid.get(id(item))
+        if uid is None:
+            return
+        self._why_not(view, uid, box)
+
+    def extra_palette_commands(self) -> list[Command]:
+        app = self._app
+        commands: list[Command] = [
+            (
+                "Unpin the compared bundle" if self.pinned else "Pin this bundle to compare",
+                app.action_pin,
+                "p: then change role, task, as_of or revision and see the difference",
+            ),
+            ("Show diff against the pinned bundle", app.action_show_diff, "D"),
+            ("Next change of the bundle", app.action_next_change, ". moves as_of there"),
+            ("Previous change of the bundle", app.action_previous_change, ", moves as_of there"),
+            ("Change agenda", app.action_agenda, "A: the instants at which this bundle changes"),
+            ("Git revision…", app.action_pick_revision, "g: what the repository said at a commit"),
+        ]
+        if self.revision is not None:
+            commands.append(
+                ("Back to the working tree", partial(app.set_revision, None), "the files on disk")
+            )
+        return commands
+
+    # -- compare ----------------------------------------------------------------------------
+
+    def action_pin(self) -> None:
+        app = self._app
+        if self.pinned is not None:
+            self.pinned = None
+            self.compare_diff = None
+            self.compare_marks = {}
+            self._refresh_tables()
+            self._show_bar()
+            app.notify("Unpinned.")
+            return
+        if self._app.view is None:
+            app.notify("nothing to pin yet", severity="warning")
+            return
+        self.pinned = Pin(self._app.view, self.revision)
+        app.notify(
+            f"Pinned {self.pinned.describe()}. Change the inputs: differences are marked "
+            "in the panes; D shows the diff, p unpins.",
+            title="Compare",
+        )
+        self._compare(self.pinned, self._app.view, self.revision)
+
+    @work(exclusive=True, group="compare", exit_on_error=False)
+    async def _compare(self, pin: Pin, view: View, rev: str | None) -> None:
+        diff = await asyncio.to_thread(
+            diff_resolutions,
+            pin.view.resolution,
+            view.resolution,
+            rev_a=pin.rev,
+            rev_b=rev,
+            digest_a=pin.view.digest,
+            digest_b=view.digest,
+        )
+        if self._app.view is not view or self.pinned is not pin:
+            return  # superseded by a newer resolution or an unpin
+        self.compare_diff = diff
+        self.compare_marks = marks_for(diff)
+        self._refresh_tables()
+        self._show_bar()
+
+    def action_show_diff(self) -> None:
+        app = self._app
+        if self.pinned is None:
+            app.notify("Nothing pinned: press p to pin the bundle on screen first.")
+            return
+        if self.compare_diff is None:
+            app.notify("comparing…")
+            return
+        app.push_screen(DiffScreen(diff_text(self.pinned, self.compare_diff)))
+
+    def _decorate_tables(self) -> None:
+        for selector in ("#included-table", "#excluded-table"):
+            try:
+                table = self._app.main.query_one(selector)
+            except NoMatches:
+                continue
+            decorate(table, lambda: self.compare_marks)
+
+    def _refresh_tables(self) -> None:
+        for selector in ("#included-table", "#excluded-table"):
+            try:
+                self._app.main.query_one(selector).refresh()
+            except NoMatches:
+                continue
+
+    # -- the bar that says what is pinned and which revision is read ---------------------------
+
+    def _show_bar(self) -> None:
+        try:
+            bar = self._app.main.query_one("#extras-bar", Static)
+        except NoMatches:
+            try:
+                status = self._app.main.query_one("#status")
+            except NoMatches:
+                return
+            bar = Static("", id="extras-bar")
+            bar.styles.height = "auto"
+            bar.styles.padding = (0, 1)
+            self._app.main.mount(bar, before=status)
+        lines = []
+        if self.revision is not None:
+            short = (self.revision_commit or "")[:12]
+            label = short if self.revision == self.revision_commit else self.revision
+            lines.append(
+                f"[b yellow]revision {escape(inert(label, keep_newlines=False))}[/]"
+                + (f" ({short})" if short and short != label else "")
+                + " — what the repository [i]said[/i] then (read from git) · "
+                "as_of picks what was [i]in effect[/i] · g: change"
+            )
+        if self.pinned is not None:
+            text = f"[b cyan]pinned[/] {escape(self.pinned.describe())}"
+            diff = self.compare_diff
+            if diff is not None:
+                if diff.same:
+                    text += " · [green]same context[/]"
+                else:
+                    moved_in = sum(1 for c in diff.objects if c.primary in _IN)
+                    moved_out = sum(1 for c in diff.objects if c.primary in _OUT)
+                    changed = sum(
+                        1
+                        for c in diff.objects
+                        if c.primary not in _IN + _OUT and c.aspects != ("rank",)
+                    )
+                    text += (
+                        f" · now [green]+{moved_in} in[/] [red]-{moved_out} out[/] "
+                        f"[yellow]~{changed} changed[/]"
+                    )
+            text += " · D diff · p unpin"
+            lines.append(text)
+        bar.update("\n".join(lines))
+        bar.display = bool(lines)
+
+    # -- the change agenda -------------------------------------------------------------------
+
+    def action_next_change(self) -> None:
+        self._walk(True)
+
+    def action_previous_change(self) -> None:
+        self._walk(False)
+
+    @work(exclusive=True, group="walk", exit_on_error=False)
+    async def _walk(self, forward: bool) -> None:
+        app = self._app
+        repo = self._app.session.repository
+        if repo is None:
+            return
+        query = self._app.inputs.query(now_utc())
+        if forward:
+            point = await asyncio.to_thread(next_change, repo, query, rev=self.revision)
+        else:
+            # Just before as_of: standing on a change instant, ',' goes to the one before it.
+            earlier = replace(query, as_of=query.as_of - EPSILON)
+            point = await asyncio.to_thread(previous_change, repo, earlier, rev=self.revision)
+        if point is None:
+            app.notify(
+                "no later change of this bundle" if forward else "no earlier change of this bundle"
+            )
+            return
+        app.set_as_of(point.first_instant)
+        verb = "changes" if forward else "changed"
+        app.notify(
+            f"{when_text(point)}: {summarize(point)}",
+            title=f"The bundle {verb} ({'next' if forward else 'previous'})",
+        )
+
+    def action_agenda(self) -> None:
+        app = self._app
+        repo = self._app.session.repository
+        if repo is None:
+            return
+        query = self._app.inputs.query(now_utc())
+
+        def done(when: datetime | None) -> None:
+            if when is not None:
+                app.set_as_of(when)
+
+        app.push_screen(AgendaScreen(repo, query, self.revision), done)
+
+    # -- revisions ---------------------------------------------------------------------------
+
+    @work(exclusive=True, group="revisions", exit_on_error=False)
+    async def action_pick_revision(self) -> None:
+        app = self._app
+        try:
+            revisions = await asyncio.to_thread(list_revisions, self._app.root)
+        except GitRevisionError:
+            app.notify(
+                f"{self._app.root} is not inside a git repository: there are no revisions to read",
+                severity="warning",
+            )
+            return
+
+        def done(choice: str | None) -> None:
+            if choice is None:
+                return
+            app.set_revision(None if choice == WORKING_TREE else choice)
+
+        app.push_screen(RevisionScreen(revisions, self.revision_commit), done)
+
+    @work(exclusive=True, group="revision", exit_on_error=False)
+    async def set_revision(self, rev: str | None) -> None:
+        """Read the repository at git revision ``rev`` (None: the files on disk) and re-resolve."""
+        app = self._app
+        old = self._app.session
+        store = getattr(getattr(old, "loader", None), "store", None)
+        if rev is None:
+            session = Session(self._app.root, store=store)
+            commit = None
+        else:
+            try:
+                tree = await asyncio.to_thread(GitTree, self._app.root, rev)
+            except GitRevisionError as exc:
+                app.notify(str(exc), severity="error", title="Revision")
+                return
+            session = Session(self._app.root, tree=tree, store=store)
+            commit = tree.commit
+        self._app.session = session
+        self.revision = rev
+        self.revision_commit = commit
+        old_tree = getattr(old, "tree", None)
+        if isinstance(old_tree, GitTree):
+            old_tree.close()
+        self._show_bar()
+        app.reload_repository()
+
+    # -- why not -----------------------------------------------------------------------------
+
+    @work(exclusive=True, group="whynot", exit_on_error=False)
+    async def _why_not(self, view: View, uid: int, box: Static) -> None:
+        resolution = view.resolution
+        sentences = await asyncio.to_thread(why_not, resolution, resolution.repository, uid)
+        if self._app.view is not view:
+            return
+        text = "\n".join(f"• {escape(inert(s, keep_newlines=False))}" for s in sentences)
+        box.update(f"[b]Why not — what would include it[/b]\n{text}")
+        box.display = bool(sentences)
+
+
+def start_at_revision(app: Any, rev: str) -> None:
+    """Open the explorer on git revision ``rev`` (before it runs; raises GitRevisionError)."""
+    tree = GitTree(app.root, rev)
+    store = getattr(getattr(app.session, "loader", None), "store", None)
+    app.session = Session(app.root, tree=tree, store=store)
+    app.revision = rev
+    app.revision_commit = tree.commit
+
+
+__all__ = ["EXTRA_BINDINGS", "ExplorerExtras", "start_at_revision"]

@@ -1,0 +1,145 @@
+"""Issue 6 in the explorer: pin and compare, walk the changes, read a git revision, why not."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from octui.changes import change_agenda
+from octui.diff import diff_resolutions
+from octui.loader import load_repository
+from octui.pipeline import Query, resolve
+from octui.timeutil import parse_instant
+from octui.tui.agenda import AgendaScreen
+from octui.tui.compare import DiffScreen
+from octui.tui.revisions import RevisionScreen
+
+from .conftest import SAMPLE, make_app, settle
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from git_fixture import build_git_sample, porcelain, tree_checksum
+
+MARCH = parse_instant("2026-03-15")
+TODAY = parse_instant("2026-11-30")
+
+
+async def settle_all(pilot) -> None:  # type: ignore[no-untyped-def]
+    """Settle the resolution and every background worker (compare, walk, revision)."""
+    for _ in range(3):
+        await settle(pilot)
+        await pilot.app.workers.wait_for_complete()
+    await settle(pilot)
+
+
+async def test_what_changed_for_support_between_march_and_today() -> None:
+    app = make_app(role="support", as_of=MARCH)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await settle_all(pilot)
+        await pilot.press("p")
+        await settle_all(pilot)
+        assert app.pinned is not None and app.compare_diff is not None and app.compare_diff.same
+        app.set_as_of(TODAY)
+        await settle_all(pilot)
+        repo = load_repository(SAMPLE)
+        expected = diff_resolutions(
+            resolve(repo, Query(role="support", as_of=MARCH)),
+            resolve(repo, Query(role="support", as_of=TODAY)),
+        )
+        assert app.compare_diff is not None
+        assert app.compare_diff.to_json() == expected.to_json()
+        # Rows that differ are marked in the panes: refunds v2 is newly included.
+        table = app.main.query_one("#included-table")
+        index = next(i for i, r in enumerate(table.rows) if r.obj.key == "policies.refunds@2")
+        first_cell_style = table._cells(table.rows[index], index)[0][1]
+        assert "on #" in first_cell_style
+        unchanged = next(i for i, r in enumerate(table.rows) if r.obj.key == "mission@1")
+        assert "on #" not in table._cells(table.rows[unchanged], unchanged)[0][1]
+        bar = str(app.main.query_one("#extras-bar").render())
+        assert "pinned" in bar and "+6 in" in bar and "-3 out" in bar
+        await pilot.press("D")
+        await settle_all(pilot)
+        assert isinstance(app.screen, DiffScreen)
+        assert "policies.refunds @1 → @2" in app.screen.body_text
+        await pilot.press("escape")
+        await pilot.press("p")
+        await settle_all(pilot)
+        assert app.pinned is None
+        assert not app.main.query_one("#extras-bar").display
+
+
+async def test_what_changes_in_the_next_90_days_by_walking() -> None:
+    app = make_app(role="support", as_of=TODAY)
+    expected = change_agenda(
+        load_repository(SAMPLE),
+        Query(role="support", as_of=TODAY),
+        since=TODAY,
+        until=parse_instant("2027-02-28"),
+    )
+    async with app.run_test(size=(130, 40)) as pilot:
+        await settle_all(pilot)
+        seen = []
+        for _ in expected.points:
+            await pilot.press("full_stop")
+            await settle_all(pilot)
+            seen.append(app.inputs.as_of)
+        assert seen == [p.first_instant for p in expected.points]
+        # The timeline marker follows as_of: the status line and the resolution agree.
+        assert app.view is not None and app.view.query.as_of == seen[-1]
+        for point in reversed(expected.points[:-1]):
+            await pilot.press("comma")
+            await settle_all(pilot)
+            assert app.inputs.as_of == point.first_instant
+        await pilot.press("A")
+        await settle_all(pilot)
+        screen = app.screen
+        assert isinstance(screen, AgendaScreen)
+        await screen.done.wait()
+        upcoming = [p.first_instant for p in screen.points if p.upcoming(screen.query_.as_of)]
+        assert (
+            upcoming[: len(expected.points) - 1]
+            == [p.first_instant for p in expected.points[1:]][: len(upcoming)]
+        )
+        await pilot.press("enter")
+        await settle_all(pilot)
+        assert app.inputs.as_of == expected.points[1].first_instant
+
+
+async def test_what_the_repository_said_two_commits_ago(tmp_path: Path) -> None:
+    sample = build_git_sample(tmp_path)
+    status, sums = porcelain(sample.work), tree_checksum(sample.work)
+    app = make_app(sample.context, role="support", as_of=TODAY)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await settle_all(pilot)
+        assert "policies.refunds@2" in [i.obj.key for i in app.view.included]
+        await pilot.press("p", "g")
+        await settle_all(pilot)
+        assert isinstance(app.screen, RevisionScreen)
+        await pilot.press("down", "down", "down", "enter")  # HEAD~2: the oldest commit
+        await settle_all(pilot)
+        assert app.revision is not None
+        keys = [i.obj.key for i in app.view.included]
+        assert "policies.refunds@1" in keys and "policies.refunds@2" not in keys
+        assert app.compare_diff is not None and app.compare_diff.b.rev == app.revision
+        bar = str(app.main.query_one("#extras-bar").render())
+        assert "said" in bar and "in effect" in bar  # the two questions, kept apart
+        app.set_revision(None)
+        await settle_all(pilot)
+        assert app.revision is None and app.compare_diff.same
+    assert tree_checksum(sample.work) == sums and porcelain(sample.work) == status
+
+
+async def test_why_not_in_the_detail_pane() -> None:
+    app = make_app(role="support", as_of=TODAY)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await settle_all(pilot)
+        app.action_jump("policies.ai-assistant-disclosure")
+        await settle_all(pilot)
+        box = app.main.query_one("#whynot")
+        assert box.display and "2027-01-01" in str(box.render())
+        app.action_jump("pricing.enterprise")  # denied: nothing more than id and reason
+        await settle_all(pilot)
+        assert not app.main.query_one("#whynot").display
+        app.action_jump("mission")
+        await settle_all(pilot)
+        assert not app.main.query_one("#whynot").display
