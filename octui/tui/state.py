@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import calendar
 from collections import Counter
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
+from typing import TypeVar
 
 from octui.bundle import digest
 from octui.enums import ExclusionReason
-from octui.model import ContextObject, Exclusion
+from octui.model import ContextObject, Exclusion, Finding
 from octui.pipeline import Included, Query, Resolution
 from octui.timeutil import now_utc
+from octui.tui.measure import longest_line
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,42 @@ def add_months(t: datetime, months: int) -> datetime:
     return t.replace(year=year, month=month0 + 1, day=day)
 
 
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class TableRows:
+    """Rows for a table with what the table would otherwise compute on the UI thread.
+
+    Built in the resolver's worker thread, so showing a new resolution costs the
+    UI thread only what is on screen, however many rows there are.
+    """
+
+    rows: Sequence[object]
+    index: dict[Hashable, int]
+    """Row key → first position (see :func:`key_index`)."""
+    id_width: int
+    """Terminal cells of the longest id cell (the id made inert on one line)."""
+
+
+def key_index(rows: Sequence[R], key: Callable[[R], Hashable]) -> dict[Hashable, int]:
+    """Each key's first position among ``rows``."""
+    # from the end, so that the first position of a repeated key is the one kept
+    return dict(zip(map(key, reversed(rows)), range(len(rows) - 1, -1, -1), strict=True))
+
+
+def table_rows(
+    rows: Sequence[R],
+    key: Callable[[R], Hashable],
+    ids: Callable[[R], str | None] | None = None,
+    id_width: int | None = None,
+) -> TableRows:
+    """Index ``rows`` and measure their id cells (unless ``id_width`` is known)."""
+    if id_width is None:
+        id_width = longest_line(map(ids, rows)) if ids is not None else 0
+    return TableRows(rows, key_index(rows, key), id_width)
+
+
 @dataclass
 class View:
     """One resolution, with what the panes need precomputed."""
@@ -87,6 +126,12 @@ class View:
     exclusion_uid: dict[int, int] = field(default_factory=dict)
     """``id(exclusion) -> object uid`` (source-unavailable exclusions have none)."""
     reason_counts: Counter[ExclusionReason] = field(default_factory=Counter)
+    included_rows: TableRows | None = None
+    """The bundle's objects, indexed and measured for the included table."""
+    excluded_rows: dict[str, TableRows] = field(default_factory=dict)
+    """Exclusions for the excluded table: ``"all"`` and each reason present (its value)."""
+    warning_rows: TableRows | None = None
+    error_count: int | None = None
 
     @property
     def query(self) -> Query:
@@ -113,7 +158,9 @@ class View:
 
     @property
     def errors(self) -> int:
-        return sum(1 for w in self.resolution.warnings if w.severity == "error")
+        if self.error_count is None:  # counted once (by make_view, in the worker thread)
+            self.error_count = sum(1 for w in self.resolution.warnings if w.severity == "error")
+        return self.error_count
 
 
 def make_view(resolution: Resolution, generation: int) -> View:
@@ -123,7 +170,37 @@ def make_view(resolution: Resolution, generation: int) -> View:
         if isinstance(fate, Exclusion):
             uid_of[id(fate)] = uid
     counts: Counter[ExclusionReason] = Counter(e.reason for e in resolution.exclusions)
-    return View(resolution, digest(resolution), generation, uid_of, counts)
+    view = View(resolution, digest(resolution), generation, uid_of, counts)
+    view.included_rows = table_rows(resolution.included, row_key, _included_id)
+    by_reason: dict[str, list[Exclusion]] = {}
+    for ex in resolution.exclusions:
+        by_reason.setdefault(ex.reason.value, []).append(ex)
+    excluded = {
+        reason: table_rows(rows, row_key, _excluded_id) for reason, rows in by_reason.items()
+    }
+    widest = max((t.id_width for t in excluded.values()), default=0)
+    excluded[ALL_REASONS] = table_rows(resolution.exclusions, row_key, id_width=widest)
+    view.excluded_rows = excluded
+    view.warning_rows = table_rows(resolution.warnings, warning_key)
+    view.errors  # noqa: B018 - counted here, off the UI thread
+    return view
+
+
+ALL_REASONS = "all"
+"""The key of every exclusion in :attr:`View.excluded_rows` (the reason filter's "all")."""
+
+
+def _included_id(inc: Included) -> str:
+    return inc.obj.id
+
+
+def _excluded_id(ex: Exclusion) -> str:
+    return ex.id
+
+
+def warning_key(w: Finding) -> tuple[object, ...]:
+    """A stable identity for a warning row across re-resolutions."""
+    return (w.code.value, w.ids, w.message)
 
 
 def row_key(item: Included | Exclusion) -> tuple[object, ...]:

@@ -19,7 +19,7 @@ from octui.explain import glyph
 from octui.model import Exclusion, Finding
 from octui.pipeline import Included
 from octui.textsafe import inert
-from octui.tui.state import View, row_key
+from octui.tui.state import ALL_REASONS, View, row_key, warning_key
 from octui.tui.widgets.rowtable import Cell, Column, RowTable
 
 LIFECYCLE_STYLE = {
@@ -164,10 +164,14 @@ class IncludedTable(RowTable):
         )
 
     def show_view(self, view: View) -> None:
-        self.set_rows(view.included)
+        prepared = view.included_rows
+        if prepared is None:
+            self.set_rows(view.included)
+        else:  # indexed and measured in the worker thread
+            self.set_rows(prepared.rows, index=prepared.index, widths={1: prepared.id_width})
 
 
-ALL = "all"
+ALL = ALL_REASONS
 
 
 class ExcludedPane(Vertical):
@@ -264,14 +268,19 @@ class ExcludedPane(Vertical):
     def _refill(self) -> None:
         if self.view is None:
             return
+        if self.view.excluded_rows:  # filtered, indexed and measured in the worker thread
+            prepared = self.view.excluded_rows.get(self.reason)
+            if prepared is None:  # a reason with no exclusion in this resolution
+                self.table.set_rows([], index={}, widths={0: 0})
+            else:
+                self.table.set_rows(
+                    prepared.rows, index=prepared.index, widths={0: prepared.id_width}
+                )
+            return
         rows: list[Any] = self.view.exclusions
         if self.reason != ALL:
             rows = [e for e in rows if e.reason.value == self.reason]
         self.table.set_rows(rows)
-
-
-def _warning_key(w: Finding) -> tuple[object, ...]:
-    return (w.code.value, w.ids, w.message)
 
 
 class WarningsTable(RowTable):
@@ -286,7 +295,7 @@ class WarningsTable(RowTable):
                 Column("message", None, min_width=16, weight=5),
             ],
             self._row_cells,
-            _warning_key,
+            warning_key,
             row_height=2,
             extra=self._hint,
             empty="(no warnings)",
@@ -308,4 +317,8 @@ class WarningsTable(RowTable):
         return (("    → ", "cyan"), (one_line(w.hint), "italic"))
 
     def show_view(self, view: View) -> None:
-        self.set_rows(view.resolution.warnings)
+        prepared = view.warning_rows
+        if prepared is None:
+            self.set_rows(view.resolution.warnings)
+        else:  # indexed in the worker thread (no column fits its cells)
+            self.set_rows(prepared.rows, index=prepared.index)

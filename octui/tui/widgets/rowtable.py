@@ -2,15 +2,16 @@
 
 ``DataTable`` parses and measures every cell on refill (seconds at tens of
 thousands of rows); this widget keeps the rows as plain Python objects and
-formats a row only when its line is on screen, so replacing 50,000 rows costs
-the time to build a key index. Columns have fixed widths except one flexible
-column that takes the rest. A row may span several lines (``row_height``); the
-extra lines come from ``extra``.
+formats a row only when its line is on screen. Replacing the rows costs the time
+to index their keys and measure the ``fit`` columns, unless the caller passes both
+(computed in a worker thread): then it costs what is on screen. Columns have fixed
+widths except flexible ones that share the rest. A row may span several lines
+(``row_height``); the extra lines come from ``extra``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, ClassVar
@@ -25,6 +26,8 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+
+from octui.tui.measure import text_width
 
 Cell = tuple[str, str]
 """Cell text and a Rich style string ("" for the default)."""
@@ -144,31 +147,53 @@ class RowTable(ScrollView, can_focus=True):
         self.waiting: str | None = None
         """Shown instead of ``empty_text`` until the first :meth:`set_rows` (e.g. "loading…")."""
         self.rows: Sequence[Any] = ()
-        self._index: dict[Hashable, int] = {}
+        self._index: Mapping[Hashable, int] = {}
         self._natural: dict[int, int] = {}
         """Longest cell of each ``fit`` column (index → cells), measured by :meth:`set_rows`."""
 
     # -- data ----------------------------------------------------------------------------
 
-    def set_rows(self, rows: Sequence[Any]) -> None:
-        """Replace the rows; the cursor stays on the same row key when it is still there."""
+    def set_rows(
+        self,
+        rows: Sequence[Any],
+        *,
+        index: Mapping[Hashable, int] | None = None,
+        widths: Mapping[int, int] | None = None,
+    ) -> None:
+        """Replace the rows; the cursor stays on the same row key when it is still there.
+
+        Indexing the keys and measuring the ``fit`` columns take time in proportion to
+        the rows; a caller that has them already (computed off the UI thread) passes
+        ``index`` (key → first position, as :meth:`key_index` builds it) and ``widths``
+        (column index → cells of its longest cell, without the label). What is not
+        passed is computed here.
+        """
         old_key = self.current_key
         self.waiting = None
         self.rows = rows
-        self._index = {}
-        for i, row in enumerate(rows):
-            self._index.setdefault(self._key(row), i)
-        self._natural = {
-            i: max([cell_len(c.label), *(cell_len(c.fit(row)) for row in rows)])
-            for i, c in enumerate(self.columns)
-            if c.fit is not None and c.width is None
-        }
+        self._index = index if index is not None else self.key_index(rows)
+        self._natural = {}
+        for i, c in enumerate(self.columns):
+            if c.fit is None or c.width is not None:
+                continue
+            fit = c.fit
+            longest = (
+                widths[i]
+                if widths is not None and i in widths
+                else max(map(text_width, map(fit, rows)), default=0)
+            )
+            self._natural[i] = max(text_width(c.label), longest)
         new_cursor = self._index.get(old_key, min(self.cursor, max(len(rows) - 1, 0)))
         self.virtual_size = Size(self.size.width, len(rows) * self.row_height + 1)
         self.set_reactive(RowTable.cursor, new_cursor)
         self._keep_visible()
         self.refresh()
         self.post_message(self.Highlighted(self, self.current_row))
+
+    def key_index(self, rows: Sequence[Any]) -> dict[Hashable, int]:
+        """Each row key's first position."""
+        # from the end, so that the first position of a repeated key is the one kept
+        return dict(zip(map(self._key, reversed(rows)), range(len(rows) - 1, -1, -1), strict=True))
 
     @property
     def current_row(self) -> Any | None:

@@ -1,0 +1,152 @@
+"""Row keys and column widths computed in the worker thread give the same table as
+computing them on refill (the UI thread then only formats what is on screen)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rich.cells import cell_len
+from textual.app import App, ComposeResult
+
+from octui.enums import ExclusionReason
+from octui.loader import load_repository
+from octui.model import Exclusion
+from octui.pipeline import Query, resolve
+from octui.textsafe import inert
+from octui.tui.measure import line_width, longest, longest_line, text_width
+from octui.tui.state import ALL_REASONS, key_index, make_view, row_key
+from octui.tui.widgets.results import ExcludedPane, IncludedTable, WarningsTable, one_line
+from octui.tui.widgets.rowtable import Column, RowTable
+
+from .conftest import AS_OF, SAMPLE, make_app, settle
+
+STRANGE_IDS = [
+    "plain-ascii-id",
+    "café-crème",  # accented: one cell each
+    "日本語の決定",  # wide: two cells each
+    "emoji-🎉-party",
+    "ctrl-\x1b[31m-red",  # escapes become visible text, wider than the raw string
+    "two\nlines",
+    "tab\there",
+    "bidi-\u202e-override",
+    "ｆｕｌｌｗｉｄｔｈ",
+]
+
+
+def lines(table: RowTable) -> list[str]:
+    height = table.scrollable_content_region.height
+    return ["".join(seg.text for seg in table.render_line(y)) for y in range(height)]
+
+
+@settings(max_examples=80, deadline=None, derandomize=True)
+@given(st.text(max_size=30))
+def test_widths_equal_cell_len_of_the_inert_line(text: str) -> None:
+    assert text_width(text) == cell_len(text)
+    assert line_width(text) == cell_len(inert(text, keep_newlines=False))
+
+
+def test_strange_ids_are_measured_like_cell_len() -> None:
+    expected = max(cell_len(one_line(s)) for s in STRANGE_IDS)
+    assert longest_line(STRANGE_IDS) == expected
+    assert longest(map(one_line, STRANGE_IDS)) == expected
+    assert line_width("日本語の決定") == 12 and line_width("ｆｕｌｌｗｉｄｔｈ") == 18
+    assert line_width("ctrl-\x1b[31m-red") == len("ctrl-\\x1b[31m-red")
+    assert line_width(None) == 0 and longest_line([]) == 0 and longest([]) == 0
+
+
+def test_key_index_keeps_the_first_position_of_a_key() -> None:
+    rows = ["a", "b", "a", "c", "b"]
+    assert key_index(rows, lambda r: r) == {"a": 0, "b": 1, "c": 3}
+    assert key_index([], lambda r: r) == {}
+
+
+class StrangeApp(App[None]):
+    def compose(self) -> ComposeResult:
+        for name in ("computed", "given"):
+            yield RowTable(
+                [
+                    Column("#", 3, "right"),
+                    Column("id", None, min_width=4, fit=one_line),
+                    Column("rest", None, min_width=6),
+                ],
+                lambda row, i: ((str(i), ""), (one_line(row), ""), ("tail", "")),
+                key=lambda row: row,
+                id=name,
+            )
+
+
+async def test_precomputed_widths_render_like_computed_ones_with_wide_text() -> None:
+    app = StrangeApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        computed = app.query_one("#computed", RowTable)
+        given_ = app.query_one("#given", RowTable)
+        computed.set_rows(STRANGE_IDS)
+        given_.set_rows(
+            STRANGE_IDS,
+            index=key_index(STRANGE_IDS, lambda r: r),
+            widths={1: longest_line(STRANGE_IDS)},
+        )
+        await pilot.pause()
+        natural = max(cell_len(one_line(s)) for s in STRANGE_IDS)
+        assert computed.widths(80)[1] == given_.widths(80)[1] == natural
+        assert lines(computed) == lines(given_)
+        wide = lines(given_)[1 + STRANGE_IDS.index("日本語の決定")]
+        assert cell_len(wide) == 80 and "日本語の決定" in wide
+        # the cursor follows its key through a refill with a given index
+        given_.move_to(STRANGE_IDS.index("emoji-🎉-party"))
+        rest = STRANGE_IDS[3:]
+        given_.set_rows(rest, index=key_index(rest, lambda r: r), widths={1: longest_line(rest)})
+        assert given_.current_row == "emoji-🎉-party" and given_.cursor == 0
+        # a column whose width is not given is measured (a label wider than every cell counts)
+        given_.set_rows(["x"], index={"x": 0}, widths={})
+        assert given_._natural == {1: cell_len("id")}
+
+
+async def test_explorer_tables_match_computing_widths_on_refill() -> None:
+    app = make_app(role="support")
+    async with app.run_test(size=(150, 40)) as pilot:
+        await settle(pilot)
+        assert app.view is not None
+        included = app.query_one("#included-table", IncludedTable)
+        excluded = app.query_one(ExcludedPane)
+        warnings = app.query_one("#warnings-table", WarningsTable)
+        tables: list[tuple[str, RowTable]] = [
+            ("tab-included", included),
+            ("tab-excluded", excluded.table),
+            ("tab-warnings", warnings),
+        ]
+        for tab, table in tables:
+            app.action_show_tab(tab)
+            await pilot.pause()
+            assert len(table.rows) > 1
+            table.move_to(1)
+            await pilot.pause()
+            before = (dict(table._natural), dict(table._index), lines(table))
+            assert len(before[2]) > 2 and any(line.strip() for line in before[2][1:])
+            table.set_rows(list(table.rows))  # measured and indexed here, the old way
+            assert (dict(table._natural), dict(table._index), lines(table)) == before
+        assert included._natural and excluded.table._natural
+
+
+def test_view_partitions_exclusions_by_reason_in_order() -> None:
+    resolution = resolve(load_repository(SAMPLE), Query(role="support", as_of=AS_OF))
+    view = make_view(resolution, 1)
+    assert view.included_rows is not None and view.warning_rows is not None
+    assert list(view.included_rows.rows) == resolution.included
+    assert view.included_rows.id_width == max(
+        cell_len(one_line(i.obj.id)) for i in resolution.included
+    )
+    assert view.warning_rows.rows == resolution.warnings
+    reasons = {e.reason.value for e in resolution.exclusions}
+    assert len(reasons) > 1
+    assert set(view.excluded_rows) == reasons | {ALL_REASONS}
+    for reason, prepared in view.excluded_rows.items():
+        expected: list[Exclusion] = [
+            e
+            for e in resolution.exclusions
+            if reason == ALL_REASONS or e.reason is ExclusionReason(reason)
+        ]
+        assert list(prepared.rows) == expected
+        assert prepared.index == key_index(expected, row_key)
+        assert prepared.id_width == max(cell_len(one_line(e.id)) for e in expected)
+    assert view.errors == sum(1 for w in resolution.warnings if w.severity == "error")
