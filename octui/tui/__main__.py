@@ -25,6 +25,7 @@ keys (F1 lists them all):
   h include-historical   s strict   l limit   m min-relevance
   1 2 3 Included / Excluded / Warnings   f filter exclusions by reason
   Enter open / jump   e export bundle   c copy digest   ctrl+p commands   q quit
+  p pin and compare   D diff   . , next/previous change   A change agenda   g git revision
 
 examples:
   octui                                   the current repository, or the sample
@@ -54,6 +55,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--as-of",
         metavar="WHEN",
         help="instant to resolve at: YYYY-MM-DD or RFC 3339 (default: now)",
+    )
+    p.add_argument(
+        "--rev",
+        metavar="GIT_REV",
+        help="read the repository as it was at this git revision (nothing is checked out); "
+        "--as-of still picks the instant",
     )
     return p
 
@@ -90,6 +97,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             declared = ", ".join(sorted(config.roles)) or "none are declared"
             return fail(f"unknown role {args.role!r}; declared roles: {declared}")
     app = create_app(root, role=args.role, task=args.task, as_of=as_of)
+    if args.rev is not None:
+        from octui.gitrev import GitRevisionError
+        from octui.tui.extras import start_at_revision
+
+        try:
+            start_at_revision(app, args.rev)
+        except GitRevisionError as exc:
+            return fail(str(exc))
     app.run()
     return 0
 

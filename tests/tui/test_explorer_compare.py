@@ -143,3 +143,20 @@ async def test_why_not_in_the_detail_pane() -> None:
         app.action_jump("mission")
         await settle_all(pilot)
         assert not app.main.query_one("#whynot").display
+
+
+async def test_starting_at_a_revision(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from octui.tui.__main__ import main
+    from octui.tui.extras import start_at_revision
+
+    sample = build_git_sample(tmp_path)
+    assert main([str(sample.context), "--rev", "no-such-rev"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown git revision" in err and len(err.strip().splitlines()) == 1
+    app = make_app(sample.context, role="support", as_of=TODAY)
+    start_at_revision(app, "HEAD~2")
+    async with app.run_test(size=(130, 40)) as pilot:
+        await settle_all(pilot)
+        keys = [i.obj.key for i in app.view.included]
+        assert "policies.refunds@1" in keys and "policies.refunds@2" not in keys
+        assert "revision HEAD~2" in str(app.main.query_one("#extras-bar").render())
