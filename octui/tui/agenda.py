@@ -49,9 +49,13 @@ def summarize(point: ChangePoint) -> str:
     stale = [c for c in other if "stale" in c.aspects and c.after is not None and c.after.stale]
     if stale:
         parts.append("stale: " + ", ".join(c.id for c in stale))
-    rest = len(other) - len(stale)
-    if rest:
-        parts.append(f"{rest} other change{'s' if rest != 1 else ''}")
+    rest = [c for c in other if c not in stale]
+    for change in rest[:3]:
+        after = change.after
+        state = after.state if after is not None else "changed"
+        parts.append(f"~{_label(change)} now {state}")
+    if len(rest) > 3:
+        parts.append(f"{len(rest) - 3} more")
     if not parts:
         parts.append("order or warnings only")
     return inert("; ".join(parts), keep_newlines=False)
