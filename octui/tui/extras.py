@@ -64,6 +64,8 @@ class ExplorerExtras:
     revision: str | None = None
     """The git revision being read (as the user named it), or None for the files on disk."""
     revision_commit: str | None = None
+    disk_store: Any = None
+    """The persistent parse cache of the files on disk, kept while a revision is read."""
     compare_diff: Diff | None = None
     compare_marks: dict[tuple[object, ...], str] = {}  # noqa: RUF012 - replaced, never mutated
 
@@ -307,7 +309,11 @@ class ExplorerExtras:
         """Read the repository at git revision ``rev`` (None: the files on disk) and re-resolve."""
         app = self._app
         old = self._app.session
-        store = getattr(getattr(old, "loader", None), "store", None)
+        if self.revision is None:
+            # The persistent parse cache belongs to the files on disk; a revision never
+            # writes into it (one entry per path would thrash it).
+            self.disk_store = getattr(getattr(old, "loader", None), "store", None)
+        store = self.disk_store
         if rev is None:
             session = Session(self._app.root, store=store)
             commit = None
@@ -317,7 +323,7 @@ class ExplorerExtras:
             except GitRevisionError as exc:
                 app.notify(str(exc), severity="error", title="Revision")
                 return
-            session = Session(self._app.root, tree=tree, store=store)
+            session = Session(self._app.root, tree=tree)
             commit = tree.commit
         self._app.session = session
         self.revision = rev
@@ -344,8 +350,8 @@ class ExplorerExtras:
 def start_at_revision(app: Any, rev: str) -> None:
     """Open the explorer on git revision ``rev`` (before it runs; raises GitRevisionError)."""
     tree = GitTree(app.root, rev)
-    store = getattr(getattr(app.session, "loader", None), "store", None)
-    app.session = Session(app.root, tree=tree, store=store)
+    app.disk_store = getattr(getattr(app.session, "loader", None), "store", None)
+    app.session = Session(app.root, tree=tree)
     app.revision = rev
     app.revision_commit = tree.commit
 
