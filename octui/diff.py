@@ -168,6 +168,16 @@ class WarningView:
         }
 
 
+def describe_side(role: str | None, task: str, as_of: str, rev: str | None) -> str:
+    """One line naming what produced a side of a comparison."""
+    parts = [f"role {role}" if role else "whole repository"]
+    if task:
+        parts.append(f"task {task!r}")
+    parts.append(f"as of {as_of}")
+    parts.append(f"revision {rev}" if rev else "working tree")
+    return ", ".join(parts)
+
+
 @dataclass(frozen=True)
 class SideInfo:
     """What produced one side: the query, the revision (None = the files on disk), the digest."""
@@ -182,12 +192,7 @@ class SideInfo:
     min_relevance: float | None = None
 
     def describe(self) -> str:
-        parts = [f"role {self.role}" if self.role else "whole repository"]
-        if self.task:
-            parts.append(f"task {self.task!r}")
-        parts.append(f"as of {self.as_of}")
-        parts.append(f"revision {self.rev}" if self.rev else "working tree")
-        return ", ".join(parts)
+        return describe_side(self.role, self.task, self.as_of, self.rev)
 
     def to_json(self) -> dict[str, Any]:
         return {

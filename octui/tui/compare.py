@@ -21,7 +21,14 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from octui.diff import SECTIONS, Diff, ObjectChange, describe_change, section_of
+from octui.diff import (
+    SECTIONS,
+    Diff,
+    ObjectChange,
+    describe_change,
+    describe_side,
+    section_of,
+)
 from octui.model import Exclusion
 from octui.pipeline import Included
 from octui.textsafe import inert
@@ -44,12 +51,7 @@ class Pin:
 
     def describe(self) -> str:
         q = self.view.query
-        parts = [f"role {q.role}" if q.role else "whole repository"]
-        if q.task:
-            parts.append(f"task {q.task!r}")
-        parts.append(f"as of {format_instant(q.as_of)}")
-        parts.append(f"revision {self.rev}" if self.rev else "working tree")
-        return ", ".join(parts)
+        return describe_side(q.role, q.task, format_instant(q.as_of), self.rev)
 
 
 def row_mark_key(row: Any) -> tuple[object, ...] | None:
