@@ -337,3 +337,14 @@ async def test_wide_footer_keeps_the_palette_and_needs_no_detail_key() -> None:
         await pilot.pause()
         footer = screen_text(app).splitlines()[-1]
         assert "d Detail" in footer
+
+
+async def test_status_names_the_error_count_once_and_fits_120_columns() -> None:
+    app = make_app(role="engineering")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert app.view is not None and app.view.errors > 1
+        text = status_text(app)
+        assert "err)" not in text  # the count is not repeated beside the warnings
+        assert text.count(f"{app.view.errors} errors") == 1
+        assert len(text.strip()) <= 118  # one line at 120 columns (padding 1 each side)

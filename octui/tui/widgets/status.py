@@ -12,10 +12,12 @@ from octui.tui.state import View
 
 def strict_text(failed: bool, errors: int, *, strict: bool) -> str:
     """The strict verdict: PASS/FAIL when strict is on; when off, what a strict run would do."""
+    plural = "error" if errors == 1 else "errors"
     if strict:
-        return "strict [b red]FAIL[/]" if failed else "strict [b green]PASS[/]"
+        if failed:
+            return f"strict [b red]FAIL[/] [dim]·[/] [yellow]{errors} {plural}[/]"
+        return "strict [b green]PASS[/]"
     if failed:
-        plural = "error" if errors == 1 else "errors"
         return f"strict off [dim]·[/] [yellow]{errors} {plural}[/] [dim](would fail)[/]"
     return "strict off [dim]· would pass[/]"
 
@@ -46,7 +48,7 @@ class StatusBar(Static):
         when = f"now {when}" if following_now else when
         counts = (
             f"[green]{len(r.included)}[/] in [red]{len(r.exclusions)}[/] out "
-            f"[yellow]{len(r.warnings)}[/] warn ({view.errors} err)"
+            f"[yellow]{len(r.warnings)}[/] warn"
         )
         role = escape(inert(str(q.role), keep_newlines=False))
         parts = [f"[b]{short}[/]", counts, strict, f"as_of [b]{when}[/]", f"role [b]{role}[/]"]
