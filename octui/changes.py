@@ -209,7 +209,8 @@ class _Candidate:
         return self.at + EPSILON if self.after else self.at
 
 
-def _sorted_candidates(resolution: Resolution) -> list[_Candidate]:
+def sorted_candidates(resolution: Resolution) -> list[_Candidate]:
+    """Candidate instants in order, without those at the edge of representable time."""
     out = []
     for (at, after), causes in sorted(candidates(resolution).items(), key=lambda kv: kv[0]):
         try:
@@ -322,7 +323,7 @@ def change_agenda(
     base = resolve(repository, query)
     window = [
         c
-        for c in _sorted_candidates(base)
+        for c in sorted_candidates(base)
         if (since is None or c.first_instant > since)
         and (until is None or c.first_instant <= until)
     ]
@@ -345,7 +346,7 @@ def walk_changes(
     (backward, latest first), found lazily: each step resolves once."""
     resolver = _Resolver(repository, query, rev)
     here = resolve(repository, query)
-    ordered = _sorted_candidates(here)
+    ordered = sorted_candidates(here)
     if forward:
         previous = here
         for candidate in ordered:

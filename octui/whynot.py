@@ -20,7 +20,7 @@ import re
 from dataclasses import replace
 from datetime import datetime
 
-from octui.changes import EPSILON, candidates
+from octui.changes import sorted_candidates
 from octui.config import Config
 from octui.enums import ExclusionReason, Status
 from octui.loader import Repository
@@ -90,9 +90,7 @@ def first_included(
     the only instants to try.
     """
     base = resolve(repository, query)
-    instants = sorted(
-        {at + EPSILON if strict else at for (at, strict) in candidates(base)} | {after}
-    )
+    instants = sorted({c.first_instant for c in sorted_candidates(base)} | {after})
     tried = 0
     for instant in instants:
         if instant < after:

@@ -11,7 +11,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from repo_builder import obj
+from repo_builder import make_repo, obj
 
 from octui.loader import Repository, load_repository
 from octui.model import Exclusion
@@ -189,3 +189,19 @@ def test_not_yet_valid_finds_the_first_instant_it_is_included(repo_factory: Any)
         parse_instant("2026-12-01"),
         False,
     )
+
+
+def test_first_included_survives_a_freshness_window_at_the_end_of_time(tmp_path: Path) -> None:
+    """A stale instant beyond datetime.max (huge review_every) is not a candidate to try."""
+    root = make_repo(
+        tmp_path / "repo",
+        {
+            "a.md": obj("a", created="2020-01-01", review_every="999999y"),
+            "b.md": obj("b", valid_from="2027-01-01"),
+        },
+    )
+    repo = load_repository(root)
+    query = Query(role="reader", as_of=TODAY)
+    b = next(o for o in repo.objects if o.id == "b")
+    when, exhausted = first_included(repo, query, b, TODAY)
+    assert when == parse_instant("2027-01-01") and not exhausted

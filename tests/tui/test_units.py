@@ -169,6 +169,7 @@ def test_input_parsers() -> None:
     assert parse_as_of("March")[0] is False
     assert parse_limit("") == (True, None) and parse_limit("4") == (True, 4)
     assert parse_limit("-1")[0] is False and parse_limit("x")[0] is False
+    assert parse_limit("²") == (False, None)  # a digit int() refuses must not crash
     assert parse_min("2.5") == (True, 2.5) and parse_min("nan")[0] is False
 
 

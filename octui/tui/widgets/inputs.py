@@ -54,7 +54,7 @@ def parse_limit(text: str) -> tuple[bool, int | None]:
     t = text.strip()
     if not t:
         return True, None
-    if t.isdigit():
+    if t.isdecimal():  # isdigit() admits '²', which int() refuses
         return True, int(t)
     return False, None
 
