@@ -30,7 +30,8 @@ from yaml.reader import Reader
 from yaml.resolver import Resolver
 
 from octui.enums import Layer, Status
-from octui.model import ID_PATTERN, REF_RE
+from octui.model import ID_RE as _ID_RE
+from octui.model import REF_RE
 from octui.timeutil import parse_duration, parse_instant
 
 _RESOLVER = Resolver()
@@ -59,7 +60,6 @@ _PLAIN_FIRST_BAD = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _SUSPECT = re.compile(Reader.NON_PRINTABLE.pattern + "|[\t\r\x85\u2028\u2029\ufeff]")
 _ASCII_SUSPECT = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")  # the same test for ASCII text
 _MAX_TEXT = 64 * 1024  # keeps any document far under yamlio's node budget
-_ID_RE = re.compile(ID_PATTERN.removeprefix("^").removesuffix("$"), re.ASCII)
 
 
 class _NotSimple(Exception):
@@ -246,7 +246,6 @@ def _block(lines: list[str]) -> Any:
 
 # -- validation -------------------------------------------------------------------------------
 
-_OPTIONAL_STR = ("authority", "title", "summary", "type", "owner")
 _INSTANTS = ("created", "updated", "valid_from", "valid_until")
 _STATUS = {s.value: s for s in Status}
 _LAYER = {layer.value: layer for layer in Layer}

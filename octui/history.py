@@ -9,7 +9,7 @@ from typing import Any
 
 from octui.loader import Repository
 from octui.model import ContextObject, Exclusion
-from octui.pipeline import Included, Query, Resolution, resolve
+from octui.pipeline import Included, Query, Resolution, repo_by_id, resolve
 from octui.timeutil import BEGINNING_OF_TIME, format_instant
 
 
@@ -64,12 +64,10 @@ def _denied(fate: Included | Exclusion | None) -> bool:
 
 def lineage(resolution: Resolution, object_id: str) -> list[HistoryRow]:
     """Oldest first; objects denied to the role last, as id and reason only."""
-    repo = resolution.repository
     fates = resolution.fates
+    same_id = repo_by_id(resolution.repository).get(object_id, [])
     denied_rows = [
-        HistoryRow(o.id, state_of(fates.get(o.uid)))
-        for o in repo.objects
-        if o.id == object_id and _denied(fates.get(o.uid))
+        HistoryRow(o.id, state_of(fates.get(o.uid))) for o in same_id if _denied(fates.get(o.uid))
     ]
     neighbours: dict[int, set[int]] = defaultdict(set)
     objs: dict[int, ContextObject] = {}
@@ -82,7 +80,7 @@ def lineage(resolution: Resolution, object_id: str) -> list[HistoryRow]:
         note = " (in a cycle; ignored)" if (a, b) in resolution.cycle_edges else ""
         edges_of[a].append(f"supersedes {e.replaced.key}{note}")
         edges_of[b].append(f"superseded by {e.replacement.key}{note}")
-    readable = [o for o in repo.objects if o.id == object_id and not _denied(fates.get(o.uid))]
+    readable = [o for o in same_id if not _denied(fates.get(o.uid))]
     if not readable and not denied_rows:
         raise UnknownId(f"no object with id {object_id!r} in the repository")
     seen = {o.uid for o in readable}

@@ -18,7 +18,7 @@ import os
 import stat
 import unicodedata
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -276,14 +276,6 @@ def _kind(data: object) -> str:
 
 
 # -- walking -------------------------------------------------------------------------------------
-
-
-@dataclass
-class LoadedSource:
-    name: str
-    path: str
-    authority: str | None
-    files: list[tuple[str, Entry]] = field(default_factory=list)
 
 
 @dataclass

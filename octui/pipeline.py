@@ -168,7 +168,8 @@ class _Memo:
     shared_ids: frozenset[str]
     """Ids held by two or more objects: the only ones that can compete or repeat."""
     roles: dict[str | None, _RoleFacts] = field(default_factory=dict)
-    candidate_edges: list[tuple[ContextObject, ContextObject, ContextObject, str]] | None = None
+    candidate_edges: list[Edge] | None = None
+    """Every declared supersession edge in the repository, in declaration order."""
     order: tuple[list[int], list[int]] | None = None
     own_findings: dict[int, list[Finding]] | None = None
     first_steps: dict[
@@ -180,7 +181,6 @@ class _Memo:
     broken: dict[int, list[Finding]] = field(default_factory=dict)
     cyclic: set[int] | None = None
     """Uids on some supersession cycle of the whole repository: only they can be on a role's."""
-    """Every declared supersession edge in the repository, in declaration order."""
     scopes: dict[str, tuple[re.Pattern[str] | None, re.Pattern[str] | None]] = field(
         default_factory=dict
     )
@@ -374,31 +374,6 @@ def resolve_ref(
     return [o for o in candidates if o is not declaring]
 
 
-def declared_edges(
-    readable: list[ContextObject], by_id: dict[str, list[ContextObject]]
-) -> list[Edge]:
-    """Supersession edges between objects the role may read, from both directions."""
-    readable_uids = {o.uid for o in readable}
-    seen: set[tuple[int, int]] = set()
-    edges: list[Edge] = []
-
-    def add(replacement: ContextObject, replaced: ContextObject, on: ContextObject, f: str) -> None:
-        if replacement.uid in readable_uids and replaced.uid in readable_uids:
-            pair = (replacement.uid, replaced.uid)
-            if pair not in seen:
-                seen.add(pair)
-                edges.append(Edge(replacement, replaced, on, f))
-
-    for obj in readable:
-        for ref in obj.supersedes:
-            for target in resolve_ref(ref, obj, by_id):
-                add(obj, target, obj, "supersedes")
-        for ref in obj.superseded_by:
-            for target in resolve_ref(ref, obj, by_id):
-                add(target, obj, obj, "superseded_by")
-    return edges
-
-
 def cycles(edges: list[Edge]) -> list[list[ContextObject]]:
     """Strongly connected components with a cycle (Tarjan, iterative), each sorted."""
     graph: dict[int, list[int]] = defaultdict(list)
@@ -453,27 +428,28 @@ def cycles(edges: list[Edge]) -> list[list[ContextObject]]:
 
 
 def _readable_edges(memo: _Memo, readable: list[ContextObject]) -> list[Edge]:
-    """``declared_edges(readable, by_id)``, from the repository's edges computed once."""
+    """Supersession edges between objects the role may read, from both directions
+    (``supersedes`` on the replacement, ``superseded_by`` on the replaced), each pair once.
+    The repository's declared edges are resolved once and kept in the memo."""
     if memo.candidate_edges is None:
         candidates = []
         for obj in memo.objects:
             for ref in obj.supersedes:
                 for target in resolve_ref(ref, obj, memo.by_id):
-                    candidates.append((obj, target, obj, "supersedes"))
+                    candidates.append(Edge(obj, target, obj, "supersedes"))
             for ref in obj.superseded_by:
                 for target in resolve_ref(ref, obj, memo.by_id):
-                    candidates.append((target, obj, obj, "superseded_by"))
+                    candidates.append(Edge(target, obj, obj, "superseded_by"))
         memo.candidate_edges = candidates
     readable_uids = {o.uid for o in readable}
     seen: set[tuple[int, int]] = set()
     edges: list[Edge] = []
-    for replacement, replaced, on, field_name in memo.candidate_edges:
+    for edge in memo.candidate_edges:
         # the declaring object is one of the two ends, so it is readable too
-        if replacement.uid in readable_uids and replaced.uid in readable_uids:
-            pair = (replacement.uid, replaced.uid)
-            if pair not in seen:
-                seen.add(pair)
-                edges.append(Edge(replacement, replaced, on, field_name))
+        pair = (edge.replacement.uid, edge.replaced.uid)
+        if pair[0] in readable_uids and pair[1] in readable_uids and pair not in seen:
+            seen.add(pair)
+            edges.append(edge)
     return edges
 
 
@@ -491,7 +467,7 @@ def _role_facts(run: Run) -> _RoleFacts:
     # draft could switch off an approved object's supersession and resurrect what it retired).
     approved_edges = [e for e in edges if e.replacement.uid in run.approved]
     if memo.cyclic is None:
-        every = [Edge(a, b, on, f) for a, b, on, f in memo.candidate_edges or ()]
+        every = memo.candidate_edges or []
         memo.cyclic = {o.uid for component in cycles(every) for o in component}
     on_cycles = [
         e
@@ -734,14 +710,10 @@ def step_conflicts(run: Run, objects: list[ContextObject]) -> list[ContextObject
 # -- step 8 -----------------------------------------------------------------------------------
 
 
-def _bundle_order(run: Run, obj: ContextObject, s: Score) -> tuple[Any, ...]:
-    layer_group = 0 if obj.layer == "L0" else 1 if obj.layer == "L1" else 2
-    return (layer_group, -s.score, run.rank(obj), obj.id, -obj.version, obj.path)
-
-
 def _fixed_order(run: Run) -> tuple[list[int], list[int]]:
-    """Per uid: layer group (L0, L1, other) and place in the order of the rest of
-    :func:`_bundle_order` (authority rank, id, -version, path; total: paths are unique)."""
+    """Per uid: layer group (L0, L1, other) and place in the repository's fixed order of
+    the rest of the bundle order (authority rank, id, -version, path; total: paths are unique).
+    SPEC §3: L0, then L1, then score descending, authority rank, id, version descending."""
     memo = _memo(run.repo)
     if memo.order is None:
         objects = memo.objects
@@ -763,8 +735,8 @@ def step_relevance(run: Run, objects: list[ContextObject]) -> list[tuple[Context
     scored = [(o, score(o, task_tokens, floor)) for o in objects]
     current = [p for p in scored if p[0].uid not in run.historical]
     past = [p for p in scored if p[0].uid in run.historical]
-    # _bundle_order as one integer: (layer group, -score) first, then the object's place in
-    # the repository's fixed order of (authority rank, id, -version, path)
+    # the bundle order as one integer: (layer group, -score) first, then the object's place
+    # in the repository's fixed order of (authority rank, id, -version, path)
     groups, places = _fixed_order(run)
     width = len(places) + 1
 

@@ -128,17 +128,6 @@ def prepare_tokens(obj: ContextObject) -> None:
     _token_table(obj)
 
 
-def field_tokens(obj: ContextObject) -> dict[str, frozenset[str]]:
-    """The token set of every ranked field of ``obj``."""
-    index, content = _token_table(obj)
-    tokens = {
-        name: frozenset(t for t, mask in index.items() if mask & (1 << bit))
-        for bit, name in enumerate(_SMALL_FIELDS)
-    }
-    tokens["content"] = frozenset(content)
-    return tokens
-
-
 def _content_hits(content: tuple[str, ...], task_tokens: frozenset[str]) -> list[str]:
     hits = []
     for token in task_tokens:
