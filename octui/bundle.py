@@ -15,6 +15,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
+from octui.enums import DENIAL_REASONS
 from octui.fastjson import dumps_indent2
 from octui.model import OBJECT_FIELDS, ContextObject, Exclusion, Finding
 from octui.pipeline import Included, Resolution
@@ -163,7 +164,7 @@ def digest_from_bundle(bundle: dict[str, Any]) -> str:
     ]
     exclusions = []
     for e in bundle["exclusions"]:
-        if e["reason"] in ("permission-denied", "classification-denied"):
+        if e["reason"] in DENIAL_REASONS:
             exclusions.append({"id": e["id"], "reason": e["reason"]})
         else:
             exclusions.append({k: e[k] for k in ("id", "version", "reason", "related")})

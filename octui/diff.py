@@ -25,7 +25,7 @@ from functools import lru_cache
 from typing import Any
 
 from octui.bundle import digest, object_fields
-from octui.enums import ExclusionReason, Lifecycle
+from octui.enums import DENIAL_REASONS, ExclusionReason, Lifecycle
 from octui.model import ContextObject, Exclusion, Finding
 from octui.pipeline import Included, Resolution
 from octui.textsafe import inert
@@ -73,7 +73,7 @@ class EntryView:
 
     @property
     def denied(self) -> bool:
-        return self.reason in ("permission-denied", "classification-denied")
+        return self.reason in DENIAL_REASONS
 
     @property
     def state(self) -> str:
@@ -272,14 +272,13 @@ def _changed_fields(a: ContextObject | None, b: ContextObject | None) -> tuple[s
     return tuple(k for k in sorted(set(fa) | set(fb)) if k != "version" and fa.get(k) != fb.get(k))
 
 
-_DENIALS = frozenset(r for r in ExclusionReason if r.is_denial)
 _REASON_TEXT = {r: r.value for r in ExclusionReason}
 _LIFECYCLE_TEXT = {c: c.value for c in Lifecycle}
 
 
 @lru_cache(maxsize=1 << 16)
 def _excluded_view(ex: Exclusion) -> EntryView:
-    if ex.reason in _DENIALS:
+    if ex.reason in DENIAL_REASONS:
         return EntryView(id=ex.id, version=None, included=False, reason=_REASON_TEXT[ex.reason])
     return EntryView(
         id=ex.id,

@@ -64,6 +64,10 @@ class ExclusionReason(StrEnum):
         return self in (ExclusionReason.PERMISSION_DENIED, ExclusionReason.CLASSIFICATION_DENIED)
 
 
+#: The spellings of the two denial reasons, for code reading bundle JSON.
+DENIAL_REASONS: frozenset[str] = frozenset(r.value for r in ExclusionReason if r.is_denial)
+
+
 class Severity(StrEnum):
     ERROR = "error"
     WARNING = "warning"

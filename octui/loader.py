@@ -625,13 +625,24 @@ class Loader:
             self.root, config, parsed, problems, unavailable, previous=previous, record=record
         )
         self._objects, self._config_raw = record, raw_config
-        self.fingerprint = (
-            raw_config,
-            tuple((e.rel, e.size, e.mtime_ns) for _, e in files),
-            tuple(problems),
-            tuple(unavailable),
-        )
+        self.fingerprint = fingerprint_of(raw_config, files, problems, unavailable)
         return repo
+
+
+def fingerprint_of(
+    raw_config: bytes,
+    files: list[tuple[str, Entry]],
+    problems: list[tuple[str, str]],
+    unavailable: list[tuple[str, str]],
+) -> tuple[object, ...]:
+    """What a load saw: the config bytes and every file's (path, size, mtime), plus the
+    unreadable paths and sources. Equal fingerprints mean nothing to reload."""
+    return (
+        raw_config,
+        tuple((e.rel, e.size, e.mtime_ns) for _, e in files),
+        tuple(problems),
+        tuple(unavailable),
+    )
 
 
 class ParseStore(Protocol):

@@ -12,7 +12,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from octui.config import CONFIG_FILE, load_config_bytes
-from octui.loader import FsTree, Loader, ParseStore, Repository, Tree, gc_paused, scan
+from octui.loader import (
+    FsTree,
+    Loader,
+    ParseStore,
+    Repository,
+    Tree,
+    fingerprint_of,
+    gc_paused,
+    scan,
+)
 from octui.pipeline import Query, Resolution, resolve
 from octui.ranking import prepare_tokens
 
@@ -56,13 +65,7 @@ class Session:
             config = load_config_bytes(raw, CONFIG_FILE)
         except Exception:
             return ("bad-config", raw)
-        files, problems, unavailable = scan(self.tree, config)
-        return (
-            raw,
-            tuple((e.rel, e.size, e.mtime_ns) for _, e in files),
-            tuple(problems),
-            tuple(unavailable),
-        )
+        return fingerprint_of(raw, *scan(self.tree, config))
 
     def changed_on_disk(self) -> bool:
         """True when the files differ from what the last ``load`` saw."""
