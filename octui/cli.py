@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
-from octui.bundle import bundle_dict, digest, dumps_bundle
+from octui.bundle import bundle_dict, digest, dumps_bundle, warning_json
 from octui.config import ConfigError, NotARepository
 from octui.explain import explain, finding_lines
 from octui.history import UnknownId, history
@@ -209,10 +209,7 @@ def query_from(args: argparse.Namespace) -> Query:
 
 def run_resolve(args: argparse.Namespace) -> int:
     repo = load_for(args)
-    try:
-        resolution = resolve(repo, query_from(args))
-    except UnknownRole as exc:
-        raise UsageError(str(exc)) from None
+    resolution = resolve(repo, query_from(args))
     if args.format == "json":
         sys.stdout.write(dumps_bundle(bundle_dict(resolution)))
     else:
@@ -275,17 +272,7 @@ def run_validate(args: argparse.Namespace) -> int:
             "objects": len(repo.objects),
             "errors": errors,
             "warnings": warnings,
-            "findings": [
-                {
-                    "code": f.code.value,
-                    "severity": f.severity.value,
-                    "ids": list(f.ids),
-                    "message": f.message,
-                    "hint": f.hint,
-                    "paths": list(f.paths),
-                }
-                for f in findings
-            ],
+            "findings": [warning_json(f) | {"paths": list(f.paths)} for f in findings],
         }
         sys.stdout.write(dumps_bundle(doc))  # C1/bidi escaped like the bundle
     else:
@@ -324,12 +311,7 @@ def add_history(sub: Any) -> None:
 def run_history(args: argparse.Namespace) -> int:
     repo = load_for(args)
     as_of = args.as_of or now_utc()
-    try:
-        rows = history(repo, args.id, args.role, as_of)
-    except UnknownRole as exc:
-        raise UsageError(str(exc)) from None
-    except UnknownId as exc:
-        raise UsageError(str(exc)) from None
+    rows = history(repo, args.id, args.role, as_of)
     if args.format == "json":
         doc = {
             "id": args.id,
@@ -399,7 +381,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         code: int = args.run(args)
-    except UsageError as exc:
+    except (UsageError, UnknownRole, UnknownId) as exc:  # the user's mistake: one line
         print(f"opencontext: error: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:

@@ -28,12 +28,13 @@ from octui.cli import (
     _number,
     _when,
     add_repo_args,
+    load_for,
     open_repository,
     open_revision,
 )
 from octui.diff import diff_resolutions, render_text
 from octui.loader import Repository
-from octui.pipeline import Query, UnknownRole, resolve
+from octui.pipeline import Query, resolve
 from octui.timeutil import add_days, now_utc, parse_duration, parse_instant
 
 #: ``--against-rev`` value meaning "the files on disk" (when side A reads a revision).
@@ -51,13 +52,6 @@ def _load(path: str, rev: str | None, cache: dict[str | None, Repository]) -> Re
     if rev not in cache:
         cache[rev] = open_repository(path) if rev is None else open_revision(path, rev)
     return cache[rev]
-
-
-def _resolve(repo: Repository, query: Query) -> Any:
-    try:
-        return resolve(repo, query)
-    except UnknownRole as exc:
-        raise UsageError(str(exc)) from None
 
 
 def _dump(doc: dict[str, Any]) -> None:
@@ -137,7 +131,7 @@ def run_diff(args: argparse.Namespace) -> int:
     repo_a = _load(args.repo, rev_a, cache)
     repo_b = _load(args.repo, rev_b, cache)
     diff = diff_resolutions(
-        _resolve(repo_a, query_a), _resolve(repo_b, query_b), rev_a=rev_a, rev_b=rev_b
+        resolve(repo_a, query_a), resolve(repo_b, query_b), rev_a=rev_a, rev_b=rev_b
     )
     if args.format == "json":
         _dump(diff.to_json())
@@ -209,12 +203,9 @@ def run_changes(args: argparse.Namespace) -> int:
         until = add_days(as_of, until)
     if until is not None and until <= since:
         raise UsageError("--until must be later than --since (which defaults to --as-of)")
-    repo = open_repository(args.repo) if args.rev is None else open_revision(args.repo, args.rev)
+    repo = load_for(args)
     query = Query(role=args.role, as_of=as_of, task=args.task)
-    try:
-        agenda = change_agenda(repo, query, since=since, until=until, rev=args.rev)
-    except UnknownRole as exc:
-        raise UsageError(str(exc)) from None
+    agenda = change_agenda(repo, query, since=since, until=until, rev=args.rev)
     if args.format == "json":
         _dump(agenda.to_json())
     else:
