@@ -18,19 +18,13 @@ Pure: the same repository and query give the same agenda.
 
 from __future__ import annotations
 
-import hashlib
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from octui.bundle import (
-    canonical_json,
-    exclusion_digest_form,
-    included_digest_form,
-    warning_digest_form,
-)
+from octui.bundle import digest
 from octui.diff import Diff, describe_change, diff_resolutions
 from octui.loader import Repository
 from octui.model import ContextObject, Exclusion
@@ -223,50 +217,6 @@ def sorted_candidates(resolution: Resolution) -> list[_Candidate]:
     return out
 
 
-class DigestCache:
-    """The digest of many resolutions of one repository, from cached canonical fragments.
-
-    The canonical JSON of ``{"exclusions", "objects", "warnings"}`` (keys sorted, no spaces) is
-    the concatenation of each entry's own canonical JSON, so an included object's fragment —
-    fixed by its uid, lifecycle and staleness — is encoded once, however many instants show
-    it. Equal to :func:`octui.bundle.digest` byte for byte (tests check).
-    """
-
-    def __init__(self) -> None:
-        self._objects: dict[tuple[int, str, bool], bytes] = {}
-        self._exclusions: dict[Exclusion, bytes] = {}
-
-    def digest(self, resolution: Resolution) -> str:
-        objects = []
-        for inc in resolution.included:
-            key = (inc.obj.uid, inc.lifecycle.value, inc.stale)
-            fragment = self._objects.get(key)
-            if fragment is None:
-                fragment = canonical_json(included_digest_form(inc))
-                self._objects[key] = fragment
-            objects.append(fragment)
-        exclusions = []
-        for ex in resolution.exclusions:
-            fragment = self._exclusions.get(ex)
-            if fragment is None:
-                fragment = canonical_json(exclusion_digest_form(ex))
-                self._exclusions[ex] = fragment
-            exclusions.append(fragment)
-        warnings = [canonical_json(warning_digest_form(w)) for w in resolution.warnings]
-        payload = b"".join(
-            (
-                b'{"exclusions":[',
-                b",".join(exclusions),
-                b'],"objects":[',
-                b",".join(objects),
-                b'],"warnings":[',
-                b",".join(warnings),
-                b"]}",
-            )
-        )
-        return "sha256:" + hashlib.sha256(payload).hexdigest()
-
-
 class _Resolver:
     """Resolutions of one query at many instants, with digests computed once."""
 
@@ -275,7 +225,6 @@ class _Resolver:
         self.query = query
         self.rev = rev
         self._recent: list[tuple[Resolution, str]] = []
-        self._cache = DigestCache()
 
     def at(self, instant: datetime) -> Resolution:
         return resolve(self.repository, replace(self.query, as_of=instant))
@@ -285,7 +234,7 @@ class _Resolver:
         for known, value in self._recent:
             if known is resolution:
                 return value
-        value = self._cache.digest(resolution)
+        value = digest(resolution)
         self._recent = [*self._recent[-1:], (resolution, value)]
         return value
 

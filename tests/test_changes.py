@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,6 @@ from repo_builder import obj
 from octui.bundle import digest
 from octui.changes import (
     EPSILON,
-    DigestCache,
     candidates,
     change_agenda,
     next_change,
@@ -321,18 +321,15 @@ def test_next_and_previous_change_agree_with_the_agenda(sample: Repository, when
     assert prev.diff.a.digest == expected_prev.diff.a.digest  # type: ignore[union-attr]
 
 
-def test_digest_cache_matches_the_bundle_digest(sample: Repository) -> None:
-    cache = DigestCache()
-    for role in sorted(sample.config.roles):
-        for when in ("2025-01-01", "2026-03-15", "2026-11-30", "2027-06-01"):
-            for historical in (False, True):
-                res = resolve(
-                    sample,
-                    Query(role=role, as_of=parse_instant(when), include_historical=historical),
-                )
-                assert cache.digest(res) == digest(res)
-    whole = resolve(sample, Query(role=None, as_of=TODAY))
-    assert cache.digest(whole) == digest(whole)
+def test_every_change_point_carries_the_bundle_digest_at_its_instant(sample: Repository) -> None:
+    query = Query(role="support", as_of=TODAY)
+    agenda = change_agenda(
+        sample, query, since=parse_instant("2026-01-01"), until=parse_instant("2027-06-01")
+    )
+    assert len(agenda.points) > 5
+    for point in agenda.points:
+        after = resolve(sample, replace(query, as_of=point.first_instant))
+        assert point.diff.b.digest == digest(after)  # type: ignore[union-attr]
 
 
 def test_walking_both_ways_lists_the_agenda(sample: Repository) -> None:
