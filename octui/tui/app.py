@@ -47,7 +47,7 @@ from octui.tui.extras import EXTRA_BINDINGS, ExplorerExtras
 from octui.tui.screens.error import ErrorScreen
 from octui.tui.screens.export import ExportScreen
 from octui.tui.screens.help import HelpScreen
-from octui.tui.state import Inputs, View, make_view
+from octui.tui.state import Inputs, View, make_view, warning_key
 from octui.tui.widgets.detail import DetailPane
 from octui.tui.widgets.inputs import InputsPane, parse_as_of, parse_limit, parse_min
 from octui.tui.widgets.results import ExcludedPane, IncludedTable, WarningsTable
@@ -493,7 +493,7 @@ class OctuiApp(ExplorerExtras, App[None]):
         if not finding.ids:
             self.notify("this warning names no object")
             return
-        key = (finding.code.value, finding.ids, finding.message)
+        key = warning_key(finding)
         index = 0
         if self._jump_cycle is not None and self._jump_cycle[0] == key:
             index = (self._jump_cycle[1] + 1) % len(finding.ids)

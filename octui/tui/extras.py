@@ -33,7 +33,6 @@ from octui.pipeline import Included
 from octui.session import Session
 from octui.textsafe import inert
 from octui.textsafe import markup_escape as escape
-from octui.timeutil import now_utc
 from octui.tui.agenda import AgendaScreen, summarize, when_text
 from octui.tui.compare import DiffScreen, Pin, decorate, diff_text, marks_for
 from octui.tui.revisions import WORKING_TREE, RevisionScreen
@@ -251,7 +250,7 @@ class ExplorerExtras:
         repo = self._app.session.repository
         if repo is None:
             return
-        query = self._app.inputs.query(now_utc())
+        query = self._app.inputs.query(self._app.clock())
         if forward:
             point = await asyncio.to_thread(next_change, repo, query, rev=self.revision)
         else:
@@ -275,7 +274,7 @@ class ExplorerExtras:
         repo = self._app.session.repository
         if repo is None:
             return
-        query = self._app.inputs.query(now_utc())
+        query = self._app.inputs.query(self._app.clock())
 
         def done(when: datetime | None) -> None:
             if when is not None:

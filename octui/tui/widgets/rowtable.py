@@ -28,6 +28,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from octui.tui.measure import text_width
+from octui.tui.state import key_index
 
 Cell = tuple[str, str]
 """Cell text and a Rich style string ("" for the default)."""
@@ -192,8 +193,7 @@ class RowTable(ScrollView, can_focus=True):
 
     def key_index(self, rows: Sequence[Any]) -> dict[Hashable, int]:
         """Each row key's first position."""
-        # from the end, so that the first position of a repeated key is the one kept
-        return dict(zip(map(self._key, reversed(rows)), range(len(rows) - 1, -1, -1), strict=True))
+        return key_index(rows, self._key)
 
     @property
     def current_row(self) -> Any | None:
