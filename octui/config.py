@@ -177,32 +177,41 @@ class ScopeConfig(_Strict):
         return tuple(value)
 
 
+def _any_of(globs: tuple[str, ...]) -> re.Pattern[str]:
+    """Shell-style globs over the whole id (``*`` crosses dots) as one alternation."""
+    alternatives = [f"(?:{fnmatch.translate(p)})" for p in globs]
+    return re.compile("|".join(alternatives) if alternatives else "(?!)")
+
+
 class RoleConfig(_Strict):
     clearance: str | None = None
     scope: ScopeConfig = ScopeConfig()
     description: str | None = None
 
     @cached_property
-    def _include_res(self) -> tuple[re.Pattern[str], ...] | None:
+    def _include_any(self) -> re.Pattern[str] | None:
+        """One regex: does any include glob match (None: no include patterns)."""
         if self.scope.include is None:
             return None
-        return tuple(re.compile(fnmatch.translate(p)) for p in self.scope.include)
+        return _any_of(self.scope.include)
 
     @cached_property
-    def _exclude_res(self) -> tuple[tuple[str, re.Pattern[str]], ...]:
-        return tuple((p, re.compile(fnmatch.translate(p))) for p in self.scope.exclude)
+    def _exclude_res(self) -> tuple[re.Pattern[str], tuple[tuple[str, re.Pattern[str]], ...]]:
+        """One regex for "any exclude glob matches", and each glob on its own."""
+        each = tuple((p, re.compile(fnmatch.translate(p))) for p in self.scope.exclude)
+        return _any_of(self.scope.exclude), each
 
     def excluded_by(self, object_id: str) -> str | None:
         """The first ``exclude`` pattern matching the id, if any."""
-        for pattern, regex in self._exclude_res:
-            if regex.match(object_id):
-                return pattern
-        return None
+        any_match, each = self._exclude_res
+        if not any_match.match(object_id):
+            return None
+        return next(pattern for pattern, regex in each if regex.match(object_id))
 
     def includes(self, object_id: str) -> bool:
         """True when the role has no include patterns or one of them matches."""
-        patterns = self._include_res
-        return patterns is None or any(r.match(object_id) for r in patterns)
+        include_any = self._include_any
+        return include_any is None or include_any.match(object_id) is not None
 
 
 class Config(_Strict):

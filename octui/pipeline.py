@@ -11,8 +11,6 @@ validate``: no authorization and no scope, every finding with its file.
 
 from __future__ import annotations
 
-import fnmatch
-import re
 import threading
 from collections import defaultdict
 from collections.abc import Iterable
@@ -181,9 +179,6 @@ class _Memo:
     broken: dict[int, list[Finding]] = field(default_factory=dict)
     cyclic: set[int] | None = None
     """Uids on some supersession cycle of the whole repository: only they can be on a role's."""
-    scopes: dict[str, tuple[re.Pattern[str] | None, re.Pattern[str] | None]] = field(
-        default_factory=dict
-    )
     stages: dict[tuple[str | None, datetime, bool], _Stage] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -304,32 +299,10 @@ def step_temporal(run: Run, objects: list[ContextObject]) -> list[ContextObject]
 # -- step 4 -----------------------------------------------------------------------------------
 
 
-def _scope_patterns(run: Run) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None]:
-    """One regex for "any exclude pattern matches" and one for "any include pattern matches"
-    (None: no patterns of that kind), the same globs as ``RoleConfig`` uses."""
-    assert run.role is not None and run.query.role is not None
-    memo = _memo(run.repo)
-    found = memo.scopes.get(run.query.role)
-    if found is None:
-
-        def any_of(patterns: Iterable[str]) -> re.Pattern[str]:
-            alternatives = [f"(?:{fnmatch.translate(p)})" for p in patterns]
-            return re.compile("|".join(alternatives) if alternatives else "(?!)")
-
-        scope = run.role.scope
-        found = (
-            any_of(scope.exclude) if scope.exclude else None,
-            any_of(scope.include) if scope.include is not None else None,
-        )
-        memo.scopes[run.query.role] = found
-    return found
-
-
 def step_scope(run: Run, objects: list[ContextObject]) -> list[ContextObject]:
     """The role's explicit scope: exclude patterns first, then include patterns."""
     if run.role is None:
         return objects
-    exclude_any, include_any = _scope_patterns(run)
     assert run.query.role is not None
     verdicts = _memo(run.repo).scope_verdicts.setdefault(run.query.role, {})
     standing = []
@@ -342,12 +315,10 @@ def step_scope(run: Run, objects: list[ContextObject]) -> list[ContextObject]:
             else:
                 run.exclusions[uid] = verdict
             continue
-        pattern = None
-        if exclude_any is not None and exclude_any.match(obj.id):
-            pattern = run.role.excluded_by(obj.id)  # which one: the first that matches
+        pattern = run.role.excluded_by(obj.id)
         if pattern is not None:
             run.exclude(obj, R.SCOPE_EXCLUSION, f'excluded by "{pattern}"')
-        elif include_any is not None and not include_any.match(obj.id):
+        elif not run.role.includes(obj.id):
             run.exclude(obj, R.NOT_IN_SCOPE, "no include pattern matches")
         else:
             standing.append(obj)
