@@ -240,19 +240,30 @@ def repo_by_id(repo: Repository) -> dict[str, list[ContextObject]]:
 # -- step 1 -----------------------------------------------------------------------------------
 
 
+def read_denial(
+    config: Config, role_name: str, clearance: int, obj: ContextObject
+) -> ExclusionReason | None:
+    """Why ``role_name`` (of clearance rank ``clearance``) may not read ``obj``, if it may not:
+    the access list first, then the classification."""
+    if obj.access_roles is not None and role_name not in obj.access_roles:
+        return R.PERMISSION_DENIED
+    if config.level_rank(obj.classification) > clearance:
+        return R.CLASSIFICATION_DENIED
+    return None
+
+
 def step_authorization(run: Run, objects: list[ContextObject]) -> list[ContextObject]:
     """Remove what the role may not read, before anything else sees it."""
-    if run.role is None:
+    if run.role is None or run.query.role is None:
         run.readable = list(objects)
         return list(objects)
     role_name = run.query.role
     clearance = run.config.clearance_rank(run.role)
     standing = []
     for obj in objects:
-        if obj.access_roles is not None and role_name not in obj.access_roles:
-            run.exclude(obj, R.PERMISSION_DENIED)
-        elif run.config.level_rank(obj.classification) > clearance:
-            run.exclude(obj, R.CLASSIFICATION_DENIED)
+        denial = read_denial(run.config, role_name, clearance, obj)
+        if denial is not None:
+            run.exclude(obj, denial)
         else:
             standing.append(obj)
     run.readable = standing

@@ -25,7 +25,7 @@ from octui.config import Config
 from octui.enums import ExclusionReason, Status
 from octui.loader import Repository
 from octui.model import ContextObject, Exclusion
-from octui.pipeline import Included, Query, Resolution, resolve
+from octui.pipeline import Included, Query, Resolution, read_denial, resolve
 from octui.ranking import score, tokenize
 from octui.timeutil import BEGINNING_OF_TIME, format_day
 
@@ -45,9 +45,7 @@ def may_read(config: Config, role_name: str, obj: ContextObject) -> bool:
     role = config.roles.get(role_name)
     if role is None:
         return False
-    if obj.access_roles is not None and role_name not in obj.access_roles:
-        return False
-    return config.level_rank(obj.classification) <= config.clearance_rank(role)
+    return read_denial(config, role_name, config.clearance_rank(role), obj) is None
 
 
 def in_scope(config: Config, role_name: str, object_id: str) -> bool:
