@@ -62,6 +62,22 @@ def _denied(fate: Included | Exclusion | None) -> bool:
     return isinstance(fate, Exclusion) and fate.reason.is_denial
 
 
+def _graph(resolution: Resolution) -> tuple[dict[int, set[int]], dict[int, ContextObject]]:
+    """Supersession neighbours by uid, and the objects on an edge; computed once per
+    resolution (the explorer asks for a lineage on every cursor move)."""
+    cached = resolution.__dict__.get("_lineage_graph")
+    if cached is None:
+        neighbours: dict[int, set[int]] = defaultdict(set)
+        objs: dict[int, ContextObject] = {}
+        for e in resolution.edges:
+            a, b = e.replacement.uid, e.replaced.uid
+            neighbours[a].add(b)
+            neighbours[b].add(a)
+            objs[a], objs[b] = e.replacement, e.replaced
+        cached = resolution.__dict__["_lineage_graph"] = (neighbours, objs)
+    return cached
+
+
 def lineage(resolution: Resolution, object_id: str) -> list[HistoryRow]:
     """Oldest first; objects denied to the role last, as id and reason only."""
     fates = resolution.fates
@@ -69,17 +85,8 @@ def lineage(resolution: Resolution, object_id: str) -> list[HistoryRow]:
     denied_rows = [
         HistoryRow(o.id, state_of(fates.get(o.uid))) for o in same_id if _denied(fates.get(o.uid))
     ]
-    neighbours: dict[int, set[int]] = defaultdict(set)
-    objs: dict[int, ContextObject] = {}
-    edges_of: dict[int, list[str]] = defaultdict(list)
-    for e in resolution.edges:
-        a, b = e.replacement.uid, e.replaced.uid
-        neighbours[a].add(b)
-        neighbours[b].add(a)
-        objs[a], objs[b] = e.replacement, e.replaced
-        note = " (in a cycle; ignored)" if (a, b) in resolution.cycle_edges else ""
-        edges_of[a].append(f"supersedes {e.replaced.key}{note}")
-        edges_of[b].append(f"superseded by {e.replacement.key}{note}")
+    neighbours, joined = _graph(resolution)
+    objs = dict(joined)
     readable = [o for o in same_id if not _denied(fates.get(o.uid))]
     if not readable and not denied_rows:
         raise UnknownId(f"no object with id {object_id!r} in the repository")
@@ -93,6 +100,13 @@ def lineage(resolution: Resolution, object_id: str) -> list[HistoryRow]:
             if n not in seen:
                 seen.add(n)
                 frontier.append(n)
+    edges_of: dict[int, list[str]] = defaultdict(list)
+    for e in resolution.edges:  # described only where they touch the lineage
+        a, b = e.replacement.uid, e.replaced.uid
+        if a in seen:  # an edge joins two members or neither
+            note = " (in a cycle; ignored)" if (a, b) in resolution.cycle_edges else ""
+            edges_of[a].append(f"supersedes {e.replaced.key}{note}")
+            edges_of[b].append(f"superseded by {e.replacement.key}{note}")
     members = sorted(
         (objs[u] for u in seen), key=lambda o: (o.effective_start, o.id, o.version, o.path)
     )
