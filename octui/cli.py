@@ -19,6 +19,7 @@ from octui.config import ConfigError, NotARepository
 from octui.explain import explain, finding_lines
 from octui.history import UnknownId, history
 from octui.loader import Repository, load_repository
+from octui.meta import add_version_flag
 from octui.pipeline import Query, UnknownRole, resolve
 from octui.textsafe import inert
 from octui.timeutil import format_day, format_instant, now_utc, parse_instant
@@ -353,7 +354,7 @@ COMMANDS: list[Callable[[Any], None]] = [add_resolve, add_validate, add_history]
 
 def _extra_commands() -> list[Callable[[Any], None]]:
     extra: list[Callable[[Any], None]] = []
-    for module_name in ("octui.diffcli", "octui.synth"):
+    for module_name in ("octui.diffcli", "octui.synth", "octui.extracli"):
         try:
             module = __import__(module_name, fromlist=["add_parser"])
         except ImportError:
@@ -369,6 +370,7 @@ def build_parser() -> argparse.ArgumentParser:
         "a task and an instant — and say why for everything it leaves out.",
         epilog="Run 'opencontext COMMAND --help' for a command's options and examples.",
     )
+    add_version_flag(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for add in COMMANDS + _extra_commands():

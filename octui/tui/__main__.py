@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from octui.config import ConfigError, NotARepository, load_config
+from octui.meta import add_version_flag
 from octui.textsafe import inert
 from octui.tui.sample import default_repo
 
@@ -62,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="read the repository as it was at this git revision (nothing is checked out); "
         "--as-of still picks the instant",
     )
+    add_version_flag(p)
     return p
 
 
