@@ -4,6 +4,31 @@ The resolver core (everything outside ``octui.tui``) is plain Python with no
 Textual import: loading, the pipeline steps, ranking, digest, validation and
 history. The CLI (``octui.cli``) and the explorer (``octui.tui``) are thin
 layers over it.
+
+The supported Python API is what this module exports (see :mod:`octui.api`)::
+
+    import octui
+
+    repo = octui.open_repository("path/to/context-repo")
+    bundle = repo.resolve("support", task="refund")
+    print(bundle.digest, [o["id"] for o in bundle.objects])
 """
 
 __version__ = "0.1.0"
+
+from octui.api import (
+    Bundle,
+    ContextRepository,
+    Finding,
+    OpenContextError,
+    open_repository,
+)
+
+__all__ = [
+    "Bundle",
+    "ContextRepository",
+    "Finding",
+    "OpenContextError",
+    "__version__",
+    "open_repository",
+]
