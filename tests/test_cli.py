@@ -296,7 +296,7 @@ def test_sample_repo_explain_layout() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     header, counts, *lines = proc.stdout.splitlines()
-    assert header.startswith("Role: support · task: \"refund\" · as_of: 2026-11-30")
+    assert header.startswith('Role: support · task: "refund" · as_of: 2026-11-30')
     assert counts.endswith(" errors)")
     assert lines[0] == "Included:"
     heads = [i for i, line in enumerate(lines) if not line.startswith("  ")]
