@@ -9,20 +9,25 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+import textwrap
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
+from octui.ansi import colour_enabled, paint_marks
 from octui.bundle import bundle_dict, digest, dumps_bundle, warning_json
 from octui.config import ConfigError, NotARepository
-from octui.explain import explain, finding_lines
+from octui.enums import ColorMode
+from octui.explain import WORKING_TREE_SOURCE, explain, finding_lines
 from octui.history import UnknownId, history
+from octui.history import render_text as render_history
 from octui.loader import Repository, load_repository
 from octui.meta import add_version_flag
 from octui.pipeline import Query, UnknownRole, resolve
+from octui.suggest import did_you_mean
 from octui.textsafe import inert
-from octui.timeutil import format_day, format_instant, now_utc, parse_instant
+from octui.timeutil import format_instant, now_utc, parse_instant
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -31,7 +36,68 @@ class UsageError(Exception):
     """A mistake in how the tool was called or in the repository's configuration."""
 
 
+class HelpFormatter(argparse.HelpFormatter):
+    """Prose (descriptions, epilog text) is wrapped to the terminal; an indented line is an
+    example command, wrapped at spaces with a shell continuation (``\\``) so it can still be
+    pasted."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        out: list[str] = []
+        prose: list[str] = []
+
+        def flush() -> None:
+            if prose:
+                out.extend(
+                    textwrap.wrap(
+                        " ".join(prose),
+                        width,
+                        initial_indent=indent,
+                        subsequent_indent=indent,
+                        break_on_hyphens=False,
+                    )
+                )
+                prose.clear()
+
+        for line in text.splitlines():
+            if line.startswith("  "):
+                flush()
+                out.extend(_wrap_command(line, width, indent))
+            elif not line.strip():
+                flush()
+                out.append("")
+            else:
+                prose.append(line.strip())
+        flush()
+        return "\n".join(out)
+
+
+def _wrap_command(line: str, width: int, indent: str) -> list[str]:
+    """An example command in lines of at most ``width`` where it can be, continued with
+    ``\\``; an option stays on the line of its value."""
+    lead = indent + line[: len(line) - len(line.lstrip())]
+    units: list[str] = []
+    for word in line.split():
+        if units and units[-1].startswith("-") and " " not in units[-1] and word[0] != "-":
+            units[-1] += " " + word
+        else:
+            units.append(word)
+    lines: list[str] = []
+    current = lead + units[0]
+    for unit in units[1:]:
+        if len(current) + 1 + len(unit) + 2 > width:  # room for " \\"
+            lines.append(current + " \\")
+            current = lead + "    " + unit
+        else:
+            current += " " + unit
+    lines.append(current)
+    return lines
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["formatter_class"] = HelpFormatter  # every opencontext parser wraps its help
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see --help)\n")
 
@@ -125,7 +191,6 @@ def add_resolve(sub: Any) -> None:
             "opencontext resolve sample-repo --role sales --include-historical --format json",
             "opencontext resolve sample-repo --role support --task refund --limit 5 --strict",
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_repo_args(p, role_required=True)
     p.add_argument("--task", "-t", default="", metavar="T", help="what the agent is doing")
@@ -196,6 +261,17 @@ def add_rev_arg(p: argparse.ArgumentParser) -> None:
     )
 
 
+def source_of(args: argparse.Namespace) -> str:
+    """Where the repository was read from, as the explain header names it."""
+    rev = getattr(args, "rev", None)
+    return WORKING_TREE_SOURCE if rev is None else f"git revision {rev}"
+
+
+def emit(args: argparse.Namespace, text: str) -> None:
+    """Write a text layout to stdout, its marks coloured when ``--color`` asks for it."""
+    sys.stdout.write(paint_marks(text) if getattr(args, "colour", False) else text)
+
+
 def query_from(args: argparse.Namespace) -> Query:
     return Query(
         role=args.role,
@@ -214,9 +290,9 @@ def run_resolve(args: argparse.Namespace) -> int:
     if args.format == "json":
         sys.stdout.write(dumps_bundle(bundle_dict(resolution)))
     else:
-        sys.stdout.write(explain(resolution, digest(resolution)))
+        emit(args, explain(resolution, digest(resolution), source=source_of(args)))
     if resolution.strict_failed:
-        errors = sum(1 for w in resolution.warnings if w.severity == "error")
+        errors = resolution.error_count
         print(
             f"opencontext: strict: {errors} error{'s' if errors != 1 else ''} in the bundle",
             file=sys.stderr,
@@ -239,7 +315,6 @@ def add_validate(sub: Any) -> None:
             "opencontext validate sample-repo",
             "opencontext validate sample-repo --as-of 2026-03-15 --format json",
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
         "repo",
@@ -255,7 +330,12 @@ def add_validate(sub: Any) -> None:
         metavar="WHEN",
         help="YYYY-MM-DD or RFC 3339 (default: now)",
     )
-    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.add_argument(
+        "--format",
+        choices=["text", "json"],
+        default="text",
+        help="json: the findings as one JSON document (default: text)",
+    )
     add_rev_arg(p)
     p.set_defaults(run=run_validate)
 
@@ -265,7 +345,7 @@ def run_validate(args: argparse.Namespace) -> int:
     as_of = args.as_of or now_utc()
     resolution = resolve(repo, Query(role=None, as_of=as_of))
     findings = resolution.warnings
-    errors = sum(1 for f in findings if f.severity == "error")
+    errors = resolution.error_count
     warnings = len(findings) - errors
     if args.format == "json":
         doc = {
@@ -277,13 +357,12 @@ def run_validate(args: argparse.Namespace) -> int:
         }
         sys.stdout.write(dumps_bundle(doc))  # C1/bidi escaped like the bundle
     else:
-        for f in findings:
-            for line in finding_lines(f, with_paths=True):
-                print(line)
-        print(
+        lines = [line for f in findings for line in finding_lines(f, with_paths=True)]
+        lines.append(
             f"{len(repo.objects)} objects; {errors} error{'s' if errors != 1 else ''}, "
             f"{warnings} warning{'s' if warnings != 1 else ''} at {format_instant(as_of)}"
         )
+        emit(args, "".join(line + "\n" for line in lines))
     return EXIT_FAILED if errors else EXIT_OK
 
 
@@ -300,11 +379,15 @@ def add_history(sub: Any) -> None:
             "opencontext history pricing.enterprise sample-repo",
             "opencontext history policies.refunds sample-repo --role support --as-of 2026-03-15",
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("id", metavar="ID", help="the object id")
     add_repo_args(p, role_required=False)
-    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.add_argument(
+        "--format",
+        choices=["text", "json"],
+        default="text",
+        help="json: the lineage as one JSON document (default: text)",
+    )
     add_rev_arg(p)
     p.set_defaults(run=run_history)
 
@@ -322,27 +405,7 @@ def run_history(args: argparse.Namespace) -> int:
         }
         sys.stdout.write(dumps_bundle(doc))  # C1/bidi escaped like the bundle
         return EXIT_OK
-    print(
-        inert(
-            f"History of {args.id} at {format_instant(as_of)}"
-            + (f" for role {args.role}" if args.role else " (whole repository)"),
-            keep_newlines=False,
-        )
-    )
-    for r in rows:
-        if r.obj is None:
-            print(inert(f"  {r.id}  {r.state}", keep_newlines=False))
-            continue
-        o = r.obj
-        start = format_day(r.start) if r.start else "always"
-        until = format_day(o.valid_until) if o.valid_until else "open"
-        line = (
-            f"  {o.id}@{o.version}  {o.authority or '(no authority)'}  "
-            f"{start} → {until}  {r.state}  {o.path}"
-        )
-        print(inert(line, keep_newlines=False))
-        for edge in r.edges:
-            print(inert(f"      {edge}", keep_newlines=False))
+    emit(args, render_history(rows, args.id, args.role, as_of))
     return EXIT_OK
 
 
@@ -363,6 +426,25 @@ def _extra_commands() -> list[Callable[[Any], None]]:
     return extra
 
 
+def add_color_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--color",
+        choices=[m.value for m in ColorMode],
+        default=ColorMode.AUTO.value,
+        help="colour the marks (✓ ✗ ⚠ !) of the text layouts; auto: only on a terminal and "
+        "when NO_COLOR is unset or empty (default: auto). JSON is never coloured",
+    )
+
+
+def user_error(exc: Exception) -> str:
+    """The one line for a mistake of the user's, with "did you mean" for a mistyped role."""
+    if isinstance(exc, UnknownRole):
+        declared = ", ".join(exc.declared) if exc.declared else "none are declared"
+        hint = did_you_mean(exc.role, exc.declared)
+        return f"unknown role {exc.role!r}{hint}; declared roles: {declared}"
+    return str(exc)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="opencontext",
@@ -375,16 +457,19 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
     for add in COMMANDS + _extra_commands():
         add(sub)
+    for command in sub.choices.values():  # every command, whoever registered it
+        add_color_arg(command)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.colour = colour_enabled(getattr(args, "color", ColorMode.AUTO), sys.stdout)
     try:
         code: int = args.run(args)
     except (UsageError, UnknownRole, UnknownId) as exc:  # the user's mistake: one line
-        print(f"opencontext: error: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
+        print(f"opencontext: error: {inert(user_error(exc), keep_newlines=False)}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:
         return EXIT_OK

@@ -28,6 +28,7 @@ from octui.cli import (
     _number,
     _when,
     add_repo_args,
+    emit,
     load_for,
     open_repository,
     open_revision,
@@ -42,9 +43,11 @@ WORKING_TREE = "working-tree"
 
 
 def _rev_help(side: str) -> str:
+    """``side``: "side A", "side B", or "" for the one repository."""
+    what = f"read {side} from the repository" if side else "read the repository"
     return (
-        f"read {side} as the repository was at this git revision (from git objects; the working "
-        "tree is never touched)"
+        f"{what} as it was at this git revision (from git objects; the working tree is never "
+        "touched)"
     )
 
 
@@ -78,7 +81,6 @@ def add_diff(sub: Any) -> None:
             "opencontext diff sample-repo --role support --task refund --against-task discount "
             "--format json",
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_repo_args(p, role_required=True)
     p.add_argument("--task", "-t", default="", metavar="T", help="what the agent is doing")
@@ -94,7 +96,12 @@ def add_diff(sub: Any) -> None:
         metavar="GIT_REV",
         help=_rev_help("side B") + f"; '{WORKING_TREE}' reads the files on disk",
     )
-    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.add_argument(
+        "--format",
+        choices=["text", "json"],
+        default="text",
+        help="json: the comparison as one JSON document (default: text)",
+    )
     p.add_argument(
         "--exit-code", action="store_true", help="exit 1 when the two bundles digest differently"
     )
@@ -136,7 +143,7 @@ def run_diff(args: argparse.Namespace) -> int:
     if args.format == "json":
         _dump(diff.to_json())
     else:
-        sys.stdout.write(render_text(diff))
+        emit(args, render_text(diff))
     return EXIT_FAILED if args.exit_code and not diff.same else EXIT_OK
 
 
@@ -162,17 +169,17 @@ def add_changes(sub: Any) -> None:
     p = sub.add_parser(
         "changes",
         help="list the instants at which a role's bundle changes, and what changes",
-        description="The change agenda: every instant at which the bundle for the role would "
-        "change — objects starting (valid_from, else created), expiring (valid_until), "
-        "supersessions taking effect, objects going stale — each verified by resolving on "
-        "both sides of it and listed with what changes. By default lists the changes after "
-        "--as-of; --since reaches back, --until stops.",
+        description="The change agenda: every instant at which the role's bundle changes, "
+        "with what changes. An instant is a candidate when an object starts (valid_from, "
+        "else created), expires (valid_until), supersedes another or goes stale; each is "
+        "checked by resolving on both sides of it.\n\n"
+        "Lists the changes after --as-of (default: now); --since reaches back, --until stops. "
+        "Both take a date, an RFC 3339 datetime or a duration counted from --as-of (90d).",
         epilog=_examples(
             "opencontext changes sample-repo --role support --as-of 2026-11-30 --until 90d",
             "opencontext changes sample-repo --role support --since 2026-01-01 --until 2026-12-31",
             "opencontext changes sample-repo --role sales --format json",
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_repo_args(p, role_required=True)
     p.add_argument("--task", "-t", default="", metavar="T", help="what the agent is doing")
@@ -188,8 +195,13 @@ def add_changes(sub: Any) -> None:
         metavar="WHEN",
         help="list changes up to this instant, or this long after --as-of (default: no end)",
     )
-    p.add_argument("--rev", metavar="GIT_REV", default=None, help=_rev_help("the repository"))
-    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.add_argument("--rev", metavar="GIT_REV", default=None, help=_rev_help(""))
+    p.add_argument(
+        "--format",
+        choices=["text", "json"],
+        default="text",
+        help="json: the agenda as one JSON document (default: text)",
+    )
     p.set_defaults(run=run_changes)
 
 
@@ -209,7 +221,7 @@ def run_changes(args: argparse.Namespace) -> int:
     if args.format == "json":
         _dump(agenda.to_json())
     else:
-        sys.stdout.write(render_agenda(agenda))
+        emit(args, render_agenda(agenda))
     return EXIT_OK
 
 

@@ -116,3 +116,12 @@ class Lifecycle(StrEnum):
     ACTIVE = "active"
     SUPERSEDED = "superseded"
     EXPIRED = "expired"
+
+
+class ColorMode(StrEnum):
+    """``--color``: colour the text layouts ``never``, ``always``, or (``auto``) only on a
+    terminal with ``NO_COLOR`` unset or empty."""
+
+    NEVER = "never"
+    AUTO = "auto"
+    ALWAYS = "always"

@@ -1,11 +1,56 @@
-"""The human-readable layout of ``--explain`` (the seed's example), and findings as text."""
+"""The human-readable layout of ``--explain`` (the seed's example, after a header that
+names what was resolved), and findings as text."""
 
 from __future__ import annotations
+
+import json
 
 from octui.enums import Lifecycle, Severity, WarningCode
 from octui.model import Finding
 from octui.pipeline import Resolution
 from octui.textsafe import inert
+from octui.timeutil import format_instant
+
+#: ``source`` of a resolution read from the files on disk.
+WORKING_TREE_SOURCE = "working tree"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def header_lines(resolution: Resolution, source: str = WORKING_TREE_SOURCE) -> list[str]:
+    """What was resolved and what came of it, e.g.::
+
+        Role: support · task: "refund" · as_of: 2026-11-30T00:00:00Z (UTC) · source: working tree
+        21 included, 36 excluded, 14 warnings (5 errors)
+
+    Options that change the bundle (history, limit, minimum relevance, strict) follow the
+    source when they are set.
+    """
+    q = resolution.query
+    task = json.dumps(q.task, ensure_ascii=False) if q.task else "(none)"
+    parts = [
+        f"Role: {q.role if q.role is not None else '(whole repository)'}",
+        f"task: {task}",
+        f"as_of: {format_instant(q.as_of)} (UTC)",
+        f"source: {source}",
+    ]
+    if q.include_historical:
+        parts.append("historical included")
+    if q.limit is not None:
+        parts.append(f"limit: {q.limit}")
+    if q.min_relevance is not None:
+        parts.append(f"min_relevance: {q.min_relevance:g}")
+    if q.strict:
+        parts.append("strict")
+    warnings = _plural(len(resolution.warnings), "warning")
+    if resolution.warnings:
+        warnings += f" ({_plural(resolution.error_count, 'error')})"
+    counts = (
+        f"{len(resolution.included)} included, {len(resolution.exclusions)} excluded, {warnings}"
+    )
+    return [" · ".join(parts), counts]
 
 
 def glyph(finding: Finding) -> str:
@@ -28,8 +73,14 @@ def finding_lines(finding: Finding, *, with_paths: bool = False) -> list[str]:
     return lines
 
 
-def explain(resolution: Resolution, digest: str) -> str:
-    lines = ["Included:"]
+def explain(resolution: Resolution, digest: str, *, source: str = WORKING_TREE_SOURCE) -> str:
+    """The header, then ``Included:``, ``Excluded:``, ``Warnings:`` and ``Digest:``.
+
+    ``source`` names where the repository was read from (``working tree``, or the git
+    revision). Every line is inert; colour, when wanted, is added afterwards
+    (:func:`octui.ansi.paint_marks`).
+    """
+    lines = [*header_lines(resolution, source), "Included:"]
     seen_ids = [inc.obj.id for inc in resolution.included]
     for inc in resolution.included:
         extra = []

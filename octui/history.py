@@ -7,14 +7,66 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from octui.enums import ExclusionReason
 from octui.loader import Repository
 from octui.model import ContextObject, Exclusion
-from octui.pipeline import Included, Query, Resolution, repo_by_id, resolve
-from octui.timeutil import BEGINNING_OF_TIME, format_instant
+from octui.pipeline import Edge, Included, Query, Resolution, repo_by_id, resolve
+from octui.suggest import did_you_mean
+from octui.textsafe import inert
+from octui.timeutil import BEGINNING_OF_TIME, format_day, format_instant
+
+#: Why an edge whose replacement is a draft never takes effect (the explorer says the same).
+NEVER_IN_EFFECT = "never in effect (the replacement is a draft)"
+IN_A_CYCLE = "in a cycle; ignored"
 
 
 class UnknownId(LookupError):
     pass
+
+
+def edge_effective(resolution: Resolution, edge: Edge) -> datetime | None:
+    """The instant ``edge`` takes effect — its replacement's effective start (SPEC §2 step 5)
+    — or None when it never does: the replacement is a draft, or the edge is in a cycle."""
+    if (edge.replacement.uid, edge.replaced.uid) in resolution.cycle_edges:
+        return None
+    fate = resolution.fates.get(edge.replacement.uid)
+    if isinstance(fate, Exclusion) and fate.reason is ExclusionReason.UNAPPROVED:
+        return None
+    return edge.replacement.effective_start
+
+
+@dataclass(frozen=True)
+class EdgeFact:
+    """One supersession edge as seen from a row: ``text`` is the row's ``edges`` entry."""
+
+    text: str
+    replacement: str
+    replaced: str
+    effective: datetime | None
+    """When the edge takes effect; None when it never does (see :func:`edge_effective`)."""
+    in_cycle: bool
+
+    @property
+    def note(self) -> str:
+        """``in effect from 2026-06-01``, ``in effect always``, or why it never is."""
+        if self.in_cycle:
+            return IN_A_CYCLE
+        if self.effective is None:
+            return NEVER_IN_EFFECT
+        if self.effective == BEGINNING_OF_TIME:
+            return "in effect always"
+        return f"in effect from {format_day(self.effective)}"
+
+    def to_json(self) -> dict[str, Any]:
+        when = self.effective
+        return {
+            "edge": self.text,
+            "takes_effect": when is not None,
+            "effective_from": (
+                format_instant(when) if when is not None and when != BEGINNING_OF_TIME else None
+            ),
+            "in_cycle": self.in_cycle,
+        }
 
 
 @dataclass(frozen=True)
@@ -25,12 +77,31 @@ class HistoryRow:
     state: str
     obj: ContextObject | None = None
     edges: tuple[str, ...] = ()
+    edge_facts: tuple[EdgeFact, ...] = ()
+    """The edges with when each takes effect, in the order of ``edges``."""
 
     @property
     def start(self) -> datetime | None:
         if self.obj is None or self.obj.effective_start == BEGINNING_OF_TIME:
             return None
         return self.obj.effective_start
+
+    @property
+    def superseded_from(self) -> datetime | None:
+        """The earliest instant an edge replacing this object takes effect (None: never)."""
+        cuts = [
+            f.effective
+            for f in self.edge_facts
+            if self.obj is not None and f.replaced == self.obj.key and f.effective is not None
+        ]
+        return min(cuts, default=None)
+
+    @property
+    def in_effect_until(self) -> datetime | None:
+        """The end of the window in which this object could be in effect: its
+        ``valid_until`` or the instant it is superseded, whichever comes first."""
+        ends = [t for t in (self.obj.valid_until if self.obj else None, self.superseded_from) if t]
+        return min(ends, default=None)
 
     def to_json(self) -> dict[str, Any]:
         if self.obj is None:
@@ -46,6 +117,10 @@ class HistoryRow:
             "state": self.state,
             "edges": list(self.edges),
             "path": o.path,
+            "edge_effects": [f.to_json() for f in self.edge_facts],
+            "superseded_from": (
+                format_instant(self.superseded_from) if self.superseded_from else None
+            ),
         }
 
 
@@ -89,7 +164,8 @@ def lineage(resolution: Resolution, object_id: str) -> list[HistoryRow]:
     objs = dict(joined)
     readable = [o for o in same_id if not _denied(fates.get(o.uid))]
     if not readable and not denied_rows:
-        raise UnknownId(f"no object with id {object_id!r} in the repository")
+        hint = did_you_mean(object_id, repo_by_id(resolution.repository))
+        raise UnknownId(f"no object with id {object_id!r} in the repository{hint}")
     seen = {o.uid for o in readable}
     frontier = list(seen)
     for o in readable:
@@ -100,20 +176,24 @@ def lineage(resolution: Resolution, object_id: str) -> list[HistoryRow]:
             if n not in seen:
                 seen.add(n)
                 frontier.append(n)
-    edges_of: dict[int, list[str]] = defaultdict(list)
+    edges_of: dict[int, list[EdgeFact]] = defaultdict(list)
     for e in resolution.edges:  # described only where they touch the lineage
         a, b = e.replacement.uid, e.replaced.uid
         if a in seen:  # an edge joins two members or neither
-            note = " (in a cycle; ignored)" if (a, b) in resolution.cycle_edges else ""
-            edges_of[a].append(f"supersedes {e.replaced.key}{note}")
-            edges_of[b].append(f"superseded by {e.replacement.key}{note}")
+            in_cycle = (a, b) in resolution.cycle_edges
+            note = f" ({IN_A_CYCLE})" if in_cycle else ""
+            when = edge_effective(resolution, e)
+            rk, dk = e.replacement.key, e.replaced.key
+            edges_of[a].append(EdgeFact(f"supersedes {dk}{note}", rk, dk, when, in_cycle))
+            edges_of[b].append(EdgeFact(f"superseded by {rk}{note}", rk, dk, when, in_cycle))
     members = sorted(
         (objs[u] for u in seen), key=lambda o: (o.effective_start, o.id, o.version, o.path)
     )
-    rows = [
-        HistoryRow(o.id, state_of(fates.get(o.uid)), o, tuple(sorted(edges_of[o.uid])))
-        for o in members
-    ]
+    rows = []
+    for o in members:
+        facts = tuple(sorted(edges_of[o.uid], key=lambda f: f.text))
+        texts = tuple(f.text for f in facts)
+        rows.append(HistoryRow(o.id, state_of(fates.get(o.uid)), o, texts, facts))
     return rows + denied_rows
 
 
@@ -123,3 +203,43 @@ def history(
     """Resolve with history included (so retired versions show their lifecycle)."""
     resolution = resolve(repo, Query(role=role, as_of=as_of, include_historical=True))
     return lineage(resolution, object_id)
+
+
+def _window(row: HistoryRow) -> str:
+    """``2025-10-01 → 2026-06-01``: from the effective start to the end of the window in
+    which the object could be in effect (closed by a supersession in effect)."""
+    o = row.obj
+    assert o is not None
+    start = format_day(row.start) if row.start else "always"
+    superseded = row.superseded_from
+    if superseded is not None and superseded <= o.effective_start:
+        return f"never in effect (superseded from {start})"
+    end = row.in_effect_until
+    return f"{start} → {format_day(end) if end else 'open'}"
+
+
+def render_text(rows: list[HistoryRow], object_id: str, role: str | None, as_of: datetime) -> str:
+    """The human layout of ``opencontext history``: one line per version (id@version,
+    authority, window, state at ``as_of``, path), then its supersession edges, each with
+    when it takes effect. A superseded window ends where the supersession takes effect;
+    the declared window, when different, is shown under it."""
+    lines = [
+        f"History of {object_id} at {format_instant(as_of)} (UTC)"
+        + (f" for role {role}" if role else " (whole repository)")
+    ]
+    for r in rows:
+        if r.obj is None:
+            lines.append(f"  {r.id}  {r.state}")
+            continue
+        o = r.obj
+        lines.append(
+            f"  {o.key}  {o.authority or '(no authority)'}  {_window(r)}  {r.state}  {o.path}"
+        )
+        if r.in_effect_until != o.valid_until:  # closed early by a supersession
+            start = format_day(r.start) if r.start else "always"
+            until = format_day(o.valid_until) if o.valid_until else "open"
+            lines.append(f"      declared: {start} → {until}")
+        lines.extend(
+            f"      {f.text if f.in_cycle else f'{f.text} — {f.note}'}" for f in r.edge_facts
+        )
+    return "\n".join(inert(line, keep_newlines=False) for line in lines) + "\n"

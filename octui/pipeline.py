@@ -103,6 +103,11 @@ class Resolution:
         return any(w.severity == "error" for w in self.warnings)
 
     @property
+    def error_count(self) -> int:
+        """How many warnings have severity ``error`` (the one count every layout prints)."""
+        return sum(1 for w in self.warnings if w.severity == "error")
+
+    @property
     def strict_failed(self) -> bool:
         return self.query.strict and self.failed
 

@@ -481,9 +481,21 @@ def add_parser(sub: Any) -> None:
         "years, several sources, roles with scopes, Markdown bodies of varied length. The same "
         "--objects and --seed always write the same bytes.",
         epilog="examples:\n  opencontext synth /tmp/org10k --objects 10000 --seed 1",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("out", metavar="OUT", help="a new (or empty) folder to write")
-    p.add_argument("--objects", "-n", type=whole_number(1), default=1000, metavar="N")
-    p.add_argument("--seed", type=whole_number(), default=0, metavar="S")
+    p.add_argument(
+        "--objects",
+        "-n",
+        type=whole_number(1),
+        default=1000,
+        metavar="N",
+        help="how many object files to write, at least 1 (default: 1000)",
+    )
+    p.add_argument(
+        "--seed",
+        type=whole_number(),
+        default=0,
+        metavar="S",
+        help="the random seed; the same N and S always write the same bytes (default: 0)",
+    )
     p.set_defaults(run=run_synth)

@@ -19,9 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from octui.enums import ExclusionReason
-from octui.history import HistoryRow, lineage
-from octui.model import ContextObject, Exclusion
+from octui.history import IN_A_CYCLE, NEVER_IN_EFFECT, HistoryRow, edge_effective, lineage
+from octui.model import ContextObject
 from octui.pipeline import Resolution
 from octui.timeutil import BEGINNING_OF_TIME, format_day
 
@@ -82,16 +81,9 @@ def _edge_infos(resolution: Resolution, members: set[int]) -> list[EdgeInfo]:
     for e in resolution.edges:
         if e.replacement.uid not in members or e.replaced.uid not in members:
             continue
-        fate = resolution.fates.get(e.replacement.uid)
-        approved = not (isinstance(fate, Exclusion) and fate.reason is ExclusionReason.UNAPPROVED)
         in_cycle = (e.replacement.uid, e.replaced.uid) in resolution.cycle_edges
         infos.append(
-            EdgeInfo(
-                e.replacement.key,
-                e.replaced.key,
-                e.replacement.effective_start if approved and not in_cycle else None,
-                in_cycle,
-            )
+            EdgeInfo(e.replacement.key, e.replaced.key, edge_effective(resolution, e), in_cycle)
         )
     infos.sort(key=lambda i: (i.replacement, i.replaced))
     return infos
@@ -261,10 +253,10 @@ def layout(resolution: Resolution, object_id: str, width: int) -> Timeline:
         lines.append(Line([("", "text")]))
         for e in edges:
             if e.in_cycle:
-                note = "in a cycle; ignored"
+                note = IN_A_CYCLE
                 tag = "cycle"
             elif e.effective is None:
-                note = "never in effect (the replacement is a draft)"
+                note = NEVER_IN_EFFECT
                 tag = "text"
             else:
                 start = e.effective

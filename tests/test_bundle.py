@@ -283,7 +283,8 @@ def test_explain_layout(tmp_path: Path) -> None:
     res = resolve_at(_repo(tmp_path), task="refund", as_of="2026-06-01")
     text = explain(res, digest(res))
     lines = text.splitlines()
-    assert lines[0] == "Included:"
+    assert lines[0].startswith("Role: ") and lines[1].endswith(" warnings (0 errors)")
+    assert lines[2] == "Included:"
     assert "  ✓ mission canonical" in lines
     assert any(line.startswith("  ✓ policies.refunds canonical") for line in lines)
     assert "Excluded:" in lines and "Warnings:" in lines

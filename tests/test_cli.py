@@ -99,7 +99,10 @@ def test_resolve_default_output_is_the_explain_layout(clean_repo: Path) -> None:
     )
     assert plain.returncode == explained.returncode == 0
     assert plain.stdout == explained.stdout
-    assert plain.stdout.startswith("Included:\n  ✓ mission canonical\n")
+    header, counts, *layout = plain.stdout.splitlines()
+    assert header.startswith("Role: support · task: (none) · as_of: 2026-01-01T00:00:00Z (UTC)")
+    assert counts == "2 included, 0 excluded, 0 warnings"
+    assert layout[:2] == ["Included:", "  ✓ mission canonical"]
 
 
 def test_repo_defaults_to_current_folder(clean_repo: Path) -> None:
@@ -292,7 +295,9 @@ def test_sample_repo_explain_layout() -> None:
         "2026-11-30",
     )
     assert proc.returncode == 0, proc.stderr
-    lines = proc.stdout.splitlines()
+    header, counts, *lines = proc.stdout.splitlines()
+    assert header.startswith('Role: support · task: "refund" · as_of: 2026-11-30')
+    assert counts.endswith(" errors)")
     assert lines[0] == "Included:"
     heads = [i for i, line in enumerate(lines) if not line.startswith("  ")]
     assert [lines[i] for i in heads[:3]] == ["Included:", "Excluded:", "Warnings:"]

@@ -597,7 +597,7 @@ def test_random_command_lines_never_raise(
     if run.code == 2:
         assert run.out == "" and run.err.count("\n") == 1
     else:
-        assert run.out.startswith("Included:")
+        assert run.out.startswith("Role: ") and "\nIncluded:\n" in run.out
     assert not any(c in run.out + run.err for c in "\x1b\x07\x9b")
 
 
