@@ -604,14 +604,27 @@ class Loader:
         parsed: list[tuple[str, ParsedFile]] = []
         cache: dict[tuple[str, int, int], ParsedFile] = {}
         fresh: dict[tuple[str, int, int], ParsedFile] = {}
+        # A content-addressed tree (git) names equal bytes by one key: parsed once, held once.
+        content_key = getattr(self.tree, "content_key", None)
+        same_content: dict[object, ParsedFile] = {}
         for source_name, entry in files:
             key = (entry.rel, entry.size, entry.mtime_ns)
             result = self._cache.get(key)
             if result is None and self.store is not None:
                 result = self.store.get(key)
             if result is None:
-                result = read_and_parse(entry.rel, entry, self.tree)
-                self.parsed_count += 1
+                blob = content_key(entry.rel) if content_key is not None else None
+                ck = (
+                    (blob, entry.rel.endswith(".md")) if blob is not None else None
+                )  # as parse_file
+                earlier = same_content.get(ck) if ck is not None else None
+                if earlier is not None:
+                    result = replace(earlier, rel=entry.rel)
+                else:
+                    result = read_and_parse(entry.rel, entry, self.tree)
+                    self.parsed_count += 1
+                    if ck is not None:
+                        same_content[ck] = result
                 if result.error != VANISHED:
                     fresh[key] = result
             cache[key] = result

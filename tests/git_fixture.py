@@ -152,3 +152,23 @@ def tree_checksum(work: Path) -> dict[str, str]:
 
 def porcelain(work: Path) -> str:
     return git(work, "status", "--porcelain", "--untracked-files=all")
+
+
+def git_dir_checksum(git_dir: Path) -> str:
+    """One sha256 over every entry of a ``.git`` folder: each path with its kind and its bytes
+    (a file's content, a link's target), folders too — any write, even an empty new folder,
+    changes it."""
+    digest = hashlib.sha256()
+    for dirpath, dirnames, filenames in os.walk(git_dir):
+        dirnames.sort()
+        for name in sorted(dirnames + filenames):
+            path = Path(dirpath) / name
+            rel = path.relative_to(git_dir).as_posix().encode()
+            if path.is_symlink():
+                digest.update(b"L" + rel + b"\0" + os.fsencode(os.readlink(path)) + b"\0")
+            elif path.is_dir():
+                digest.update(b"D" + rel + b"\0")
+            else:
+                data = path.read_bytes()
+                digest.update(b"F" + rel + b"\0" + str(len(data)).encode() + b"\0" + data)
+    return digest.hexdigest()

@@ -248,7 +248,8 @@ def test_symbolic_links_in_a_revision_stay_inside_the_root(tmp_path: Path) -> No
 
 
 def test_git_commands_are_read_only(git_sample: GitSample) -> None:
-    """GitTree never runs a command that could write: only rev-parse, ls-tree, cat-file."""
+    """GitTree never runs a command that could write: only rev-parse, rev-list, ls-tree,
+    cat-file."""
     calls: list[list[str]] = []
     real_run = subprocess.run
     real_popen = subprocess.Popen
@@ -270,7 +271,7 @@ def test_git_commands_are_read_only(git_sample: GitSample) -> None:
     finally:
         mp.undo()
     verbs = {c[c.index("-C") + 2] for c in calls}
-    assert verbs <= {"rev-parse", "ls-tree", "cat-file"}
+    assert verbs <= {"rev-parse", "rev-list", "ls-tree", "cat-file"}
     assert "cat-file" in verbs
 
 
