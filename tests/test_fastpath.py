@@ -334,13 +334,14 @@ def test_dumps_indent2_equals_json_dumps(value: Any) -> None:
 
 
 def split_by_lines(text: str) -> tuple[str, str] | str | None:
-    """The plain reading of SPEC §1.2 the fast split must agree with."""
+    """The plain reading of SPEC §1.2 the fast split must agree with: the front matter
+    is the lines between the ``---`` lines, each with its line break."""
     if text.split("\n", 1)[0].rstrip() != "---":
         return None
     lines = text.split("\n")
     for i in range(1, len(lines)):
         if lines[i].rstrip() == "---":
-            return "\n".join(lines[1:i]), "\n".join(lines[i + 1 :])
+            return "".join(line + "\n" for line in lines[1:i]), "\n".join(lines[i + 1 :])
     return "never closed"
 
 
@@ -402,3 +403,63 @@ def test_parse_file_is_the_same_with_or_without_the_fast_paths(text: str, markdo
     fast = parse_file(rel, raw.encode())
     slow = parse_slowly(rel, raw.encode())
     assert same_parse(fast, slow), (raw, fast, slow)
+
+
+def as_markdown(yaml_text: str) -> str:
+    """The same lines, each with its line break, as the front matter of a Markdown file."""
+    return "---\n" + yaml_text + "---\nbody\n"
+
+
+#: how a front matter may end: a block scalar's last line break is the one before '---'
+LAST_LINES = [
+    "",
+    "last: |\n  text",
+    "last: |\n  a\n\n  b\n",
+    "last: |+\n  a\n",
+    "last: >\n  a\n  b",
+]
+
+
+@SETTINGS
+@given(documents(), st.sampled_from(LAST_LINES))
+def test_front_matter_lines_mean_what_they_mean_in_a_yaml_file(text: str, last: str) -> None:
+    """The front matter of a ``.md`` file and a ``.yaml`` file holding the same lines give
+    the same YAML value, on the fast path and on the full loader."""
+    if any(line.rstrip() == "---" for line in text.split("\n")) or text.startswith("\ufeff"):
+        return  # a '---' line ends the front matter; a BOM is only dropped at a file's start
+    text = text + ("\n" if text and not text.endswith("\n") else "") + last
+    yaml_text = text if text.endswith("\n") else text + "\n"
+    split = split_front_matter(as_markdown(yaml_text))
+    assert split is not None and split[1] == "body\n"
+    front = split[0]
+    fast_md, fast_yaml = fast_mapping(front), fast_mapping(yaml_text)
+    assert same(fast_md, fast_yaml), (yaml_text, fast_md, fast_yaml)
+    slow_md, slow_yaml = slow_mapping("\n" + front), slow_mapping(yaml_text)
+    if isinstance(slow_yaml, YamlError):
+        assert isinstance(slow_md, YamlError), (yaml_text, slow_md)
+    else:
+        assert same(slow_md, slow_yaml), (yaml_text, slow_md, slow_yaml)
+
+
+@pytest.mark.parametrize(
+    ("block", "value"),
+    [
+        ("|\n  text", "text\n"),
+        ("|\n  text\n  more", "text\nmore\n"),
+        ("|\n  text\n\n", "text\n"),
+        ("|-\n  text", "text"),
+        ("|+\n  text\n", "text\n\n"),
+        (">\n  text\n  more", "text more\n"),
+    ],
+)
+def test_a_block_scalar_ending_the_front_matter_keeps_its_line_break(
+    block: str, value: str
+) -> None:
+    yaml_text = f"id: a\nsummary: {block}\n"
+    for parse in (parse_file, parse_slowly):
+        md, yml = (
+            parse("x.md", as_markdown(yaml_text).encode()),
+            parse("x.yaml", yaml_text.encode()),
+        )
+        assert md.fields is not None and yml.fields is not None, (md, yml)
+        assert md.fields["summary"] == yml.fields["summary"] == value
