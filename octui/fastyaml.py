@@ -60,6 +60,9 @@ _PLAIN_FIRST_BAD = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _SUSPECT = re.compile(Reader.NON_PRINTABLE.pattern + "|[\t\r\x85\u2028\u2029\ufeff]")
 _ASCII_SUSPECT = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")  # the same test for ASCII text
 _MAX_TEXT = 64 * 1024  # keeps any document far under yamlio's node budget
+# YAML's scanner forgets a possible simple key once it runs past 1024 characters, so a
+# longer key is an error ("could not find expected ':'"), never a key
+_MAX_KEY = 1024
 
 
 class _NotSimple(Exception):
@@ -206,7 +209,7 @@ def _literal(lines: list[str], i: int) -> tuple[str, int]:
 
 @lru_cache(maxsize=4096)
 def _key(text: str) -> str:
-    if _tag(text) != _STR:
+    if len(text) > _MAX_KEY or _tag(text) != _STR:
         raise _NotSimple
     return text
 

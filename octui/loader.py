@@ -185,7 +185,10 @@ class ParsedFile:
 def split_front_matter(text: str) -> tuple[str, str] | None:
     """``(front matter, body)`` of a Markdown text, or None when it has no front matter.
 
-    Raises ``YamlError`` when the opening ``---`` is never closed.
+    The front matter is the lines between the two ``---`` lines, each with its line
+    break (so a block scalar ending the front matter keeps its final newline, as it
+    would in a ``.yaml`` file). Raises ``YamlError`` when the opening ``---`` is never
+    closed.
     """
     first_end = text.find("\n")
     if (text if first_end < 0 else text[:first_end]).rstrip() != "---":
@@ -199,7 +202,7 @@ def split_front_matter(text: str) -> tuple[str, str] | None:
         start = pos + 1
         end = text.find("\n", start)
         if (text[start:] if end < 0 else text[start:end]).rstrip() == "---":
-            return text[first_end + 1 : pos], "" if end < 0 else text[end + 1 :]
+            return text[first_end + 1 : pos + 1], "" if end < 0 else text[end + 1 :]
         pos = start
     raise YamlError("front matter opened with '---' is never closed")
 

@@ -37,6 +37,32 @@ def test_markdown_front_matter_and_body(tmp_path: Path) -> None:
     assert repo.findings == []
 
 
+@pytest.mark.parametrize("fast", [True, False], ids=["fast-path", "full-loader"])
+def test_markdown_front_matter_is_its_lines_with_their_line_breaks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fast: bool
+) -> None:
+    """A block scalar ending the front matter keeps its final newline, as in a .yaml file."""
+    if not fast:
+        monkeypatch.setattr("octui.loader.fast_mapping", lambda text: None)
+    lines = "summary: |\n  text\n  more\ntitle: >\n  folded\n  line\n"
+    root = make_repo(
+        tmp_path,
+        {
+            "a.md": f"---\nid: a\n{lines}---\nbody\n",
+            "b.yaml": f"id: b\n{lines}",
+            "c.md": "---\nid: c\nsummary: |\n  text\n---\n",
+            "d.md": "---\nid: d\nsummary: |+\n  text\n\n---\n",
+        },
+    )
+    repo = load_repository(root)
+    by = {o.id: o for o in repo.objects}
+    assert repo.findings == []
+    assert by["a"].summary == by["b"].summary == "text\nmore\n"
+    assert by["a"].title == by["b"].title == "folded line\n"
+    assert by["a"].content == "body\n"
+    assert by["c"].summary == "text\n" and by["d"].summary == "text\n\n"
+
+
 def test_markdown_without_front_matter_is_skipped(tmp_path: Path) -> None:
     root = make_repo(tmp_path, {"README.md": "# About\n---\nid: x\n---\n", "a.md": obj("a")})
     repo = load_repository(root)
