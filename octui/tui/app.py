@@ -29,6 +29,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Checkbox, Footer, Input, Select, TabbedContent, TabPane
@@ -39,11 +40,11 @@ from octui.model import Exclusion, Finding
 from octui.pipeline import Included, UnknownRole
 from octui.session import Session
 from octui.textsafe import inert
-from octui.textsafe import markup_escape as escape
 from octui.timeutil import now_utc
 from octui.tui.commands import OctuiCommands
 from octui.tui.exporting import ExportExists, ExportRefused, default_export_path, write_atomic
 from octui.tui.extras import EXTRA_BINDINGS, ExplorerExtras
+from octui.tui.literal import line, toast_text
 from octui.tui.screens.error import ErrorScreen
 from octui.tui.screens.export import ExportScreen
 from octui.tui.screens.help import HelpScreen
@@ -192,6 +193,31 @@ class OctuiApp(ExplorerExtras, App[None]):
 
     def on_unmount(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Show a notification whose text is always literal.
+
+        Notifications carry role names, ids, titles, paths and error messages: markup
+        is never interpreted (``markup`` is accepted for compatibility and ignored) and
+        control characters are shown as visible escapes, in the message and the title.
+        Every toast of the explorer, its screens and widgets comes through here.
+        """
+        del markup
+        super().notify(
+            toast_text(message),
+            title=line(title) if title else "",
+            severity=severity,
+            timeout=timeout,
+            markup=False,
+        )
 
     def on_mount(self) -> None:
         self._layout_for(self.size.width)
@@ -742,7 +768,7 @@ class OctuiApp(ExplorerExtras, App[None]):
         commands: list[tuple[str, Callable[[], object], str]] = []
         repo = self.session.repository
         for role in sorted(repo.config.roles) if repo is not None else []:
-            shown = escape(inert(role, keep_newlines=False))
+            shown = line(role)  # the palette shows it as literal content (commands.py)
             commands.append((f"Set role: {shown}", partial(self.set_role, role), "resolve for it"))
         commands += [
             ("Set as_of: now", partial(self.set_as_of, None), "follow the clock"),
