@@ -108,7 +108,7 @@ class AgendaScreen(ModalScreen[datetime | None]):
     def compose(self) -> ComposeResult:
         q = self.query_
         role = inert(str(q.role), keep_newlines=False)
-        where = f"revision {self.rev}" if self.rev else "working tree"
+        where = f"revision {inert(self.rev, keep_newlines=False)}" if self.rev else "working tree"
         with Vertical():
             yield Static(
                 Text.assemble(

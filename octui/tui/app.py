@@ -25,10 +25,12 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from textual import on, work
+from textual.actions import SkipAction
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Checkbox, Footer, Input, Select, TabbedContent, TabPane
@@ -39,11 +41,11 @@ from octui.model import Exclusion, Finding
 from octui.pipeline import Included, UnknownRole
 from octui.session import Session
 from octui.textsafe import inert
-from octui.textsafe import markup_escape as escape
 from octui.timeutil import now_utc
 from octui.tui.commands import OctuiCommands
 from octui.tui.exporting import ExportExists, ExportRefused, default_export_path, write_atomic
 from octui.tui.extras import EXTRA_BINDINGS, ExplorerExtras
+from octui.tui.literal import line, toast_text
 from octui.tui.screens.error import ErrorScreen
 from octui.tui.screens.export import ExportScreen
 from octui.tui.screens.help import HelpScreen
@@ -77,9 +79,23 @@ class OctuiApp(ExplorerExtras, App[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "help", "Help"),
-        Binding("slash", "focus_task", "Task", tooltip="edit the task (it orders the bundle)"),
-        Binding("r", "focus_role", "Role", tooltip="choose the role"),
-        Binding("a", "focus_as_of", "as_of", show=False, tooltip="edit as_of: now or a date"),
+        # The keys that move into a field are priority bindings (see _focus_key).
+        Binding(
+            "slash",
+            "focus_task",
+            "Task",
+            tooltip="edit the task (it orders the bundle)",
+            priority=True,
+        ),
+        Binding("r", "focus_role", "Role", tooltip="choose the role", priority=True),
+        Binding(
+            "a",
+            "focus_as_of",
+            "as_of",
+            show=False,
+            tooltip="edit as_of: now or a date",
+            priority=True,
+        ),
         Binding("left_square_bracket", "step_day(-1)", "−1 day", show=False),
         Binding("right_square_bracket", "step_day(1)", "±day", key_display="[ ]", tooltip="+1 day"),
         Binding("left_curly_bracket", "step_month(-1)", "−1 month", show=False),
@@ -95,8 +111,10 @@ class OctuiApp(ExplorerExtras, App[None]):
         ),
         Binding("h", "flip('historical')", "Toggle include-historical", show=False),
         Binding("s", "flip('strict')", "Toggle strict", show=False),
-        Binding("l", "focus_input('limit')", "Edit limit", show=False),
-        Binding("m", "focus_input('min-relevance')", "Edit min-relevance", show=False),
+        Binding("l", "focus_input('limit')", "Edit limit", show=False, priority=True),
+        Binding(
+            "m", "focus_input('min-relevance')", "Edit min-relevance", show=False, priority=True
+        ),
         Binding("1", "show_tab('tab-included')", "Included pane", show=False),
         Binding("2", "show_tab('tab-excluded')", "Excluded pane", show=False),
         Binding("3", "show_tab('tab-warnings')", "Warnings pane", show=False),
@@ -192,6 +210,31 @@ class OctuiApp(ExplorerExtras, App[None]):
 
     def on_unmount(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Show a notification whose text is always literal.
+
+        Notifications carry role names, ids, titles, paths and error messages: markup
+        is never interpreted (``markup`` is accepted for compatibility and ignored) and
+        control characters are shown as visible escapes, in the message and the title.
+        Every toast of the explorer, its screens and widgets comes through here.
+        """
+        del markup
+        super().notify(
+            toast_text(message),
+            title=line(title) if title else "",
+            severity=severity,
+            timeout=timeout,
+            markup=False,
+        )
 
     def on_mount(self) -> None:
         self._layout_for(self.size.width)
@@ -608,19 +651,42 @@ class OctuiApp(ExplorerExtras, App[None]):
         box = self.main.query_one(f"#{which}", Checkbox)
         box.value = not box.value
 
+    def _focus_key(self) -> None:
+        """Let a focus key through as text when a field (or the role list) has the focus.
+
+        The keys that move into a field are priority bindings and focus at once, so the
+        characters typed right after them reach the field, however busy the app is (an
+        ordinary binding runs only when the key has travelled to the focused table, and
+        the keys typed meanwhile would already be on their way there).
+        """
+        focused = self.focused
+        typing = isinstance(focused, Input) or (
+            focused is not None
+            and any(isinstance(w, Select) and w.expanded for w in focused.ancestors_with_self)
+        )
+        if typing or self.screen is not self.main:
+            raise SkipAction()
+
+    def focus_field(self, selector: str) -> None:
+        """Focus a field of the inputs pane now (not after the keys already queued)."""
+        self.main.set_focus(self.main.query_one(selector))
+
     def action_focus_task(self) -> None:
-        self.main.query_one("#task", Input).focus()
+        self._focus_key()
+        self.focus_field("#task")
 
     def action_focus_as_of(self) -> None:
-        self.main.query_one("#as-of", Input).focus()
+        self._focus_key()
+        self.focus_field("#as-of")
 
     def action_focus_input(self, which: str) -> None:
-        self.main.query_one(f"#{which}", Input).focus()
+        self._focus_key()
+        self.focus_field(f"#{which}")
 
     def action_focus_role(self) -> None:
-        select = self.main.query_one("#role", Select)
-        select.focus()
-        select.expanded = True
+        self._focus_key()
+        self.focus_field("#role")
+        self.main.query_one("#role", Select).expanded = True
 
     def action_show_tab(self, pane_id: str) -> None:
         self.main.query_one("#results", TabbedContent).active = pane_id
@@ -742,11 +808,15 @@ class OctuiApp(ExplorerExtras, App[None]):
         commands: list[tuple[str, Callable[[], object], str]] = []
         repo = self.session.repository
         for role in sorted(repo.config.roles) if repo is not None else []:
-            shown = escape(inert(role, keep_newlines=False))
+            shown = line(role)  # the palette shows it as literal content (commands.py)
             commands.append((f"Set role: {shown}", partial(self.set_role, role), "resolve for it"))
         commands += [
             ("Set as_of: now", partial(self.set_as_of, None), "follow the clock"),
-            ("Set as_of…", self.action_focus_as_of, "type a date (or: 'as_of 2026-03-15' here)"),
+            (
+                "Set as_of…",
+                partial(self.focus_field, "#as-of"),
+                "type a date (or: 'as_of 2026-03-15' here)",
+            ),
             ("Export bundle", self.action_export, "write the bundle JSON to a file"),
             ("Copy digest", self.action_copy_digest, "to the terminal clipboard"),
             ("Toggle include-historical", partial(self.action_flip, "historical"), ""),

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from octui.tui.literal import content, highlighted, line
 from octui.tui.widgets.inputs import parse_as_of
 
 if TYPE_CHECKING:
@@ -18,7 +19,11 @@ Command = tuple[str, Callable[[], object], str]
 
 class OctuiCommands(Provider):
     """Commands of the explorer. Other modules add theirs by adding a Provider to
-    ``OctuiApp.COMMANDS`` or by extending :meth:`OctuiApp.palette_commands`."""
+    ``OctuiApp.COMMANDS`` or by extending :meth:`OctuiApp.palette_commands`.
+
+    Titles are plain text (they name roles and ids): they are shown as literal content,
+    never parsed as markup.
+    """
 
     @property
     def octui(self) -> OctuiApp:
@@ -29,14 +34,16 @@ class OctuiCommands(Provider):
 
     async def discover(self) -> Hits:
         for title, callback, help_text in self._fixed():
-            yield DiscoveryHit(title, callback, help=help_text)
+            yield DiscoveryHit(content(title), callback, text=line(title), help=help_text)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for title, callback, help_text in self._fixed():
             score = matcher.match(title)
             if score > 0:
-                yield Hit(score, matcher.highlight(title), callback, help=help_text)
+                yield Hit(
+                    score, highlighted(matcher, title), callback, text=line(title), help=help_text
+                )
         text = query.strip()
         for prefix in ("set as_of", "as_of", "as of"):
             if text.lower().startswith(prefix):
@@ -45,7 +52,7 @@ class OctuiCommands(Provider):
         ok, when = parse_as_of(text)
         if ok and when is not None:
             title = f"Set as_of to {text}"
-            yield Hit(1.0, title, partial(self.octui.set_as_of, when), text=title)
+            yield Hit(1.0, content(title), partial(self.octui.set_as_of, when), text=line(title))
         if len(query.strip()) < 2:
             return
         view = self.octui.view
@@ -62,7 +69,8 @@ class OctuiCommands(Provider):
             if score > 0:
                 yield Hit(
                     score,
-                    matcher.highlight(title),
+                    highlighted(matcher, title),
                     partial(self.octui.action_jump, object_id),
+                    text=line(title),
                     help="show it in the Included or Excluded pane",
                 )

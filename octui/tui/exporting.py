@@ -6,6 +6,7 @@ Textual-free so it can be tested directly.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
 from pathlib import Path
@@ -25,9 +26,12 @@ def check_target(path: str | Path, repo_root: str | Path) -> Path:
     if not str(path).strip():
         raise ExportRefused("no file name given")
     target = Path(os.path.abspath(target))
-    parent = target.parent.resolve()
+    try:
+        parent = target.parent.resolve()
+        root = Path(repo_root).resolve()
+    except (OSError, RuntimeError) as exc:  # a symlink loop is a RuntimeError before 3.13
+        raise ExportRefused(f"cannot use folder {target.parent}: {_why(exc)}") from None
     resolved = parent / target.name
-    root = Path(repo_root).resolve()
     if resolved == root or root in resolved.parents:
         raise ExportRefused(
             f"{resolved} is inside the repository being read ({root}); choose a path outside it"
@@ -50,7 +54,10 @@ def write_atomic(
     target = check_target(path, repo_root)
     if target.exists() and not overwrite:
         raise ExportExists(f"{target} already exists")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise ExportRefused(f"cannot write {target}: {_why(exc)}") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
@@ -68,11 +75,18 @@ def write_atomic(
                     raise ExportExists(f"{target} already exists") from None
                 os.replace(tmp, target)
     except OSError as exc:
-        raise ExportRefused(f"cannot write {target}: {exc.strerror or exc}") from None
+        raise ExportRefused(f"cannot write {target}: {_why(exc)}") from None
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
     return target
+
+
+def _why(exc: Exception) -> str:
+    """The reason of an OS error in words ("Too many levels of symbolic links")."""
+    if isinstance(exc, RuntimeError) or getattr(exc, "errno", None) == errno.ELOOP:
+        return "a symbolic link loops back on itself"
+    return getattr(exc, "strerror", None) or str(exc)
 
 
 def default_export_path(

@@ -35,6 +35,7 @@ from octui.textsafe import inert
 from octui.textsafe import markup_escape as escape
 from octui.tui.agenda import AgendaScreen, summarize, when_text
 from octui.tui.compare import DiffScreen, Pin, decorate, diff_text, marks_for
+from octui.tui.literal import markup_literal
 from octui.tui.revisions import WORKING_TREE, RevisionScreen
 from octui.whynot import why_not
 
@@ -214,7 +215,7 @@ class ExplorerExtras:
                 "as_of picks what was [i]in effect[/i] · g: change"
             )
         if self.pinned is not None:
-            text = f"[b cyan]pinned[/] {escape(self.pinned.describe())}"
+            text = f"[b cyan]pinned[/] {markup_literal(self.pinned.describe())}"
             diff = self.compare_diff
             if diff is not None:
                 if diff.same:

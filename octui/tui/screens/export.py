@@ -12,8 +12,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
-from octui.textsafe import markup_escape as escape
 from octui.tui.exporting import ExportRefused, check_target
+from octui.tui.literal import markup_literal
 
 
 class ExportScreen(ModalScreen[tuple[Path, bool] | None]):
@@ -43,7 +43,7 @@ class ExportScreen(ModalScreen[tuple[Path, bool] | None]):
     def compose(self) -> ComposeResult:
         with Vertical() as box:
             box.border_title = "Export bundle (JSON, as opencontext resolve --format json)"
-            yield Static(escape(self.summary), id="export-summary")
+            yield Static(markup_literal(self.summary), id="export-summary")
             yield Input(str(self.default), id="export-path")
             yield Static("Enter writes the file. Esc cancels.", id="export-message")
             with Horizontal():
@@ -55,7 +55,7 @@ class ExportScreen(ModalScreen[tuple[Path, bool] | None]):
 
     def _message(self, text: str, error: bool = False) -> None:
         msg = self.query_one("#export-message", Static)
-        msg.update(escape(text))
+        msg.update(markup_literal(text))
         msg.set_class(error, "-error")
 
     @on(Input.Changed, "#export-path")

@@ -32,11 +32,21 @@ class AsOfInput(Input):
     """``as_of``: a date or RFC 3339 datetime, or "now". Up/down step a day, PgUp/PgDn a month."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "app.step_day(1)", "+1 day", show=False),
-        Binding("down", "app.step_day(-1)", "-1 day", show=False),
-        Binding("pageup", "app.step_month(1)", "+1 month", show=False),
-        Binding("pagedown", "app.step_month(-1)", "-1 month", show=False),
+        Binding("up", "step(1, 0)", "+1 day", show=False),
+        Binding("down", "step(-1, 0)", "-1 day", show=False),
+        Binding("pageup", "step(0, 1)", "+1 month", show=False),
+        Binding("pagedown", "step(0, -1)", "-1 month", show=False),
     ]
+
+    async def action_step(self, days: int, months: int) -> None:
+        """Step as_of from inside the field: the field then shows the stepped instant."""
+        for pane in self.ancestors:
+            if isinstance(pane, InputsPane):
+                pane.editing.discard(self.id or "")
+        if days:
+            await self.app.run_action(f"step_day({days})")
+        if months:
+            await self.app.run_action(f"step_month({months})")
 
 
 def parse_as_of(text: str) -> tuple[bool, datetime | None]:
@@ -91,6 +101,25 @@ class InputsPane(Vertical):
         super().__init__(**kw)
         self.initial_roles = roles or []
         self.initial_role = role
+        self.editing: set[str] = set()
+        """Ids of the fields the user is typing in: :meth:`show` never writes into them.
+
+        A field is being edited from the user's first change until it loses focus or is
+        submitted (or a step key inside it asks for the stepped instant). Changes the
+        app makes meanwhile — a resolution landing, an input event that arrives late for
+        an older value — reach the tables only, never the text under the cursor.
+        """
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        # Only the user's edits arrive here: the pane writes with Changed prevented.
+        if event.input.id:
+            self.editing.add(event.input.id)
+
+    def on_input_blurred(self, event: Input.Blurred) -> None:
+        self.editing.discard(event.input.id or "")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.editing.discard(event.input.id or "")
 
     def compose(self) -> ComposeResult:
         with Horizontal():
@@ -156,6 +185,8 @@ class InputsPane(Vertical):
 
     def _set_input(self, selector: str, text: str, parse, want: object = ...) -> None:  # type: ignore[no-untyped-def]
         widget = self.query_one(selector, Input)
+        if widget.id in self.editing:
+            return  # the user is typing here: their text wins, whatever arrives meanwhile
         ok, value = parse(widget.value)
         current = value if want is not ... else widget.value
         target = want if want is not ... else text

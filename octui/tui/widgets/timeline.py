@@ -9,6 +9,7 @@ from textual.widgets import Static
 
 from octui.history import UnknownId
 from octui.timeline import Timeline, layout
+from octui.tui.literal import line as literal_line
 from octui.tui.state import View
 
 TAG_STYLES = {
@@ -94,7 +95,9 @@ class TimelinePane(VerticalScroll):
         try:
             self.timeline = layout(self.view.resolution, self.object_id, width)
         except UnknownId:
-            body.update(Text(f"Timeline: {self.object_id} has no lineage", style="dim italic"))
+            body.update(
+                Text(f"Timeline: {literal_line(self.object_id)} has no lineage", style="dim italic")
+            )
             return
         head = Text.assemble(
             ("Timeline ", "bold"), (self.object_id, "bold cyan"), ("  │ = as_of", "dim yellow")
