@@ -28,6 +28,7 @@ from types import TracebackType
 from typing import IO
 
 from octui.config import CONFIG_FILE
+from octui.fsread import HIDDEN
 from octui.loader import MAX_FILE_BYTES, OBJECT_SUFFIXES, Entry, Loader, ParseStore, Repository
 
 _MODE_LINK = "120000"
@@ -336,26 +337,29 @@ class GitTree:
     def _entry(self, real_dir: str, name: str, kind: str, rel: str) -> Entry:
         here = f"{real_dir}/{name}" if real_dir else name
         if kind == "dir":
-            return Entry(name, rel, True)
+            return Entry(name, rel, True, identity=here)
         if kind == "submodule":
             return Entry(
                 name, rel, True, problem="git submodule; its files are not in this revision"
             )
         if kind == "file":
             blob = self._blobs[here]
-            return Entry(name, rel, False, blob.size, _identity(blob.sha))
+            return Entry(name, rel, False, blob.size, _identity(blob.sha), identity=here)
         target = self._real(here)
         if target is None or not self._inside(target):
             return Entry(
                 name, rel, False, problem="symbolic link leads outside the repository; not followed"
             )
+        if any(p.startswith(".") for p in target[len(self.prefix) :].split("/")):
+            return Entry(name, rel, target in self._children, problem=HIDDEN)
         if self._is_file_real(target):
             blob = self._blobs[target]
-            return Entry(name, rel, False, blob.size, _identity(blob.sha))
+            size, sha = blob.size, _identity(blob.sha)
+            return Entry(name, rel, False, size, sha, identity=target, link=True)
         if target in self._children:
             if real_dir == target or real_dir.startswith(target + "/") or not target:
                 return Entry(name, rel, True, problem="symbolic link loop; not followed")
-            return Entry(name, rel, True)
+            return Entry(name, rel, True, identity=target, link=True)
         return Entry(name, rel, False, problem="broken symbolic link")
 
 
