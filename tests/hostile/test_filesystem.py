@@ -226,6 +226,32 @@ def test_a_dag_of_folder_links_is_walked_once_per_real_folder(tmp_path: Path) ->
             assert f"d{i + 1}" in message and "second path" in message
 
 
+def test_a_dag_of_folder_links_in_a_git_revision_is_walked_once(tmp_path: Path) -> None:
+    from git_fixture import commit, git
+
+    n = 18
+    root = write_repo(tmp_path / "repo", GOOD)
+    _dag(root, n)
+    git(root, "init", "-q")
+    commit(root, "dag", "2026-01-01T00:00:00Z")
+    run = child(
+        """
+        from octui.gitrev import load_revision
+        start = time.perf_counter()
+        repo = load_revision(ARGS[0], "HEAD")
+        print(json.dumps({
+            "elapsed": time.perf_counter() - start,
+            "paths": sorted(o.path for o in repo.objects),
+        }))
+        """,
+        str(root),
+    )
+    assert run.returncode == 0, run.stderr
+    doc = json.loads(run.stdout)
+    assert doc["elapsed"] < 3.0, doc["elapsed"]
+    assert doc["paths"] == sorted([*GOOD, *(f"d{i}/o{i}.md" for i in range(n + 1))])
+
+
 def test_a_second_path_to_a_file_is_reported_and_not_loaded_again(tmp_path: Path) -> None:
     a = fm("id: policies.a\nauthority: approved\n")
     root = write_repo(tmp_path / "repo", GOOD | {"policies/a.md": a, "zz/real.md": fm("id: z\n")})
