@@ -2,15 +2,18 @@
 
 One file per repository root, named by a hash of the root's absolute path, in
 ``$XDG_CACHE_HOME/octui`` (else the platform's user cache directory). It maps
-each file's path to ``(size, mtime_ns, parsed result)``; parsing is a pure
-function of a file's bytes, so a file whose identity is unchanged needs no
-parse. The cache never changes results:
+each file's path to ``(size, mtime_ns, inode, ctime_ns, parsed result)``; parsing is a
+pure function of a file's bytes, so a file whose identity is unchanged needs no
+parse. The identity includes the inode and ``st_ctime_ns``, which only the kernel sets:
+an edit whose mtime is restored afterwards (``tar -x``, ``rsync -a``, ``cp -p``,
+``os.utime``) still changes the ctime, so it is never served from the cache. The cache
+never changes results:
 
 - it is never inside the repository (a cache directory inside the root disables it);
 - it is tied to the cache format, the Python version and a fingerprint of the parser's
   own source, so a different parser never reads another's results;
-- a file modified within :data:`RACY_NS` of being parsed is not stored, since a second
-  write in the same clock tick could keep its size and mtime;
+- a file modified (mtime or ctime) within :data:`RACY_NS` of being parsed is not stored,
+  since a second write in the same clock tick could keep its size and timestamps;
 - anything unexpected on reading (missing, truncated, corrupt, foreign, wrong shape)
   is a miss: the file is parsed again, as if there were no cache;
 - it is written atomically (a temporary file, then a rename), so readers never see a
@@ -34,9 +37,10 @@ import time
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from octui.loader import ParsedFile
+from octui.loader import FileKey, ParsedFile
 
-FORMAT = 1
+FORMAT = 2
+"""Bumped whenever the payload changes: a cache of another format is cold."""
 ENV_DISABLE = "OCTUI_NO_CACHE"
 RACY_NS = 2_000_000_000
 MIN_ENTRIES = 100
@@ -46,8 +50,8 @@ MAX_BYTES = 1 << 30
 """The cache directory keeps the most recently written files within these bounds."""
 _PARSER_MODULES = ("loader", "fastyaml", "model", "yamlio", "timeutil", "enums", "config")
 
-Key = tuple[str, int, int]
-Payload = tuple[int, int, tuple[Any, ...] | None, tuple[str, ...], str | None, bool]
+Key = FileKey
+Payload = tuple[int, int, int, int, tuple[Any, ...] | None, tuple[str, ...], str | None, bool]
 
 
 def _parser_fingerprint() -> str:
@@ -155,10 +159,10 @@ class ParseStore:
         return self._entries
 
     def get(self, key: Key) -> ParsedFile | None:
-        rel, size, mtime_ns = key
+        rel, *identity = key
         payload = self._load().get(rel)
         result = None
-        if payload is not None and payload[0] == size and payload[1] == mtime_ns:
+        if type(payload) is tuple and list(payload[:4]) == identity:
             result = _unpack(rel, payload)
         if result is None:
             self.misses += 1
@@ -175,10 +179,10 @@ class ParseStore:
             return  # the parser's own source could not be read: never guess a fingerprint
         racy = time.time_ns() - RACY_NS
         changed = False
-        for (rel, size, mtime_ns), parsed in items.items():
-            if mtime_ns >= racy:
+        for (rel, size, mtime_ns, ino, ctime_ns), parsed in items.items():
+            if max(mtime_ns, ctime_ns) >= racy:
                 continue
-            payload = _pack(size, mtime_ns, parsed)
+            payload = _pack((size, mtime_ns, ino, ctime_ns), parsed)
             if payload is not None:
                 entries[rel] = payload
                 changed = True
@@ -218,20 +222,20 @@ def _field_names() -> tuple[str, ...]:
     return _FIELD_NAMES
 
 
-def _pack(size: int, mtime_ns: int, parsed: ParsedFile) -> Payload | None:
+def _pack(identity: tuple[int, int, int, int], parsed: ParsedFile) -> Payload | None:
     """The payload to store, or None when the result is not of the expected shape."""
     values = None
     if parsed.fields is not None:
         if tuple(parsed.fields) != _field_names():
             return None
         values = tuple(parsed.fields.values())
-    return (size, mtime_ns, values, parsed.unknown, parsed.error, parsed.skipped)
+    return (*identity, values, parsed.unknown, parsed.error, parsed.skipped)
 
 
 def _unpack(rel: str, payload: Any) -> ParsedFile | None:
     """The parsed file a payload holds, or None when it is not exactly the expected shape."""
     try:
-        _size, _mtime, values, unknown, error, skipped = payload
+        _size, _mtime, _ino, _ctime, values, unknown, error, skipped = payload
         if type(unknown) is not tuple or type(skipped) is not bool:
             return None
         if error is not None and type(error) is not str:

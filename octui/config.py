@@ -360,15 +360,12 @@ def _cross_check(config: Config, file: str) -> None:
 
 
 def load_config(root: Path) -> Config:
-    """Read and validate ``ROOT/opencontext.yaml``."""
-    path = root / CONFIG_FILE
-    if not path.is_file():
-        raise NotARepository(f"{root}: not an OpenContext repository (no {CONFIG_FILE})")
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise ConfigError(str(path), "", f"cannot be read ({exc.strerror or exc})") from None
-    return load_config_bytes(raw, str(path))
+    """Read and validate ``ROOT/opencontext.yaml`` (a regular file inside the repository,
+    at most 1 MiB: the same rules as every object file)."""
+    from octui.loader import FsTree, read_config
+
+    tree = FsTree(root)
+    return load_config_bytes(read_config(tree, str(root)), tree.describe(CONFIG_FILE))
 
 
 def load_config_bytes(raw: bytes, file: str) -> Config:

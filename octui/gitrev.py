@@ -34,7 +34,16 @@ from types import TracebackType
 from typing import IO
 
 from octui.config import CONFIG_FILE
-from octui.loader import MAX_FILE_BYTES, OBJECT_SUFFIXES, Entry, Loader, ParseStore, Repository
+from octui.fsread import HIDDEN
+from octui.loader import (
+    MAX_FILE_BYTES,
+    OBJECT_SUFFIXES,
+    READ_BUDGET_BYTES,
+    Entry,
+    Loader,
+    ParseStore,
+    Repository,
+)
 
 _MODE_LINK = "120000"
 _MODE_SUBMODULE = "160000"
@@ -44,10 +53,6 @@ _MAX_LINK_HOPS = 40
 class GitRevisionError(Exception):
     """A revision cannot be read: not a git repository, unknown revision, git missing."""
 
-
-READ_BUDGET_BYTES = 1024 * 1024 * 1024
-"""At most this much distinct content (blob bytes) is read from one revision; past it a file
-is a finding instead of being read."""
 
 _NEVER_RUNS = "/dev/null/octui-never-runs"
 """A program path that cannot exist (``/dev/null`` is not a folder): nothing can start."""
@@ -594,21 +599,24 @@ class GitTree:
             entries.append(self._entry(real, name, kind, child))
         return entries
 
-    def _file_entry(self, name: str, rel: str, blob: _Blob) -> Entry:
+    def _file_entry(
+        self, name: str, rel: str, real: str, *, link: bool = False, problem: str = UNAVAILABLE
+    ) -> Entry:
+        blob = self._blobs[real]
         if blob.size is None:
-            return Entry(name, rel, False, problem=UNAVAILABLE)
-        return Entry(name, rel, False, blob.size, _identity(blob.sha))
+            return Entry(name, rel, False, problem=problem)
+        return Entry(name, rel, False, blob.size, _identity(blob.sha), identity=real, link=link)
 
     def _entry(self, real_dir: str, name: str, kind: str, rel: str) -> Entry:
         here = f"{real_dir}/{name}" if real_dir else name
         if kind == "dir":
-            return Entry(name, rel, True)
+            return Entry(name, rel, True, identity=here)
         if kind == "submodule":
             return Entry(
                 name, rel, True, problem="git submodule; its files are not in this revision"
             )
         if kind == "file":
-            return self._file_entry(name, rel, self._blobs[here])
+            return self._file_entry(name, rel, here)
         if self._blobs[here].size is None:
             return Entry(name, rel, False, problem=f"symbolic link's {UNAVAILABLE}")
         target = self._real(here)
@@ -617,15 +625,13 @@ class GitTree:
                 name, rel, False, problem="symbolic link leads outside the repository; not followed"
             )
         if self._into_hidden(rel, target):
-            return Entry(
-                name, rel, False, problem="symbolic link leads to a hidden name; not followed"
-            )
+            return Entry(name, rel, target in self._children, problem=HIDDEN)
         if self._is_file_real(target):
-            return self._file_entry(name, rel, self._blobs[target])
+            return self._file_entry(name, rel, target, link=True)
         if target in self._children:
             if real_dir == target or real_dir.startswith(target + "/") or not target:
                 return Entry(name, rel, True, problem="symbolic link loop; not followed")
-            return Entry(name, rel, True)
+            return Entry(name, rel, True, identity=target, link=True)
         return Entry(name, rel, False, problem="broken symbolic link")
 
 

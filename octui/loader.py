@@ -17,7 +17,8 @@ import gc
 import os
 import stat
 import unicodedata
-from collections.abc import Callable, Iterator
+from collections import deque
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -27,10 +28,24 @@ from pydantic import ValidationError
 from octui.config import CONFIG_FILE, Config, ConfigError, _describe, load_config_bytes
 from octui.enums import Authority, WarningCode
 from octui.fastyaml import fast_fields, fast_mapping
+from octui.fsread import (
+    BROKEN,
+    HIDDEN,
+    OUTSIDE,
+    RefusedFile,
+    hidden_below,
+    inside,
+    not_regular,
+    read_inside,
+    read_regular,
+    resolve_inside,
+)
 from octui.model import KNOWN_FIELDS, ContextObject, Finding, FrontMatter
 from octui.yamlio import YamlError, decode_text, load_yaml
 
 MAX_FILE_BYTES = 1024 * 1024
+READ_BUDGET_BYTES = 1 << 30
+"""The most distinct file content one load reads (1 GiB); files past it are findings."""
 OBJECT_SUFFIXES = (".md", ".yaml", ".yml")
 _AUTHORITIES = frozenset(a.value for a in Authority)
 VANISHED = "file vanished while loading"
@@ -41,7 +56,13 @@ VANISHED = "file vanished while loading"
 
 @dataclass(frozen=True, slots=True)
 class Entry:
-    """One directory entry. ``problem`` is set for entries that cannot be followed."""
+    """One directory entry. ``problem`` is set for entries that cannot be followed.
+
+    ``identity`` names the real file or folder behind the entry (on disk its device and
+    inode, in a git revision its resolved path; None when the tree cannot tell), so two
+    paths to one real file are recognised. ``ino`` and ``ctime_ns`` complete the cache
+    key on disk (0 elsewhere); ``link`` says the entry was reached through a symbolic link.
+    """
 
     name: str
     rel: str
@@ -49,6 +70,20 @@ class Entry:
     size: int = 0
     mtime_ns: int = 0
     problem: str | None = None
+    ino: int = 0
+    ctime_ns: int = 0
+    identity: Hashable | None = None
+    link: bool = False
+
+    @property
+    def key(self) -> FileKey:
+        """What a parse of this file is cached under: a key that timestamps alone cannot
+        forge (the inode and ``st_ctime_ns``, which only the kernel sets)."""
+        return (self.rel, self.size, self.mtime_ns, self.ino, self.ctime_ns)
+
+
+FileKey = tuple[str, int, int, int, int]
+"""``(path, size, mtime_ns, inode, ctime_ns)`` of a file."""
 
 
 class Tree(Protocol):
@@ -70,11 +105,17 @@ class Tree(Protocol):
 
 
 class FsTree:
-    """The working tree. Symbolic links are followed only while they stay inside the root."""
+    """The working tree. Symbolic links are followed only while they stay inside the root and
+    lead to nothing hidden; only regular files are read, at most ``MAX_FILE_BYTES + 1`` bytes
+    of each (:mod:`octui.fsread`)."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self.real_root = Path(os.path.realpath(root))
+        self._real = str(self.real_root)
+        self._real_dirs: dict[str, str] = {}
+        """``rel -> real path`` of every folder listed by :meth:`scandir` (saves a realpath
+        of every file read)."""
 
     def _path(self, rel: str) -> Path:
         return self.root / rel if rel not in ("", ".") else self.root
@@ -83,28 +124,41 @@ class FsTree:
         return str(self._path(rel))
 
     def read(self, rel: str) -> bytes:
-        with open(self._path(rel), "rb") as handle:
-            # read(n) allocates n bytes up front: ask for 1 MiB only when the file is that big
-            if os.fstat(handle.fileno()).st_size > MAX_FILE_BYTES:
-                return handle.read(MAX_FILE_BYTES + 1)
-            return handle.read()
+        parent, _, name = rel.rpartition("/")
+        real_parent = self._real_dirs.get(parent)
+        if real_parent is not None:
+            candidate = os.path.join(real_parent, name)
+            plain = inside(candidate, self._real) and not hidden_below(candidate, self._real)
+            try:
+                mode = os.lstat(candidate).st_mode if plain else 0
+            except OSError:
+                mode = 0
+            if mode and not stat.S_ISLNK(mode):
+                return read_regular(candidate, MAX_FILE_BYTES)
+        return read_inside(str(self._path(rel)), self._real, MAX_FILE_BYTES)
 
     def is_dir(self, rel: str) -> bool:
-        return self._inside(self._path(rel)) and self._path(rel).is_dir()
+        real = self._resolved(rel)
+        return real is not None and os.path.isdir(real)
 
     def is_file(self, rel: str) -> bool:
-        return self._inside(self._path(rel)) and self._path(rel).is_file()
+        real = self._resolved(rel)
+        return real is not None and os.path.isfile(real)
 
-    def _inside(self, path: Path) -> bool:
-        real = os.path.realpath(path)
-        return real == str(self.real_root) or real.startswith(str(self.real_root) + os.sep)
+    def _resolved(self, rel: str) -> str | None:
+        try:
+            return resolve_inside(str(self._path(rel)), self._real)
+        except OSError:
+            return None
 
     def scandir(self, rel: str) -> list[Entry]:
         base = self._path(rel)
+        key = "" if rel in ("", ".") else rel
+        real_dir = self._real if not key else os.path.realpath(base)
         entries: list[Entry] = []
         with os.scandir(base) as it:
             for item in it:
-                child = item.name if rel in ("", ".") else f"{rel}/{item.name}"
+                child = item.name if not key else f"{key}/{item.name}"
                 if not _utf8(item.name):  # never let undecodable bytes reach an output
                     name, child = (
                         os.fsencode(n).decode("utf-8", "backslashreplace")
@@ -113,44 +167,55 @@ class FsTree:
                     problem = "file name is not valid UTF-8; rename it"
                     entries.append(Entry(name, child, _is_dir(item), problem=problem))
                     continue
-                entries.append(self._entry(item, child))
+                entries.append(self._entry(item, child, real_dir))
+        self._real_dirs[key] = real_dir
         return entries
 
-    def _entry(self, item: os.DirEntry[str], rel: str) -> Entry:
+    def _entry(self, item: os.DirEntry[str], rel: str, real_dir: str) -> Entry:
         try:
             if item.is_symlink():
-                real = os.path.realpath(item.path)
-                if not self._inside(Path(item.path)):
-                    return Entry(
-                        item.name,
-                        rel,
-                        os.path.isdir(item.path),  # a folder link is reported, not skipped
-                        problem="symbolic link leads outside the repository; not followed",
-                    )
-                if not os.path.exists(real):
-                    return Entry(item.name, rel, False, problem="broken symbolic link")
-                st = os.stat(real)
-                if stat.S_ISDIR(st.st_mode):
-                    # A loop when the target holds any folder on the way here (a/toB/toA).
-                    parts = rel.split("/")[:-1]
-                    chain = [str(self.real_root)] + [
-                        os.path.realpath(self.root.joinpath(*parts[: i + 1]))
-                        for i in range(len(parts))
-                    ]
-                    if any(h == real or h.startswith(real + os.sep) for h in chain):
-                        return Entry(
-                            item.name, rel, True, problem="symbolic link loop; not followed"
-                        )
-                    return Entry(item.name, rel, True)
-                return Entry(item.name, rel, False, st.st_size, st.st_mtime_ns)
-            if item.is_dir(follow_symlinks=False):
-                return Entry(item.name, rel, True)
+                return self._link_entry(item, rel, real_dir)
             st = item.stat(follow_symlinks=False)
+            if stat.S_ISDIR(st.st_mode):
+                return Entry(item.name, rel, True, identity=(st.st_dev, st.st_ino))
             if not stat.S_ISREG(st.st_mode):
-                return Entry(item.name, rel, False, problem="not a regular file")
-            return Entry(item.name, rel, False, st.st_size, st.st_mtime_ns)
+                return Entry(item.name, rel, False, problem=not_regular(st.st_mode))
+            return _file_entry(item.name, rel, st, link=False)
         except OSError as exc:
             return Entry(item.name, rel, False, problem=f"cannot be read ({exc.strerror or exc})")
+
+    def _link_entry(self, item: os.DirEntry[str], rel: str, real_dir: str) -> Entry:
+        real = os.path.realpath(item.path)
+        is_dir = os.path.isdir(real)  # a folder link is reported, not skipped
+        if not inside(real, self._real):
+            return Entry(item.name, rel, is_dir, problem=OUTSIDE)
+        if not os.path.lexists(real):
+            return Entry(item.name, rel, False, problem=BROKEN)
+        if hidden_below(real, self._real):
+            return Entry(item.name, rel, is_dir, problem=HIDDEN)
+        st = os.stat(real)
+        if stat.S_ISDIR(st.st_mode):
+            # A loop when the target holds the folder this link is in (a/loop -> ..).
+            if inside(real_dir, real):
+                return Entry(item.name, rel, True, problem="symbolic link loop; not followed")
+            return Entry(item.name, rel, True, identity=(st.st_dev, st.st_ino), link=True)
+        if not stat.S_ISREG(st.st_mode):
+            return Entry(item.name, rel, False, problem=not_regular(st.st_mode))
+        return _file_entry(item.name, rel, st, link=True)
+
+
+def _file_entry(name: str, rel: str, st: os.stat_result, *, link: bool) -> Entry:
+    return Entry(
+        name,
+        rel,
+        False,
+        st.st_size,
+        st.st_mtime_ns,
+        ino=st.st_ino,
+        ctime_ns=st.st_ctime_ns,
+        identity=(st.st_dev, st.st_ino),
+        link=link,
+    )
 
 
 def _utf8(name: str) -> bool:
@@ -310,42 +375,92 @@ def _source_of(rel: str, source_paths: list[str]) -> str | None:
     return best
 
 
-def walk_source(
-    tree: Tree, base: str, owned: Callable[[str], bool], problems: list[tuple[str, str]]
-) -> Iterator[Entry]:
-    """Yield object files under ``base`` in sorted order, skipping hidden names.
+Owned = Callable[[str], bool]
 
-    ``owned(rel)`` says whether a folder belongs to this source (nested sources
-    own their own subtrees). Unreadable entries are appended to ``problems``.
+
+class _Walk:
+    """One enumeration of every source, visiting each real folder and file once.
+
+    Folders are walked in sorted order, a folder's files before its subfolders, hidden
+    names skipped. Whatever is reached through a symbolic link waits until every source's
+    real folders are walked, so a file is loaded at its own path whenever that path is
+    walked, and a link is the second path. Real identity (device, inode) decides what was
+    visited: a second path to a file or folder (a link, a hard link) is reported, not
+    walked or loaded again, so no arrangement of links makes the walk grow beyond the
+    real tree. Trees without identities (a git revision) are walked by path.
     """
-    stack = [base]
-    seen_dirs: set[str] = set()
-    while stack:
-        rel = stack.pop()
-        try:
-            entries = tree.scandir(rel)
-        except OSError as exc:
-            problems.append((rel, f"folder cannot be read ({exc.strerror or exc})"))
-            continue
-        subdirs: list[str] = []
-        for entry in sorted(entries, key=lambda e: e.name):
-            if entry.name.startswith("."):
+
+    def __init__(self, tree: Tree, problems: list[tuple[str, str]]) -> None:
+        self.tree = tree
+        self.problems = problems
+        self.files: list[tuple[str, Entry]] = []
+        self.seen: dict[Hashable, str] = {}
+        self.links: deque[tuple[str, Owned, Entry]] = deque()
+
+    def mark(self, rel: str) -> None:
+        """Count a source's own folder as visited."""
+        if isinstance(self.tree, FsTree):
+            with contextlib.suppress(OSError):
+                st = os.stat(self.tree.describe(rel))
+                self.seen.setdefault((st.st_dev, st.st_ino), rel or ".")
+
+    def first_visit(self, entry: Entry) -> bool:
+        """True the first time a real file or folder is met; a second path is reported."""
+        identity = entry.identity
+        if identity is None:
+            return True
+        earlier = self.seen.setdefault(identity, entry.rel)
+        if earlier == entry.rel:
+            return True
+        if entry.is_dir:
+            problem = f"a second path to the same folder as {earlier}; its files are loaded once"
+            problem += ", from there"
+        else:
+            problem = f"a second path to the same file as {earlier}; loaded once, as {earlier}"
+        self.problems.append((entry.rel, problem))
+        return False
+
+    def folder(self, source: str, base: str, owned: Owned) -> None:
+        stack = [base]
+        while stack:
+            rel = stack.pop()
+            try:
+                entries = self.tree.scandir(rel)
+            except OSError as exc:
+                self.problems.append((rel, f"folder cannot be read ({exc.strerror or exc})"))
                 continue
-            if entry.problem is not None:
-                if entry.is_dir or entry.name.endswith(OBJECT_SUFFIXES):
-                    problems.append((entry.rel, entry.problem))
+            subdirs: list[str] = []
+            for entry in sorted(entries, key=lambda e: e.name):
+                if entry.name.startswith("."):
+                    continue
+                candidate = entry.is_dir or entry.name.endswith(OBJECT_SUFFIXES)
+                if entry.problem is not None:
+                    if candidate:
+                        self.problems.append((entry.rel, entry.problem))
+                    continue
+                if not candidate or entry.rel == CONFIG_FILE:
+                    continue
+                if entry.is_dir and not owned(entry.rel):
+                    continue  # a nested source owns it
+                if entry.link:
+                    self.links.append((source, owned, entry))
+                elif not self.first_visit(entry):
+                    continue
+                elif entry.is_dir:
+                    subdirs.append(entry.rel)
+                else:
+                    self.files.append((source, entry))
+            stack.extend(reversed(subdirs))
+
+    def follow_links(self) -> None:
+        while self.links:
+            source, owned, entry = self.links.popleft()
+            if not self.first_visit(entry):
                 continue
             if entry.is_dir:
-                if owned(entry.rel) and entry.rel not in seen_dirs:
-                    seen_dirs.add(entry.rel)
-                    subdirs.append(entry.rel)
-                continue
-            if not entry.name.endswith(OBJECT_SUFFIXES):
-                continue
-            if entry.rel == CONFIG_FILE:
-                continue
-            yield entry
-        stack.extend(reversed(subdirs))
+                self.folder(source, entry.rel, owned)
+            else:
+                self.files.append((source, entry))
 
 
 Parser = Callable[[str, Entry, Tree], ParsedFile]
@@ -358,6 +473,8 @@ def read_and_parse(rel: str, entry: Entry, tree: Tree) -> ParsedFile:
         raw = tree.read(rel)
     except FileNotFoundError:
         return ParsedFile(rel, error=VANISHED)
+    except RefusedFile as exc:
+        return ParsedFile(rel, error=exc.problem)
     except OSError as exc:
         return ParsedFile(rel, error=f"cannot be read ({exc.strerror or exc})")
     return parse_file(rel, raw)
@@ -368,16 +485,23 @@ def scan(
 ) -> tuple[list[tuple[str, Entry]], list[tuple[str, str]], list[tuple[str, str]]]:
     """Enumerate object files: ``(source name, entry)``, unreadable paths, unavailable sources."""
     paths = [s.path for s in config.sources]
-    files: list[tuple[str, Entry]] = []
     problems: list[tuple[str, str]] = []
     unavailable: list[tuple[str, str]] = []
+    walk = _Walk(tree, problems)
     for source in config.sources:
         base = "" if source.path == "." else source.path
+        if any(part.startswith(".") for part in base.split("/")):
+            what = "is hidden; hidden files and folders are never read"
+            unavailable.append((source.name, f"source path {source.path!r} {what}"))
+            continue
         if base and not tree.is_dir(base):
             what = "is not a folder" if tree.is_file(base) else "does not exist"
             link = isinstance(tree, FsTree) and os.path.lexists(tree.describe(base))
             if link and not tree.is_file(base):
-                what = "is a symbolic link that is broken, loops or leads outside the repository"
+                what = (
+                    "is a symbolic link that is broken, loops, leads outside the repository "
+                    "or to a hidden folder"
+                )
             unavailable.append((source.name, f"source path {source.path!r} {what}"))
             continue
         try:
@@ -391,8 +515,10 @@ def scan(
         def owned(rel: str, mine: str = source.path) -> bool:
             return _source_of(rel, paths) == mine
 
-        files.extend((source.name, e) for e in walk_source(tree, base, owned, problems))
-    return files, problems, unavailable
+        walk.mark(base)
+        walk.folder(source.name, base, owned)
+    walk.follow_links()
+    return walk.files, problems, unavailable
 
 
 Reuse = dict[int, tuple[ParsedFile, str, ContextObject]]
@@ -570,15 +696,18 @@ def gc_paused() -> Iterator[None]:
 class Loader:
     """Loads a repository from a tree, re-parsing only files whose identity changed.
 
-    A file's identity is ``(path, size, mtime)``; an unchanged file is never read
-    again. An optional ``store`` (a persistent cache) is consulted before parsing.
+    A file's identity is :attr:`Entry.key` — path, size, mtime, inode and ctime; an
+    unchanged file is never read again. An optional ``store`` (a persistent cache) is
+    consulted before parsing. One load reads at most :data:`READ_BUDGET_BYTES` of distinct
+    content, counted in walk order from the sizes the scan saw (so the files past the
+    budget are the same whatever is cached).
     """
 
     def __init__(self, tree: Tree, root: str, store: ParseStore | None = None) -> None:
         self.tree = tree
         self.root = root
         self.store = store
-        self._cache: dict[tuple[str, int, int], ParsedFile] = {}
+        self._cache: dict[FileKey, ParsedFile] = {}
         self._objects: Reuse = {}
         self._config_raw: bytes | None = None
         self.parsed_count = 0
@@ -590,36 +719,34 @@ class Loader:
             return self._load()
 
     def _load(self) -> Repository:
-        try:
-            raw_config = self.tree.read(CONFIG_FILE)
-        except FileNotFoundError:
-            from octui.config import NotARepository
-
-            raise NotARepository(
-                f"{self.root}: not an OpenContext repository (no {CONFIG_FILE})"
-            ) from None
-        except OSError as exc:
-            raise ConfigError(
-                self.tree.describe(CONFIG_FILE), "", f"cannot be read ({exc.strerror or exc})"
-            ) from None
+        raw_config = read_config(self.tree, self.root)
         config = load_config_bytes(raw_config, self.tree.describe(CONFIG_FILE))
         files, problems, unavailable = scan(self.tree, config)
         parsed: list[tuple[str, ParsedFile]] = []
-        cache: dict[tuple[str, int, int], ParsedFile] = {}
-        fresh: dict[tuple[str, int, int], ParsedFile] = {}
-        # A content-addressed tree (git) names equal bytes by one key: parsed once, held once.
+        cache: dict[FileKey, ParsedFile] = {}
+        fresh: dict[FileKey, ParsedFile] = {}
+        budget, used = READ_BUDGET_BYTES, 0
+        # A content-addressed tree (git) names equal bytes by one key: read, parsed, held
+        # and counted against the budget once.
         content_key = getattr(self.tree, "content_key", None)
         same_content: dict[object, ParsedFile] = {}
+        counted: set[object] = set()
         for source_name, entry in files:
-            key = (entry.rel, entry.size, entry.mtime_ns)
+            blob = content_key(entry.rel) if content_key is not None else None
+            ck = (blob, entry.rel.endswith(".md")) if blob is not None else None  # as parse_file
+            if entry.size <= MAX_FILE_BYTES and (blob is None or blob not in counted):
+                # A bigger file is refused unread; equal content counts once.
+                if blob is not None:
+                    counted.add(blob)
+                used += entry.size
+                if used > budget:
+                    parsed.append((source_name, ParsedFile(entry.rel, error=over_budget(budget))))
+                    continue
+            key = entry.key
             result = self._cache.get(key)
             if result is None and self.store is not None:
                 result = self.store.get(key)
             if result is None:
-                blob = content_key(entry.rel) if content_key is not None else None
-                ck = (
-                    (blob, entry.rel.endswith(".md")) if blob is not None else None
-                )  # as parse_file
                 earlier = same_content.get(ck) if ck is not None else None
                 if earlier is not None:
                     result = replace(earlier, rel=entry.rel)
@@ -645,28 +772,55 @@ class Loader:
         return repo
 
 
+def over_budget(budget: int) -> str:
+    return (
+        f"not read: this load's read budget ({budget} bytes of distinct file content) is "
+        "used up by the files before it"
+    )
+
+
+def read_config(tree: Tree, root: str) -> bytes:
+    """The bytes of ``opencontext.yaml``: a regular file inside the repository, at most
+    1 MiB; anything else is a configuration error (NotARepository when there is none)."""
+    where = tree.describe(CONFIG_FILE)
+    try:
+        raw = tree.read(CONFIG_FILE)
+    except FileNotFoundError:
+        from octui.config import NotARepository
+
+        raise NotARepository(f"{root}: not an OpenContext repository (no {CONFIG_FILE})") from None
+    except RefusedFile as exc:
+        raise ConfigError(where, "", exc.problem) from None
+    except OSError as exc:
+        raise ConfigError(where, "", f"cannot be read ({exc.strerror or exc})") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise ConfigError(where, "", f"file is larger than {MAX_FILE_BYTES} bytes (1 MiB)")
+    return raw
+
+
 def fingerprint_of(
     raw_config: bytes,
     files: list[tuple[str, Entry]],
     problems: list[tuple[str, str]],
     unavailable: list[tuple[str, str]],
 ) -> tuple[object, ...]:
-    """What a load saw: the config bytes and every file's (path, size, mtime), plus the
-    unreadable paths and sources. Equal fingerprints mean nothing to reload."""
+    """What a load saw: the config bytes and every file's key (path, size, mtime, inode,
+    ctime), plus the unreadable paths and sources. Equal fingerprints mean nothing to
+    reload; restoring a file's mtime after an edit does not make them equal."""
     return (
         raw_config,
-        tuple((e.rel, e.size, e.mtime_ns) for _, e in files),
+        tuple(e.key for _, e in files),
         tuple(problems),
         tuple(unavailable),
     )
 
 
 class ParseStore(Protocol):
-    """A persistent cache of parsed files keyed by file identity."""
+    """A persistent cache of parsed files keyed by file identity (:attr:`Entry.key`)."""
 
-    def get(self, key: tuple[str, int, int]) -> ParsedFile | None: ...
+    def get(self, key: FileKey) -> ParsedFile | None: ...
 
-    def put_many(self, items: dict[tuple[str, int, int], ParsedFile]) -> None: ...
+    def put_many(self, items: dict[FileKey, ParsedFile]) -> None: ...
 
 
 def load_repository(root: str | Path, store: ParseStore | None = None) -> Repository:

@@ -1,7 +1,7 @@
 """A long-lived view of one repository: load once, re-resolve cheaply, notice edits.
 
 The explorer and the benchmark use this; the CLI makes a one-shot session.
-Re-loading re-parses only files whose identity (path, size, mtime) changed.
+Re-loading re-parses only files whose identity (path, size, mtime, inode, ctime) changed.
 Thread-safety: ``resolve`` only reads the current :class:`Repository`, which is
 replaced whole by ``reload``, so a worker thread may resolve while another
 reloads.
@@ -56,7 +56,8 @@ class Session:
         return resolve(repo, query)
 
     def fingerprint(self) -> tuple[object, ...]:
-        """A cheap summary of the files on disk: config bytes plus (path, size, mtime) of each."""
+        """A cheap summary of the files on disk: config bytes plus the key of each file
+        (path, size, mtime, inode, ctime)."""
         try:
             raw = self.tree.read(CONFIG_FILE)
         except OSError:

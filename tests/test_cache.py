@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from octui import cache
 from octui.bundle import bundle_dict, digest, dumps_bundle
 from octui.cache import ParseStore, cache_dir, open_store
 from octui.cli import main
@@ -25,6 +26,14 @@ from octui.synth import write_repository
 
 AS_OF = datetime(2026, 6, 1, tzinfo=UTC)
 FIXED = {"bundle_id": "00000000-0000-4000-8000-000000000000", "generated_at": AS_OF}
+
+
+@pytest.fixture(autouse=True)
+def settled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """:func:`age` moves mtimes into the past, but the kernel sets every ctime to now, and the
+    cache skips files changed within its racy window: these tests are about what a stored
+    cache gives, so the window is closed here (the test about the window reopens it)."""
+    monkeypatch.setattr(cache, "RACY_NS", 0)
 
 
 def age(root: Path, seconds: float = 3600) -> None:
@@ -147,11 +156,11 @@ def test_a_damaged_cache_is_a_miss_never_a_wrong_answer(
     elif damage == "wrong-shapes":
         doc = pickle.loads(store.path.read_bytes())
         for i, rel in enumerate(sorted(doc["entries"])):
-            size, mtime, values, unknown, error, skipped = doc["entries"][rel]
+            *identity, values, unknown, error, skipped = doc["entries"][rel]
             doc["entries"][rel] = [
-                (size, mtime, (values or ())[:3], unknown, error, skipped),
-                (size, mtime, values, "unknown", error, skipped),
-                (size, mtime, values, unknown, 5, skipped),
+                (*identity, (values or ())[:3], unknown, error, skipped),
+                (*identity, values, "unknown", error, skipped),
+                (*identity, values, unknown, 5, skipped),
                 "garbage",
             ][i % 4]
         store.path.write_bytes(pickle.dumps(doc))
@@ -162,9 +171,16 @@ def test_a_damaged_cache_is_a_miss_never_a_wrong_answer(
     same_objects(load_repository(synth_repo, store=again), load_repository(synth_repo))
 
 
-def test_files_written_just_now_are_not_cached(tmp_path: Path) -> None:
+@pytest.mark.parametrize("aged", [False, True], ids=["mtime-now", "mtime-old-ctime-now"])
+def test_files_written_just_now_are_not_cached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, aged: bool
+) -> None:
+    monkeypatch.setattr(cache, "RACY_NS", 2_000_000_000)
+    monkeypatch.setattr(cache, "MIN_ENTRIES", 1)
     root = tmp_path / "repo"
     write_repository(root, 20, seed=1)  # mtimes: now, so a same-tick rewrite could hide
+    if aged:  # a restored mtime: the ctime (now) still says the file just changed
+        age(root)
     store = ParseStore(root, tmp_path / "cache")
     load_repository(root, store=store)
     again = ParseStore(root, tmp_path / "cache")
@@ -338,3 +354,67 @@ def test_a_cache_others_could_write_is_never_unpickled(
     store = ParseStore(synth_repo, directory)
     same_objects(load_repository(synth_repo, store=store), load_repository(synth_repo))
     assert store.hits == 0
+
+
+def test_an_edit_with_its_mtime_restored_is_never_served_stale(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``tar -x``, ``rsync -a`` and ``cp -p`` restore mtimes: a same-length edit of
+    ``access.roles`` must still reach the cache, the in-memory cache and change detection."""
+    monkeypatch.setattr(cache, "MIN_ENTRIES", 1)
+    root = tmp_path / "repo"
+    (root / "policies").mkdir(parents=True)
+    (root / "opencontext.yaml").write_text(
+        "spec: 1\nroles:\n  support: {}\n  finance: {}\n", encoding="utf-8"
+    )
+    target = root / "policies" / "refund.md"
+    target.write_text(
+        "---\nid: policies.refund\nauthority: canonical\naccess: {roles: [support]}\n---\nBody\n",
+        encoding="utf-8",
+    )
+    age(root)
+    store_dir = tmp_path / "cache"
+    session = Session(root)  # its in-memory parse cache and change detection
+    session.load()
+    load_repository(root, store=ParseStore(root, store_dir))  # the persistent cache, written
+    warm = ParseStore(root, store_dir)
+    load_repository(root, store=warm)
+    assert warm.hits == 1  # the cache holds the file: the test below is about a real hit
+
+    def readers(repo: Repository) -> list[str]:
+        return [
+            role
+            for role in ("finance", "support")
+            if any(
+                i.obj.id == "policies.refund"
+                for i in resolve(repo, Query(role=role, as_of=AS_OF)).included
+            )
+        ]
+
+    assert readers(session.repository) == ["support"]  # type: ignore[arg-type]
+    seen = session.fingerprint()
+    before = os.stat(target)
+    time.sleep(0.05)  # past the kernel's timestamp tick, as any later edit is
+    with open(target, "r+b") as handle:  # in place: the same inode
+        data = handle.read()
+        handle.seek(0)
+        handle.write(data.replace(b"[support]", b"[finance]"))
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = os.stat(target)
+    assert (after.st_size, after.st_mtime_ns, after.st_ino) == (
+        before.st_size,
+        before.st_mtime_ns,
+        before.st_ino,
+    )
+
+    assert session.fingerprint() != seen
+    assert session.changed_on_disk()
+    session.load()
+    assert readers(session.repository) == ["finance"]  # type: ignore[arg-type]
+    assert not session.changed_on_disk()
+
+    again = ParseStore(root, store_dir)
+    repo = load_repository(root, store=again)
+    (obj,) = repo.objects
+    assert obj.access_roles == ("finance",) and (again.hits, again.misses) == (0, 1)
+    assert readers(repo) == ["finance"]

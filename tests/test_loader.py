@@ -248,7 +248,12 @@ def test_symlinks_not_followed_out_of_root(tmp_path: Path) -> None:
     repo = load_repository(root)
     ids = sorted(o.id for o in repo.objects)
     assert "leak" not in ids
-    assert ids == ["a", "b", "b"]  # the in-root link is followed
+    # the in-root link is followed, and is a second path to inside/b.md: loaded once, from there
+    assert ids == ["a", "b"]
+    assert [o.path for o in repo.objects if o.id == "b"] == ["inside/b.md"]
+    assert any(
+        f.paths == ("ok.md",) and "same file as inside/b.md" in f.message for f in repo.findings
+    )
     assert all("secret" not in o.content for o in repo.objects)
 
 
