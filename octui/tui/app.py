@@ -47,7 +47,7 @@ from octui.tui.extras import EXTRA_BINDINGS, ExplorerExtras
 from octui.tui.screens.error import ErrorScreen
 from octui.tui.screens.export import ExportScreen
 from octui.tui.screens.help import HelpScreen
-from octui.tui.state import Inputs, View, make_view, warning_key
+from octui.tui.state import END_OF_TIME_NOTE, Inputs, View, make_view, warning_key
 from octui.tui.widgets.detail import DetailPane
 from octui.tui.widgets.inputs import InputsPane, parse_as_of, parse_limit, parse_min
 from octui.tui.widgets.results import ExcludedPane, IncludedTable, WarningsTable
@@ -596,10 +596,16 @@ class OctuiApp(ExplorerExtras, App[None]):
         self.set_inputs(replace(self.inputs, role=role))
 
     def action_step_day(self, days: int) -> None:
-        self.set_inputs(self.inputs.step(days=days))
+        self._step(self.inputs.step(days=days, now=self.clock()))
 
     def action_step_month(self, months: int) -> None:
-        self.set_inputs(self.inputs.step(months=months))
+        self._step(self.inputs.step(months=months, now=self.clock()))
+
+    def _step(self, moved: Inputs | None) -> None:
+        if moved is None:
+            self.notify(END_OF_TIME_NOTE, severity="warning")
+            return
+        self.set_inputs(moved)
 
     def action_toggle_now(self) -> None:
         self.set_inputs(self.inputs.toggle_now())

@@ -33,9 +33,11 @@ from octui.pipeline import Included
 from octui.session import Session
 from octui.textsafe import inert
 from octui.textsafe import markup_escape as escape
+from octui.timeutil import BEGINNING_OF_TIME
 from octui.tui.agenda import AgendaScreen, summarize, when_text
 from octui.tui.compare import DiffScreen, Pin, decorate, diff_text, marks_for
 from octui.tui.revisions import WORKING_TREE, RevisionScreen
+from octui.tui.state import END_OF_TIME_NOTE
 from octui.whynot import why_not
 
 if TYPE_CHECKING:
@@ -253,6 +255,9 @@ class ExplorerExtras:
         query = self._app.inputs.query(self._app.clock())
         if forward:
             point = await asyncio.to_thread(next_change, repo, query, rev=self.revision)
+        elif query.as_of <= BEGINNING_OF_TIME:
+            app.notify(END_OF_TIME_NOTE, severity="warning")
+            return
         else:
             # Just before as_of: standing on a change instant, ',' goes to the one before it.
             earlier = replace(query, as_of=query.as_of - EPSILON)
