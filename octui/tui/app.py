@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -41,6 +40,7 @@ from octui.session import Session
 from octui.textsafe import inert
 from octui.textsafe import markup_escape as escape
 from octui.timeutil import now_utc
+from octui.tui.background import DaemonExecutor, in_daemon_thread
 from octui.tui.commands import OctuiCommands
 from octui.tui.exporting import ExportExists, ExportRefused, default_export_path, write_atomic
 from octui.tui.extras import EXTRA_BINDINGS, ExplorerExtras
@@ -170,7 +170,7 @@ class OctuiApp(ExplorerExtras, App[None]):
         self._jump_cycle: tuple[tuple[object, ...], int] | None = None
         self.selected: Included | Exclusion | Finding | None = None
         self.settled = asyncio.Event()
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="octui-resolve")
+        self._executor = DaemonExecutor("octui-resolve")  # a thread quitting never waits for
 
     # -- layout --------------------------------------------------------------------------
 
@@ -192,6 +192,7 @@ class OctuiApp(ExplorerExtras, App[None]):
 
     def on_unmount(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)
+        self.close_extras()
 
     def on_mount(self) -> None:
         self._layout_for(self.size.width)
@@ -243,10 +244,10 @@ class OctuiApp(ExplorerExtras, App[None]):
     async def reload_repository(self) -> None:
         """(Re)load the repository in a thread; show an error screen when it cannot be read."""
         self.settled.clear()
-        fingerprint = await asyncio.to_thread(self.session.fingerprint)
+        fingerprint = await in_daemon_thread(self.session.fingerprint)
         self._seen_fingerprint = fingerprint
         try:
-            await asyncio.to_thread(self.session.load)
+            await in_daemon_thread(self.session.load)
         except NotARepository as exc:
             await self.show_error(
                 "Not an OpenContext repository",
@@ -279,7 +280,7 @@ class OctuiApp(ExplorerExtras, App[None]):
             await asyncio.sleep(interval)
             started = time.perf_counter()
             try:
-                fingerprint = await asyncio.to_thread(self.session.fingerprint)
+                fingerprint = await in_daemon_thread(self.session.fingerprint)
             except Exception:
                 continue
             # a huge repository takes a while to stat: never spend more than ~1/5 of the time
