@@ -22,7 +22,7 @@ from datetime import UTC, datetime, timedelta
 from octui.history import IN_A_CYCLE, NEVER_IN_EFFECT, HistoryRow, edge_effective, lineage
 from octui.model import ContextObject
 from octui.pipeline import Resolution
-from octui.timeutil import BEGINNING_OF_TIME, format_day
+from octui.timeutil import BEGINNING_OF_TIME, END_OF_TIME, format_day, shift
 
 Run = tuple[str, str]
 """A piece of text and its style tag."""
@@ -69,13 +69,6 @@ def _month_start(t: datetime) -> datetime:
     return datetime(t.year, t.month, 1, tzinfo=UTC)
 
 
-def _add_months(t: datetime, months: int) -> datetime:
-    index = t.year * 12 + (t.month - 1) + months
-    year, month = divmod(index, 12)
-    year = min(max(year, 1), 9999)
-    return datetime(year, month + 1, 1, tzinfo=UTC)
-
-
 def _edge_infos(resolution: Resolution, members: set[int]) -> list[EdgeInfo]:
     infos = []
     for e in resolution.edges:
@@ -100,10 +93,10 @@ def axis_range(objs: list[ContextObject], as_of: datetime) -> tuple[datetime, da
     lo, hi = min(instants), max(instants)
     span = hi - lo
     pad = max(span * 0.08, timedelta(days=20))
-    try:
-        return lo - pad, hi + pad
-    except OverflowError:  # pragma: no cover - instants at the ends of the calendar
-        return lo, hi
+    # Each side stops at its end of representable time rather than overflowing.
+    return (lo - pad if lo - BEGINNING_OF_TIME > pad else BEGINNING_OF_TIME), (
+        hi + pad if END_OF_TIME - hi > pad else END_OF_TIME
+    )
 
 
 class _Canvas:
@@ -168,15 +161,15 @@ def layout(resolution: Resolution, object_id: str, width: int) -> Timeline:
     labels = _Canvas(width)
     base = _Canvas(width)
     base.put(offset, "─" * area, "axis")
-    tick = _add_months(_month_start(lo), 1)
-    while tick.year * 12 + tick.month - 1 < (hi.year * 12 + hi.month - 1) + 1 and tick < hi:
+    tick = shift(_month_start(lo), months=1)
+    while tick is not None and tick < hi:
         if (tick.year * 12 + tick.month - 1) % step == 0:
             x = col(tick)
             base.put(offset + x, "┬", "tick")
             text = f"{tick.year:04d}" if step >= 12 else f"{tick.year:04d}-{tick.month:02d}"
             if offset + x + len(text) <= offset + area:
                 labels.put(offset + x, text, "tick")
-        tick = _add_months(tick, 1)
+        tick = shift(tick, months=1)  # None past December 9999: the axis ends there
     marker = col(as_of)
     base.put(offset + marker, "▼", "marker")
     labels.put(0, _fit("as_of " + format_day(as_of), label_w), "marker")

@@ -7,10 +7,13 @@ zone or locale.
 
 from __future__ import annotations
 
+import calendar
 import re
 from datetime import UTC, date, datetime, timedelta
 
 BEGINNING_OF_TIME = datetime.min.replace(tzinfo=UTC)
+END_OF_TIME = datetime.max.replace(tzinfo=UTC)
+"""The last representable instant, 9999-12-31T23:59:59.999999Z."""
 
 _DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
 _DATETIME_RE = re.compile(
@@ -52,20 +55,27 @@ def parse_instant(value: object) -> datetime:
     raise ValueError(f"expected a date (YYYY-MM-DD) or RFC 3339 datetime, got {value!r}")
 
 
+def _ymd(utc: datetime) -> str:
+    # Not strftime("%Y"): the C library writes year 99 as "99", not "0099".
+    return f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}"
+
+
 def format_instant(value: datetime) -> str:
-    """RFC 3339 in UTC with a ``Z``: ``2026-03-01T00:00:00Z``."""
+    """RFC 3339 in UTC with a ``Z`` and a four-digit year: ``2026-03-01T00:00:00Z``,
+    ``0099-03-01T00:00:00Z``."""
     utc = value.astimezone(UTC)
+    clock = f"{utc.hour:02d}:{utc.minute:02d}:{utc.second:02d}"
     if utc.microsecond:
-        return utc.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    return utc.strftime("%Y-%m-%dT%H:%M:%SZ")
+        clock += f".{utc.microsecond:06d}"
+    return f"{_ymd(utc)}T{clock}Z"
 
 
 def format_day(value: datetime) -> str:
-    """A compact label: the date, plus the time when it is not midnight."""
+    """A compact label: the date (four-digit year), plus the time when it is not midnight."""
     utc = value.astimezone(UTC)
     if utc.hour or utc.minute or utc.second or utc.microsecond:
-        return utc.strftime("%Y-%m-%d %H:%M")
-    return utc.strftime("%Y-%m-%d")
+        return f"{_ymd(utc)} {utc.hour:02d}:{utc.minute:02d}"
+    return _ymd(utc)
 
 
 def parse_duration(value: object) -> int:
@@ -82,10 +92,29 @@ def format_duration(days: int) -> str:
 
 
 def add_days(instant: datetime, days: int) -> datetime:
+    """``instant`` plus ``days``, saturating at the ends of representable time."""
     try:
         return instant + timedelta(days=days)
     except OverflowError:
-        return datetime.max.replace(tzinfo=UTC)
+        return END_OF_TIME if days > 0 else BEGINNING_OF_TIME
+
+
+def shift(instant: datetime, *, months: int = 0, days: int = 0) -> datetime | None:
+    """``instant`` moved by calendar ``months``, then by ``days``; None when the result
+    would leave the representable range (0001-01-01 to 9999-12-31). Never raises.
+
+    A month step keeps the day of the month, clamped to the month's length
+    (31 March minus one month is 28 or 29 February).
+    """
+    year, month0 = divmod(instant.year * 12 + instant.month - 1 + months, 12)
+    if not 1 <= year <= 9999:
+        return None
+    day = min(instant.day, calendar.monthrange(year, month0 + 1)[1])
+    moved = instant.replace(year=year, month=month0 + 1, day=day)
+    try:
+        return moved + timedelta(days=days)
+    except OverflowError:
+        return None
 
 
 def now_utc() -> datetime:

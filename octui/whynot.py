@@ -12,11 +12,18 @@ gets an "ask an owner" sentence, unless the caller is in whole-repository mode,
 in which case it may learn which declared roles could read it. Sentences about
 other roles name only their verdict (included, or the reason), never their
 details, which could name objects this role may not read.
+
+Bounded and cancellable: the what-ifs re-resolve the repository, so one answer
+spends at most :data:`WORK_BUDGET` object-resolutions (the candidate instants it
+tries and the other roles it asks about are capped by :func:`resolution_budget`),
+and a caller may pass ``cancelled``, a check made before every re-resolution
+(:class:`WhyNotCancelled` is raised when it answers True).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 
@@ -32,7 +39,34 @@ from octui.timeutil import BEGINNING_OF_TIME, format_day
 R = ExclusionReason
 
 MAX_INSTANTS = 200
-"""How many candidate instants :func:`first_included` tries before giving up."""
+"""At most this many candidate instants are tried by :func:`first_included`."""
+
+WORK_BUDGET = 100_000
+"""Objects resolved, summed over the re-resolutions of one answer: a repository of
+6,000 objects gets 16 what-ifs (about a second), the sample all 200."""
+
+Cancelled = Callable[[], bool]
+"""A check made before each re-resolution: True stops the work."""
+
+
+class WhyNotCancelled(Exception):
+    """The caller's ``cancelled`` check said stop (a newer question was asked)."""
+
+
+def _never() -> bool:
+    return False
+
+
+def resolution_budget(repository: Repository) -> int:
+    """How many re-resolutions one answer may make: ``WORK_BUDGET`` objects' worth,
+    between 1 and ``MAX_INSTANTS``."""
+    return max(1, min(MAX_INSTANTS, WORK_BUDGET // max(len(repository.objects), 1)))
+
+
+def _check(cancelled: Cancelled) -> None:
+    if cancelled():
+        raise WhyNotCancelled
+
 
 ASK_AN_OWNER = (
     "This role may not read it, so nothing more about it is shown here. "
@@ -64,9 +98,14 @@ def _fate_text(fate: Included | Exclusion | None, *, with_detail: bool) -> str:
 
 
 def _what_if(
-    repository: Repository, query: Query, obj: ContextObject, changed: ContextObject | None = None
+    repository: Repository,
+    query: Query,
+    obj: ContextObject,
+    changed: ContextObject | None = None,
+    cancelled: Cancelled = _never,
 ) -> Included | Exclusion | None:
     """The fate of ``obj`` when resolving ``query`` (with ``obj`` replaced by ``changed``)."""
+    _check(cancelled)
     repo = repository
     if changed is not None:
         objects = [changed if o.uid == obj.uid else o for o in repository.objects]
@@ -80,14 +119,20 @@ def first_included(
     obj: ContextObject,
     after: datetime,
     budget: int = MAX_INSTANTS,
+    *,
+    base: Resolution | None = None,
+    cancelled: Cancelled = _never,
 ) -> tuple[datetime | None, bool]:
     """The first instant from ``after`` on at which ``obj`` is in the bundle (or None), and
     whether the search gave up after ``budget`` instants.
 
     The bundle changes only at the dates of the objects the role may read, so those are
-    the only instants to try.
+    the only instants to try. ``base`` is ``query``'s resolution when the caller has it;
+    ``cancelled`` is checked before each instant.
     """
-    base = resolve(repository, query)
+    if base is None:
+        _check(cancelled)
+        base = resolve(repository, query)
     instants = sorted({c.first_instant for c in sorted_candidates(base)} | {after})
     tried = 0
     for instant in instants:
@@ -96,23 +141,34 @@ def first_included(
         if tried >= budget:
             return None, True
         tried += 1
+        _check(cancelled)
         fate = resolve(repository, replace(query, as_of=instant)).fates.get(obj.uid)
         if isinstance(fate, Included):
             return instant, False
     return None, False
 
 
-def _other_roles(resolution: Resolution, obj: ContextObject) -> list[str]:
-    """What other declared roles that may read ``obj`` and have it in scope get (verdict only)."""
+def _other_roles(
+    resolution: Resolution, obj: ContextObject, cancelled: Cancelled = _never
+) -> list[str]:
+    """What other declared roles that may read ``obj`` and have it in scope get (verdict
+    only), for as many of them as the budget allows."""
     config = resolution.repository.config
     current = resolution.query.role
     out: list[str] = []
+    names = [
+        name
+        for name in sorted(config.roles)
+        if name != current and may_read(config, name, obj) and in_scope(config, name, obj.id)
+    ]
+    budget = resolution_budget(resolution.repository)
     verdicts: list[str] = []
-    for name in sorted(config.roles):
-        if name == current or not may_read(config, name, obj) or not in_scope(config, name, obj.id):
-            continue
-        fate = _what_if(resolution.repository, replace(resolution.query, role=name), obj)
+    for name in names[:budget]:
+        query = replace(resolution.query, role=name)
+        fate = _what_if(resolution.repository, query, obj, cancelled=cancelled)
         verdicts.append(f"{name}: {_fate_text(fate, with_detail=False)}")
+    if len(names) > budget:
+        verdicts.append(f"{len(names) - budget} more not asked (each one re-resolves)")
     if verdicts:
         out.append("Roles that may read it and have it in scope: " + "; ".join(verdicts) + ".")
     else:
@@ -135,8 +191,13 @@ def why_not(
     uid: int,
     *,
     whole_repository: bool = False,
+    cancelled: Cancelled = _never,
 ) -> list[str]:
-    """Sentences saying why the object ``uid`` is not in the bundle and what would include it."""
+    """Sentences saying why the object ``uid`` is not in the bundle and what would include it.
+
+    Raises :class:`WhyNotCancelled` as soon as ``cancelled()`` is True (it is checked
+    before each re-resolution).
+    """
     fate = resolution.fates.get(uid)
     if fate is None:
         return ["It is not part of this resolution."]
@@ -158,7 +219,8 @@ def why_not(
     out: list[str] = []
     if reason is R.UNAPPROVED:
         out.append("It is a draft (status: draft): drafts are never included and never supersede.")
-        verdict = _what_if(repository, query, obj, replace(obj, status=Status.ACTIVE))
+        approved = replace(obj, status=Status.ACTIVE)
+        verdict = _what_if(repository, query, obj, approved, cancelled)
         out.append(
             "Approved (status: active), it would be "
             f"{_fate_text(verdict, with_detail=True)} at {format_day(query.as_of)}."
@@ -166,15 +228,22 @@ def why_not(
     elif reason is R.NOT_YET_VALID:
         start = obj.effective_start
         field = "valid_from" if obj.valid_from else "created"
-        verdict = _what_if(repository, replace(query, as_of=start), obj)
+        verdict = _what_if(repository, replace(query, as_of=start), obj, cancelled=cancelled)
         out.append(f"It becomes valid on {format_day(start)} (its {field}).")
         out.append(f"At that instant it would be {_fate_text(verdict, with_detail=True)}.")
         if not isinstance(verdict, Included):
-            later, exhausted = first_included(repository, query, obj, start)
+            budget = resolution_budget(repository)
+            own = resolution if resolution.repository is repository else None
+            later, exhausted = first_included(
+                repository, query, obj, start, budget, base=own, cancelled=cancelled
+            )
             if later is not None:
                 out.append(f"It would first be in the bundle on {format_day(later)}.")
             elif exhausted:
-                out.append(f"It is not in the bundle at any of the next {MAX_INSTANTS} changes.")
+                out.append(
+                    f"It is not in the bundle at any of the next {budget} instants at which "
+                    "the bundle may change (no more are tried: each one re-resolves)."
+                )
             else:
                 out.append("At no later instant is it in the bundle, as the repository stands.")
     elif reason is R.EXPIRED:
@@ -227,7 +296,7 @@ def why_not(
             out.append(f"The scope of {role} excludes it ({fate.detail}).")
         else:
             out.append(f"No include pattern in the scope of {role} matches {obj.id}.")
-        out.extend(_other_roles(resolution, obj))
+        out.extend(_other_roles(resolution, obj, cancelled))
     elif reason is R.NOT_RELEVANT:
         floor = repository.config.ranking.floor
         mine = score(obj, tokenize(query.task), floor).score
@@ -257,4 +326,14 @@ def why_not(
     return out
 
 
-__all__ = ["ASK_AN_OWNER", "first_included", "in_scope", "may_read", "why_not"]
+__all__ = [
+    "ASK_AN_OWNER",
+    "MAX_INSTANTS",
+    "WORK_BUDGET",
+    "WhyNotCancelled",
+    "first_included",
+    "in_scope",
+    "may_read",
+    "resolution_budget",
+    "why_not",
+]

@@ -205,3 +205,95 @@ def test_first_included_survives_a_freshness_window_at_the_end_of_time(tmp_path:
     b = next(o for o in repo.objects if o.id == "b")
     when, exhausted = first_included(repo, query, b, TODAY)
     assert when == parse_instant("2027-01-01") and not exhausted
+
+
+# -- bounded and cancellable ---------------------------------------------------------------
+
+
+def always_outranked(root: Path, pairs: int, roles: int = 1) -> Repository:
+    """``pairs`` ids, each a canonical copy in effect forever and an informal copy that
+    starts later (a distinct instant each): every later copy is outranked at every instant."""
+    files: dict[str, Any] = {}
+    for i in range(pairs):
+        files[f"w/{i}.md"] = obj(f"o{i}", version=1)
+        start = f"{2027 + i // 336}-{1 + (i // 28) % 12:02d}-{1 + i % 28:02d}"
+        files[f"l/{i}.md"] = obj(f"o{i}", version=2, authority="informal", valid_from=start)
+    config = {
+        "roles": {
+            "reader": {"clearance": "restricted", "scope": {"exclude": ["o0"]}},
+            **{f"r{k:03d}": {"clearance": "restricted"} for k in range(roles)},
+        }
+    }
+    return load_repository(make_repo(root, files, config))
+
+
+class Counting:
+    """Counts the re-resolutions why-not makes (and the objects each one resolved)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        import octui.whynot as module
+
+        self.calls = 0
+        self.objects = 0
+        real = module.resolve
+
+        def counted(repo: Repository, query: Query) -> Resolution:
+            self.calls += 1
+            self.objects += len(repo.objects)
+            return real(repo, query)
+
+        monkeypatch.setattr(module, "resolve", counted)
+
+
+def test_why_not_tries_a_bounded_number_of_instants(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from octui.whynot import WORK_BUDGET, resolution_budget
+
+    repo = always_outranked(tmp_path / "repo", 1000)
+    res = resolve(repo, Query(role="reader", as_of=TODAY))
+    budget = resolution_budget(repo)
+    assert budget == WORK_BUDGET // 2000 == 50
+    counting = Counting(monkeypatch)
+    text = answer(res, repo, "o1@2")
+    assert "outranked" in text
+    assert f"not in the bundle at any of the next {budget} instants" in text
+    # one what-if at its start, then at most the budget: never one per candidate (1,000)
+    assert counting.calls <= budget + 1
+    assert counting.objects <= WORK_BUDGET + len(repo.objects)
+
+
+def test_why_not_asks_a_bounded_number_of_other_roles(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from octui.whynot import resolution_budget
+
+    repo = always_outranked(tmp_path / "repo", 1000, roles=60)
+    res = resolve(repo, Query(role="reader", as_of=TODAY))
+    budget = resolution_budget(repo)
+    counting = Counting(monkeypatch)
+    text = answer(res, repo, "o0@1")
+    assert "scope of reader excludes it" in text
+    assert "r000: included" in text and f"r{budget - 1:03d}: included" in text
+    assert f"r{budget:03d}" not in text and f"{60 - budget} more not asked" in text
+    assert counting.calls == budget
+
+
+def test_why_not_stops_when_cancelled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from octui.whynot import WhyNotCancelled
+
+    repo = always_outranked(tmp_path / "repo", 300, roles=30)
+    res = resolve(repo, Query(role="reader", as_of=TODAY))
+    for key in ("o1@2", "o0@1"):  # the instants loop, the other-roles loop
+        counting = Counting(monkeypatch)
+
+        def after_three(counting: Counting = counting) -> bool:
+            return counting.calls >= 3
+
+        with pytest.raises(WhyNotCancelled):
+            why_not(res, repo, uid_of(repo, key), cancelled=after_three)
+        assert counting.calls == 3
+        counting = Counting(monkeypatch)
+        with pytest.raises(WhyNotCancelled):
+            why_not(res, repo, uid_of(repo, key), cancelled=lambda: True)
+        assert counting.calls == 0

@@ -29,6 +29,7 @@ from octui.loader import Repository
 from octui.pipeline import Query
 from octui.textsafe import inert
 from octui.timeutil import format_day, format_instant
+from octui.tui.background import in_daemon_thread
 from octui.tui.widgets.rowtable import Cell, Column, RowTable
 
 AROUND = 12
@@ -150,7 +151,7 @@ class AgendaScreen(ModalScreen[datetime | None]):
         table = self.query_one(RowTable)
         for walker, into in ((ahead, future), (behind, past)):
             for _ in range(AROUND):
-                point = await asyncio.to_thread(next, walker, None)
+                point = await in_daemon_thread(next, walker, None)
                 if point is None:
                     break
                 into.append(point)

@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -42,6 +41,7 @@ from octui.pipeline import Included, UnknownRole
 from octui.session import Session
 from octui.textsafe import inert
 from octui.timeutil import now_utc
+from octui.tui.background import DaemonExecutor, in_daemon_thread
 from octui.tui.commands import OctuiCommands
 from octui.tui.exporting import ExportExists, ExportRefused, default_export_path, write_atomic
 from octui.tui.extras import EXTRA_BINDINGS, ExplorerExtras
@@ -49,7 +49,7 @@ from octui.tui.literal import line, toast_text
 from octui.tui.screens.error import ErrorScreen
 from octui.tui.screens.export import ExportScreen
 from octui.tui.screens.help import HelpScreen
-from octui.tui.state import Inputs, View, make_view, warning_key
+from octui.tui.state import END_OF_TIME_NOTE, Inputs, View, make_view, warning_key
 from octui.tui.widgets.detail import DetailPane
 from octui.tui.widgets.inputs import InputsPane, parse_as_of, parse_limit, parse_min
 from octui.tui.widgets.results import ExcludedPane, IncludedTable, WarningsTable
@@ -188,7 +188,7 @@ class OctuiApp(ExplorerExtras, App[None]):
         self._jump_cycle: tuple[tuple[object, ...], int] | None = None
         self.selected: Included | Exclusion | Finding | None = None
         self.settled = asyncio.Event()
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="octui-resolve")
+        self._executor = DaemonExecutor("octui-resolve")  # a thread quitting never waits for
 
     # -- layout --------------------------------------------------------------------------
 
@@ -210,6 +210,7 @@ class OctuiApp(ExplorerExtras, App[None]):
 
     def on_unmount(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)
+        self.close_extras()
 
     def notify(
         self,
@@ -286,10 +287,10 @@ class OctuiApp(ExplorerExtras, App[None]):
     async def reload_repository(self) -> None:
         """(Re)load the repository in a thread; show an error screen when it cannot be read."""
         self.settled.clear()
-        fingerprint = await asyncio.to_thread(self.session.fingerprint)
+        fingerprint = await in_daemon_thread(self.session.fingerprint)
         self._seen_fingerprint = fingerprint
         try:
-            await asyncio.to_thread(self.session.load)
+            await in_daemon_thread(self.session.load)
         except NotARepository as exc:
             await self.show_error(
                 "Not an OpenContext repository",
@@ -322,7 +323,7 @@ class OctuiApp(ExplorerExtras, App[None]):
             await asyncio.sleep(interval)
             started = time.perf_counter()
             try:
-                fingerprint = await asyncio.to_thread(self.session.fingerprint)
+                fingerprint = await in_daemon_thread(self.session.fingerprint)
             except Exception:
                 continue
             # a huge repository takes a while to stat: never spend more than ~1/5 of the time
@@ -639,10 +640,16 @@ class OctuiApp(ExplorerExtras, App[None]):
         self.set_inputs(replace(self.inputs, role=role))
 
     def action_step_day(self, days: int) -> None:
-        self.set_inputs(self.inputs.step(days=days))
+        self._step(self.inputs.step(days=days, now=self.clock()))
 
     def action_step_month(self, months: int) -> None:
-        self.set_inputs(self.inputs.step(months=months))
+        self._step(self.inputs.step(months=months, now=self.clock()))
+
+    def _step(self, moved: Inputs | None) -> None:
+        if moved is None:
+            self.notify(END_OF_TIME_NOTE, severity="warning")
+            return
+        self.set_inputs(moved)
 
     def action_toggle_now(self) -> None:
         self.set_inputs(self.inputs.toggle_now())

@@ -33,11 +33,14 @@ from octui.pipeline import Included
 from octui.session import Session
 from octui.textsafe import inert
 from octui.textsafe import markup_escape as escape
+from octui.timeutil import BEGINNING_OF_TIME
 from octui.tui.agenda import AgendaScreen, summarize, when_text
+from octui.tui.background import LatestJob, in_daemon_thread
 from octui.tui.compare import DiffScreen, Pin, decorate, diff_text, marks_for
 from octui.tui.literal import markup_literal
 from octui.tui.revisions import WORKING_TREE, RevisionScreen
-from octui.whynot import why_not
+from octui.tui.state import END_OF_TIME_NOTE
+from octui.whynot import WhyNotCancelled, why_not
 
 if TYPE_CHECKING:
     from octui.tui.state import View
@@ -97,12 +100,26 @@ class ExplorerExtras:
             detail.mount(box, after="#why")
         box.update("")
         box.display = False
+        self.why_not_job.cancel()  # a new selection: the old question is not asked any more
         if view is None or not isinstance(item, Exclusion) or item.reason.is_denial:
             return
         uid = view.exclusion_uid.get(id(item))
         if uid is None:
             return
         self._why_not(view, uid, box)
+
+    @property
+    def why_not_job(self) -> LatestJob[list[str]]:
+        """The one why-not worker: each selection cancels the answer it replaces."""
+        job: LatestJob[list[str]] | None = getattr(self, "_why_not_worker", None)
+        if job is None:
+            job = LatestJob("octui-whynot")
+            self._why_not_worker = job
+        return job
+
+    def close_extras(self) -> None:
+        """The app is quitting: stop background work nobody will wait for."""
+        self.why_not_job.close()
 
     def extra_palette_commands(self) -> list[Command]:
         app = self._app
@@ -149,7 +166,7 @@ class ExplorerExtras:
 
     @work(exclusive=True, group="compare", exit_on_error=False)
     async def _compare(self, pin: Pin, view: View, rev: str | None) -> None:
-        diff = await asyncio.to_thread(
+        diff = await in_daemon_thread(
             diff_resolutions,
             pin.view.resolution,
             view.resolution,
@@ -253,11 +270,14 @@ class ExplorerExtras:
             return
         query = self._app.inputs.query(self._app.clock())
         if forward:
-            point = await asyncio.to_thread(next_change, repo, query, rev=self.revision)
+            point = await in_daemon_thread(next_change, repo, query, rev=self.revision)
+        elif query.as_of <= BEGINNING_OF_TIME:
+            app.notify(END_OF_TIME_NOTE, severity="warning")
+            return
         else:
             # Just before as_of: standing on a change instant, ',' goes to the one before it.
             earlier = replace(query, as_of=query.as_of - EPSILON)
-            point = await asyncio.to_thread(previous_change, repo, earlier, rev=self.revision)
+            point = await in_daemon_thread(previous_change, repo, earlier, rev=self.revision)
         if point is None:
             app.notify(
                 "no later change of this bundle" if forward else "no earlier change of this bundle"
@@ -339,7 +359,14 @@ class ExplorerExtras:
     @work(exclusive=True, group="whynot", exit_on_error=False)
     async def _why_not(self, view: View, uid: int, box: Static) -> None:
         resolution = view.resolution
-        sentences = await asyncio.to_thread(why_not, resolution, resolution.repository, uid)
+        try:
+            sentences = await self.why_not_job.submit(
+                lambda cancelled: why_not(
+                    resolution, resolution.repository, uid, cancelled=cancelled
+                )
+            )
+        except WhyNotCancelled:
+            return  # another selection asked a newer question
         if self._app.view is not view:
             return
         text = "\n".join(f"• {escape(inert(s, keep_newlines=False))}" for s in sentences)

@@ -7,19 +7,21 @@ Textual-free: the app keeps an :class:`Inputs`, turns it into a
 
 from __future__ import annotations
 
-import calendar
 from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import TypeVar
 
 from octui.bundle import digest
 from octui.enums import ExclusionReason
 from octui.model import ContextObject, Exclusion, Finding
 from octui.pipeline import Included, Query, Resolution
-from octui.timeutil import now_utc
+from octui.timeutil import now_utc, shift
 from octui.tui.measure import longest_line
+
+END_OF_TIME_NOTE = "as_of is at the end of representable time (0001-01-01 to 9999-12-31)"
+"""What the explorer says when a step would leave the representable range."""
 
 
 @dataclass(frozen=True)
@@ -57,27 +59,19 @@ class Inputs:
         chosen = self.chosen or midnight(now or now_utc())
         return replace(self, as_of=chosen, chosen=chosen)
 
-    def step(self, *, days: int = 0, months: int = 0, now: datetime | None = None) -> Inputs:
-        """Move ``as_of`` by days or calendar months (from today's midnight when following now)."""
+    def step(self, *, days: int = 0, months: int = 0, now: datetime | None = None) -> Inputs | None:
+        """Move ``as_of`` by days or calendar months (from today's midnight when following
+        now); None when the step would leave representable time (years 1 to 9999)."""
         base = self.as_of if self.as_of is not None else midnight(now or now_utc())
-        moved = add_months(base, months) + timedelta(days=days)
+        moved = shift(base, months=months, days=days)
+        if moved is None:
+            return None
         return replace(self, as_of=moved, chosen=moved)
 
 
 def midnight(t: datetime) -> datetime:
     u = t.astimezone(UTC)
     return datetime(u.year, u.month, u.day, tzinfo=UTC)
-
-
-def add_months(t: datetime, months: int) -> datetime:
-    """Calendar months; the day is clamped (31 March - 1 month = 28/29 February)."""
-    if not months:
-        return t
-    index = t.year * 12 + (t.month - 1) + months
-    year, month0 = divmod(index, 12)
-    year = min(max(year, 1), 9999)
-    day = min(t.day, calendar.monthrange(year, month0 + 1)[1])
-    return t.replace(year=year, month=month0 + 1, day=day)
 
 
 R = TypeVar("R")

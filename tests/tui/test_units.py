@@ -13,7 +13,7 @@ from octui.history import UnknownId
 from octui.loader import load_repository
 from octui.pipeline import Query, resolve
 from octui.timeline import layout
-from octui.timeutil import format_instant, parse_instant
+from octui.timeutil import format_instant, parse_instant, shift
 from octui.tui.__main__ import main
 from octui.tui.exporting import (
     ExportExists,
@@ -23,7 +23,7 @@ from octui.tui.exporting import (
     write_atomic,
 )
 from octui.tui.sample import default_repo, sample_repo
-from octui.tui.state import Inputs, add_months
+from octui.tui.state import Inputs
 from octui.tui.widgets.inputs import parse_as_of, parse_limit, parse_min
 
 from .conftest import SAMPLE
@@ -157,7 +157,7 @@ def test_inputs_step_and_toggle() -> None:
     fresh = Inputs(role="support")
     today = fresh.toggle_now(now=parse_instant("2026-11-30T15:30:00Z"))
     assert format_instant(today.as_of) == "2026-11-30T00:00:00Z"  # type: ignore[arg-type]
-    assert add_months(parse_instant("2024-01-31"), 1) == parse_instant("2024-02-29")
+    assert shift(parse_instant("2024-01-31"), months=1) == parse_instant("2024-02-29")
     q = Inputs(role="r", task="t", limit=3).query(now=start)
     assert (q.role, q.task, q.limit, q.as_of) == ("r", "t", 3, start)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from markdown_it import MarkdownIt
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -31,7 +32,21 @@ def _link(ref: str) -> str:
 FIELD_CAP = 2_000
 """Characters of one field value shown in the detail pane (the bundle holds them whole)."""
 CONTENT_CAP = 20_000
-"""Characters of content rendered as Markdown (rendering is slow on the UI thread)."""
+"""Characters of content shown (as Markdown, or as plain text past :data:`MARKDOWN_BLOCKS`)."""
+MARKDOWN_BLOCKS = 400
+"""Markdown blocks rendered: paragraphs, headings, list items, table rows and cells, ...
+Each is a widget built on the UI thread (about a millisecond each; a table of 3,000
+columns took 38 s), so content with more is shown as plain text instead."""
+
+PLAIN_LINES = 1_000
+"""Lines of plain-text content shown (laying out a tall text costs the UI thread too)."""
+
+_PARSER = MarkdownIt("gfm-like")  # the parser the Markdown widget uses
+
+
+def markdown_blocks(text: str) -> int:
+    """How many block elements the Markdown widget would build for ``text``."""
+    return sum(1 for t in _PARSER.parse(text) if t.block and t.nesting >= 0 and t.type != "inline")
 
 
 def capped(text: str, limit: int = FIELD_CAP) -> str:
@@ -90,6 +105,7 @@ class DetailPane(VerticalScroll):
     DetailPane #fields { margin-bottom: 1; }
     DetailPane Markdown { padding: 0 0; border-top: solid $primary-background; }
     DetailPane #content-note { color: $warning; text-style: italic; }
+    DetailPane #content-plain { border-top: solid $primary-background; }
     """
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -103,6 +119,7 @@ class DetailPane(VerticalScroll):
         yield Static("Select a row to see everything about it.", id="why")
         yield Static("", id="fields")
         yield Markdown("", id="content", open_links=False)
+        yield Static("", id="content-plain", markup=False)
         yield Static("", id="content-note")
 
     @property
@@ -150,11 +167,21 @@ class DetailPane(VerticalScroll):
             extra["unknown fields"] = ", ".join(one_line(f) for f in obj.unknown_fields)
         self.field_rows = field_rows(obj, extra)
         fields.update(fields_table(self.field_rows))
-        content = obj.content
-        if len(content) > CONTENT_CAP:
-            self._set_markdown(inert(content[:CONTENT_CAP]), len(content) - CONTENT_CAP)
-        else:
-            self._set_markdown(inert(content))
+        self._show_content(obj.content)
+
+    def _show_content(self, content: str) -> None:
+        """At most ``CONTENT_CAP`` characters, as Markdown unless that would build more than
+        ``MARKDOWN_BLOCKS`` blocks (then as plain text, at most ``PLAIN_LINES`` lines), with a
+        note saying what was left out."""
+        head = content[:CONTENT_CAP]
+        blocks = markdown_blocks(inert(head))
+        if blocks <= MARKDOWN_BLOCKS:
+            self._set_markdown(inert(head), len(content) - len(head))
+            return
+        lines = head.splitlines(keepends=True)
+        if len(lines) > PLAIN_LINES:
+            head = "".join(lines[:PLAIN_LINES])
+        self._set_markdown("", len(content) - len(head), plain=inert(head), blocks=blocks)
 
     def _included_why(self, view: View, inc: Included) -> str:
         o = inc.obj
@@ -209,14 +236,23 @@ class DetailPane(VerticalScroll):
         """Plain text of the note under the content ("" when the content is whole)."""
         return str(self.query_one("#content-note", Static).render())
 
-    def _set_markdown(self, text: str, more: int = 0) -> None:
+    def _set_markdown(self, text: str, more: int = 0, *, plain: str = "", blocks: int = 0) -> None:
+        notes = []
+        if plain:
+            notes.append(
+                f"Shown as plain text: as Markdown it has {blocks:,} blocks, more than the "
+                f"{MARKDOWN_BLOCKS:,} the explorer renders."
+            )
+        if more > 0:
+            notes.append(f"… content truncated: {more:,} more characters.")
+        if notes:
+            notes.append("The bundle holds it whole.")
         note = self.query_one("#content-note", Static)
-        note.display = bool(more)
-        note.update(
-            f"… content truncated: {more:,} more characters; the bundle holds it whole."
-            if more
-            else ""
-        )
+        note.display = bool(notes)
+        note.update(" ".join(notes))
+        box = self.query_one("#content-plain", Static)
+        box.display = bool(plain)
+        box.update(plain)
         if text == self._markdown_text:
             return
         self._markdown_text = text
