@@ -102,19 +102,50 @@ def first_included(
     return None, False
 
 
+def visible_to(repository: Repository, role_name: str) -> tuple[Repository, dict[int, int]]:
+    """The repository without the objects ``role_name`` may not read, and each remaining
+    object's uid there (by its uid in ``repository``). Kept on the repository, which never
+    changes once loaded."""
+    memo: dict[str, tuple[Repository, dict[int, int]]] = repository.__dict__.setdefault(
+        "_visible_to", {}
+    )
+    found = memo.get(role_name)
+    if found is None:
+        kept = [o for o in repository.objects if may_read(repository.config, role_name, o)]
+        objects = []
+        uids = {}
+        for new_uid, o in enumerate(kept):
+            copy = replace(o, uid=new_uid)
+            copy.__dict__.update((k, v) for k, v in o.__dict__.items() if k.startswith("_"))
+            objects.append(copy)
+            uids[o.uid] = new_uid
+        found = memo[role_name] = (replace(repository, objects=objects), uids)
+    return found
+
+
 def _other_roles(resolution: Resolution, obj: ContextObject) -> list[str]:
-    """What other declared roles that may read ``obj`` and have it in scope get (verdict only)."""
-    config = resolution.repository.config
+    """What other declared roles that may read ``obj`` and have it in scope get (verdict only),
+    judged over what this role may read: an object it may not read never changes the answer."""
+    repository = resolution.repository
+    config = repository.config
     current = resolution.query.role
+    seen_uid = obj.uid
+    if current is not None:
+        repository, uids = visible_to(repository, current)
+        seen_uid = uids[obj.uid]
     out: list[str] = []
     verdicts: list[str] = []
     for name in sorted(config.roles):
         if name == current or not may_read(config, name, obj) or not in_scope(config, name, obj.id):
             continue
-        fate = _what_if(resolution.repository, replace(resolution.query, role=name), obj)
+        fate = resolve(repository, replace(resolution.query, role=name)).fates.get(seen_uid)
         verdicts.append(f"{name}: {_fate_text(fate, with_detail=False)}")
     if verdicts:
-        out.append("Roles that may read it and have it in scope: " + "; ".join(verdicts) + ".")
+        out.append(
+            "Roles that may read it and have it in scope (judged on what this role may read): "
+            + "; ".join(verdicts)
+            + "."
+        )
     else:
         out.append("No other declared role both may read it and has it in scope.")
     return out
@@ -257,4 +288,4 @@ def why_not(
     return out
 
 
-__all__ = ["ASK_AN_OWNER", "first_included", "in_scope", "may_read", "why_not"]
+__all__ = ["ASK_AN_OWNER", "first_included", "in_scope", "may_read", "visible_to", "why_not"]
