@@ -17,7 +17,7 @@ from typing import Any
 
 from octui.enums import DENIAL_REASONS
 from octui.fastjson import dumps_indent2
-from octui.model import OBJECT_FIELDS, ContextObject, Exclusion, Finding
+from octui.model import OBJECT_FIELDS, ContextObject, Exclusion, Finding, RepositorySource
 from octui.pipeline import Included, Resolution
 from octui.timeutil import format_duration, format_instant, now_utc
 
@@ -172,6 +172,16 @@ def digest_from_bundle(bundle: dict[str, Any]) -> str:
     return digest_of(objects, exclusions, warnings)
 
 
+def source_json(source: RepositorySource) -> dict[str, Any]:
+    """Where the repository was read from; not part of the digest."""
+    return {
+        "commit": source.commit,
+        "revision": source.revision,
+        "known_at": None if source.known_at is None else format_instant(source.known_at),
+        "working_tree": source.working_tree,
+    }
+
+
 def bundle_dict(
     resolution: Resolution, *, bundle_id: str | None = None, generated_at: datetime | None = None
 ) -> dict[str, Any]:
@@ -189,6 +199,7 @@ def bundle_dict(
             "include_historical": q.include_historical,
             "strict": q.strict,
         },
+        "source": source_json(resolution.repository.source),
         "objects": [included_json(i) for i in resolution.included],
         "exclusions": [exclusion_json(e) for e in resolution.exclusions],
         "warnings": [warning_json(w) for w in resolution.warnings],

@@ -356,8 +356,17 @@ def _pair_group(
                 pairs.append((e, match))
         rest_left = keep_left
 
-    take(lambda e: e.version is None, lambda r: True)
-    take(lambda e: True, lambda r: r.version is None)
+    # A denied id is one entry however many objects hold it: it stands for each of them.
+    denied_left = [e for e in rest_left if e.version is None]
+    denied_right = [r for r in rest_right if r.version is None]
+    if denied_left and rest_right:
+        pairs.extend((denied_left[0], r) for r in rest_right)
+        rest_left = [e for e in rest_left if e is not denied_left[0]]
+        rest_right = []
+    elif denied_right and rest_left:
+        pairs.extend((e, denied_right[0]) for e in rest_left)
+        rest_right = [r for r in rest_right if r is not denied_right[0]]
+        rest_left = []
     take(lambda e: e.included, lambda r: r.included)
     take(lambda e: not e.included, lambda r: not r.included)
     take(lambda e: True, lambda r: True)

@@ -272,10 +272,10 @@ def _str_list(value: Any) -> list[str]:
     return list(value)
 
 
-def _refs(value: Any, pattern: re.Pattern[str]) -> list[str]:
+def _refs(value: Any, pattern: re.Pattern[str], single: bool = False) -> list[str]:
     if value is None:
         return []
-    if type(value) is str:
+    if single and type(value) is str:  # superseded_by alone also takes one reference
         value = [value]
     items = _str_list(value)
     for item in items:
@@ -299,7 +299,10 @@ def fast_fields(data: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _fields(data: dict[str, Any]) -> dict[str, Any]:
-    get = data.get
+    def get(key: str, default: Any = None) -> Any:  # an explicit null is an absent key
+        value = data.get(key)
+        return default if value is None else value
+
     object_id = get("id")
     if type(object_id) is not str or _ID_RE.fullmatch(object_id) is None:
         raise _Refuse
@@ -352,7 +355,7 @@ def _fields(data: dict[str, Any]) -> dict[str, Any]:
         "review_every": None if review is None else parse_duration(review),
         "confidence": confidence,
         "supersedes": _refs(get("supersedes"), REF_RE),
-        "superseded_by": _refs(get("superseded_by"), REF_RE),
+        "superseded_by": _refs(get("superseded_by"), REF_RE, single=True),
         "conflicts_with": _refs(get("conflicts_with"), _ID_RE),
         "content": content,
     }

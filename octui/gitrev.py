@@ -29,6 +29,7 @@ import subprocess
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import IO
@@ -44,6 +45,7 @@ from octui.loader import (
     ParseStore,
     Repository,
 )
+from octui.model import RepositorySource
 
 _MODE_LINK = "120000"
 _MODE_SUBMODULE = "160000"
@@ -657,7 +659,25 @@ def load_revision(path: str | Path, rev: str, store: ParseStore | None = None) -
     Raises :class:`GitRevisionError`, ``NotARepository`` or ``ConfigError``.
     """
     with GitTree(path, rev) as tree:
-        return Loader(tree, f"{path} at {rev}", store).load()
+        repo = Loader(tree, f"{path} at {rev}", store).load()
+        repo.source = tree_source(tree)
+        return repo
+
+
+def tree_source(tree: GitTree) -> RepositorySource:
+    """The commit ``tree`` reads, the revision as the user named it, and the commit's time
+    (committer date; None when git does not say)."""
+    known_at = None
+    found = _git(tree.toplevel, "cat-file", "commit", tree.commit)
+    for line in found.stdout.split(b"\n") if found.returncode == 0 else ():
+        if not line:
+            break  # the headers end at the first empty line
+        if line.startswith(b"committer "):
+            try:
+                known_at = datetime.fromtimestamp(int(line.rsplit(b" ", 2)[1]), UTC)
+            except (ValueError, OverflowError, OSError, IndexError):
+                known_at = None
+    return RepositorySource(tree.commit, tree.rev, known_at)
 
 
 @dataclass(frozen=True, slots=True)

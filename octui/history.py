@@ -157,9 +157,10 @@ def lineage(resolution: Resolution, object_id: str) -> list[HistoryRow]:
     """Oldest first; objects denied to the role last, as id and reason only."""
     fates = resolution.fates
     same_id = repo_by_id(resolution.repository).get(object_id, [])
+    # a denied id is one row, however many objects hold it (as in the bundle)
     denied_rows = [
         HistoryRow(o.id, state_of(fates.get(o.uid))) for o in same_id if _denied(fates.get(o.uid))
-    ]
+    ][:1]
     neighbours, joined = _graph(resolution)
     objs = dict(joined)
     readable = [o for o in same_id if not _denied(fates.get(o.uid))]

@@ -19,7 +19,7 @@ import stat
 import unicodedata
 from collections import deque
 from collections.abc import Callable, Hashable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -40,7 +40,7 @@ from octui.fsread import (
     read_regular,
     resolve_inside,
 )
-from octui.model import KNOWN_FIELDS, ContextObject, Finding, FrontMatter
+from octui.model import KNOWN_FIELDS, ContextObject, Finding, FrontMatter, RepositorySource
 from octui.yamlio import YamlError, decode_text, load_yaml
 
 MAX_FILE_BYTES = 1024 * 1024
@@ -357,6 +357,8 @@ class Repository:
     unavailable_sources: list[tuple[str, str]]
     """``(source name, problem)`` for every configured source that could not be read."""
     invalid_files: int = 0
+    source: RepositorySource = field(default_factory=RepositorySource)
+    """Where it was read from (set by whoever reads a git revision)."""
 
     def by_id(self) -> dict[str, list[ContextObject]]:
         result: dict[str, list[ContextObject]] = {}
@@ -609,9 +611,9 @@ def assemble(
             valid_until=f["valid_until"],
             review_every=f["review_every"],
             confidence=f["confidence"],
-            supersedes=tuple(f["supersedes"]),
-            superseded_by=tuple(f["superseded_by"]),
-            conflicts_with=tuple(f["conflicts_with"]),
+            supersedes=tuple(dict.fromkeys(f["supersedes"])),  # each reference once
+            superseded_by=tuple(dict.fromkeys(f["superseded_by"])),  # each reference once
+            conflicts_with=tuple(dict.fromkeys(f["conflicts_with"])),  # each reference once
             content=f["content"],
             path=parsed_file.rel,
             source=source_name,

@@ -8,13 +8,21 @@ pipeline works on.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    model_validator,
+)
 
 from octui.enums import ExclusionReason, Layer, Severity, Status, WarningCode
 from octui.timeutil import BEGINNING_OF_TIME, parse_duration, parse_instant
@@ -67,12 +75,9 @@ def _ref(value: object) -> object:
     raise ValueError(f"expected an id or id@version, got {value!r}")
 
 
-def _ref_list(value: object) -> object:
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [value]
-    return value
+def _one_or_list(value: object) -> object:
+    """``superseded_by`` alone also takes a single reference."""
+    return [value] if isinstance(value, str) else value
 
 
 Instant = Annotated[datetime | None, BeforeValidator(_instant)]
@@ -82,6 +87,9 @@ Ref = Annotated[str, BeforeValidator(_ref)]
 class Access(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
     roles: list[str] | None = None
+
+
+_DEFAULTED: frozenset[str] = frozenset()  # filled in below, once FrontMatter exists
 
 
 class FrontMatter(BaseModel):
@@ -108,16 +116,25 @@ class FrontMatter(BaseModel):
     valid_until: Instant = None
     review_every: Annotated[int | None, BeforeValidator(_duration)] = None
     confidence: float | None = Field(default=None, ge=0, le=1)
-    supersedes: Annotated[list[Ref], BeforeValidator(_ref_list)] = Field(default_factory=list)
-    superseded_by: Annotated[list[Ref], BeforeValidator(_ref_list)] = Field(default_factory=list)
-    conflicts_with: Annotated[list[ObjectId], BeforeValidator(_ref_list)] = Field(
-        default_factory=list
-    )
+    supersedes: list[Ref] = Field(default_factory=list)
+    superseded_by: Annotated[list[Ref], BeforeValidator(_one_or_list)] = Field(default_factory=list)
+    conflicts_with: list[ObjectId] = Field(default_factory=list)
     content: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _null_is_absent(cls, data: Any) -> Any:
+        """An explicit ``null`` is the same as leaving the key out, for every field with a
+        default (``id`` has none: ``id: null`` stays an error)."""
+        if isinstance(data, dict) and any(data[k] is None for k in _DEFAULTED if k in data):
+            return {k: v for k, v in data.items() if v is not None or k not in _DEFAULTED}
+        return data
 
     @classmethod
     def coerce_enums(cls, data: dict[str, Any]) -> dict[str, Any]:
-        """Strict mode wants enum instances; accept their string spellings."""
+        """Strict mode wants enum instances; accept their string spellings. An integer
+        confidence becomes a float (one too large for a float becomes infinity, which the
+        0–1 bound then refuses)."""
         status = data.get("status")
         if isinstance(status, str) and status in Status.__members__.values():
             data["status"] = Status(status)
@@ -126,11 +143,29 @@ class FrontMatter(BaseModel):
             data["layer"] = Layer(layer)
         conf = data.get("confidence")
         if isinstance(conf, int) and not isinstance(conf, bool):
-            data["confidence"] = float(conf)
+            try:
+                data["confidence"] = float(conf)
+            except OverflowError:
+                data["confidence"] = math.inf if conf > 0 else -math.inf
         return data
 
 
 KNOWN_FIELDS = frozenset(FrontMatter.model_fields)
+_DEFAULTED = frozenset(n for n, f in FrontMatter.model_fields.items() if not f.is_required())
+
+
+@dataclass(frozen=True, slots=True)
+class RepositorySource:
+    """Where a repository was read from: a git commit (as the user named the revision, and
+    the commit's time), or the files on disk (everything None)."""
+
+    commit: str | None = None
+    revision: str | None = None
+    known_at: datetime | None = None
+
+    @property
+    def working_tree(self) -> bool:
+        return self.commit is None
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,9 +195,12 @@ class Exclusion:
     reason: ExclusionReason
     related: tuple[str, ...] = ()
     detail: str | None = None
+    path: str | None = None
+    """The excluded object's file (never set for a denied id, which names no file)."""
 
     def sort_key(self) -> tuple[str, int, str, tuple[str, ...], str]:
-        return (self.id, self.version or 0, self.reason.value, self.related, self.detail or "")
+        """The order of SPEC §5, total: id, version, reason, related, then the source path."""
+        return (self.id, self.version or 0, self.reason.value, self.related, self.path or "")
 
 
 @dataclass(eq=False)

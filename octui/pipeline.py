@@ -16,7 +16,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 from octui.config import Config, RoleConfig
@@ -93,9 +93,19 @@ class Resolution:
     warnings: list[Finding]
     fates: dict[int, Included | Exclusion]
     """Every object's place, by ``ContextObject.uid``."""
-    edges: list[Edge]
-    """Supersession edges among the objects the role may read (cycles included)."""
-    cycle_edges: set[tuple[int, int]]
+    graph: SupersessionGraph
+    """Declared supersession among the objects the role may read."""
+
+    @cached_property
+    def edges(self) -> list[Edge]:
+        """Supersession edges among the objects the role may read (cycles included), expanded
+        one per pair: computed when first asked for."""
+        return list(self.graph.edges)
+
+    @cached_property
+    def cycle_edges(self) -> set[tuple[int, int]]:
+        """The edges of :attr:`edges` that lie on a cycle (ignored), as uid pairs."""
+        return set(self.graph.cycle_edges)
 
     @property
     def failed(self) -> bool:
@@ -124,8 +134,7 @@ class Run:
     readable: list[ContextObject] = field(default_factory=list)
     approved: set[int] = field(default_factory=set)
     historical: dict[int, Lifecycle] = field(default_factory=dict)
-    edges: list[Edge] = field(default_factory=list)
-    cycle_edges: set[tuple[int, int]] = field(default_factory=set)
+    graph: SupersessionGraph | None = None
 
     @property
     def config(self) -> Config:
@@ -146,7 +155,7 @@ class Run:
             self.exclusions[obj.uid] = Exclusion(obj.id, None, reason)
         else:
             self.exclusions[obj.uid] = Exclusion(
-                obj.id, obj.version, reason, tuple(sorted(set(related))), detail
+                obj.id, obj.version, reason, tuple(sorted(set(related))), detail, obj.path
             )
 
     def rank(self, obj: ContextObject) -> int:
@@ -181,20 +190,18 @@ class _Memo:
     """Per role: exclusions, readable, approved and standing objects after steps 1-2."""
     scope_verdicts: dict[str, dict[int, Exclusion | None]] = field(default_factory=dict)
     copies: list[tuple[tuple[str, int], list[ContextObject]]] | None = None
-    broken: dict[int, list[Finding]] = field(default_factory=dict)
-    cyclic: set[int] | None = None
-    """Uids on some supersession cycle of the whole repository: only they can be on a role's."""
+    broken: dict[int, list[tuple[str, Finding]]] = field(default_factory=dict)
+    by_version: dict[tuple[str, int], list[ContextObject]] | None = None
+    """Objects by (id, version)."""
     stages: dict[tuple[str | None, datetime, bool], _Stage] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 @dataclass
 class _RoleFacts:
-    """What depends on the role alone: supersession edges among what it may read, cycles."""
+    """What depends on the role alone: supersession among what it may read, cycles."""
 
-    edges: list[Edge]
-    cycle_edges: set[tuple[int, int]]
-    cycle_findings: list[Finding]
+    graph: SupersessionGraph
     reference_findings: list[Finding] | None = None
     load_findings: list[Finding] | None = None
 
@@ -210,8 +217,7 @@ class _RunState:
     readable: list[ContextObject]
     approved: set[int]
     historical: dict[int, Lifecycle]
-    edges: list[Edge]
-    cycle_edges: set[tuple[int, int]]
+    graph: SupersessionGraph | None
 
 
 @dataclass
@@ -265,12 +271,21 @@ def step_authorization(run: Run, objects: list[ContextObject]) -> list[ContextOb
     role_name = run.query.role
     clearance = run.config.clearance_rank(run.role)
     standing = []
+    denied: dict[str, list[ContextObject]] = defaultdict(list)
+    reasons: dict[str, ExclusionReason] = {}
     for obj in objects:
         denial = read_denial(run.config, role_name, clearance, obj)
         if denial is not None:
-            run.exclude(obj, denial)
+            denied[obj.id].append(obj)
+            if reasons.get(obj.id) is not R.PERMISSION_DENIED:
+                reasons[obj.id] = denial
         else:
             standing.append(obj)
+    for object_id, copies in denied.items():
+        # one entry per denied id, shared by all its copies: how many there are stays hidden
+        entry = Exclusion(object_id, None, reasons[object_id])
+        for obj in copies:
+            run.exclusions[obj.uid] = entry
     run.readable = standing
     return standing
 
@@ -361,25 +376,19 @@ def resolve_ref(
     return [o for o in candidates if o is not declaring]
 
 
-def cycles(edges: list[Edge]) -> list[list[ContextObject]]:
-    """Strongly connected components with a cycle (Tarjan, iterative), each sorted."""
-    graph: dict[int, list[int]] = defaultdict(list)
-    objs: dict[int, ContextObject] = {}
-    self_loops: set[int] = set()
-    for e in edges:
-        graph[e.replacement.uid].append(e.replaced.uid)
-        objs[e.replacement.uid] = e.replacement
-        objs[e.replaced.uid] = e.replaced
-        if e.replacement.uid == e.replaced.uid:
-            self_loops.add(e.replacement.uid)
-    index: dict[int, int] = {}
-    low: dict[int, int] = {}
-    on_stack: set[int] = set()
+def strongly_connected(graph: list[list[int]]) -> list[int]:
+    """The component of every node (Tarjan, iterative): two nodes share a number exactly
+    when each reaches the other."""
+    n = len(graph)
+    index = [-1] * n
+    low = [0] * n
+    component = [-1] * n
+    on_stack = [False] * n
     stack: list[int] = []
-    found: list[list[ContextObject]] = []
     counter = 0
-    for start in sorted(objs):
-        if start in index:
+    components = 0
+    for start in range(n):
+        if index[start] >= 0:
             continue
         work: list[tuple[int, int]] = [(start, 0)]
         while work:
@@ -388,30 +397,257 @@ def cycles(edges: list[Edge]) -> list[list[ContextObject]]:
                 index[node] = low[node] = counter
                 counter += 1
                 stack.append(node)
-                on_stack.add(node)
-            children = graph.get(node, [])
+                on_stack[node] = True
+            children = graph[node]
             if i < len(children):
                 work.append((node, i + 1))
                 child = children[i]
-                if child not in index:
+                if index[child] < 0:
                     work.append((child, 0))
-                elif child in on_stack:
+                elif on_stack[child]:
                     low[node] = min(low[node], index[child])
                 continue
             if low[node] == index[node]:
-                component = []
                 while True:
                     top = stack.pop()
-                    on_stack.discard(top)
-                    component.append(top)
+                    on_stack[top] = False
+                    component[top] = components
                     if top == node:
                         break
-                if len(component) > 1 or node in self_loops:
-                    found.append(sorted((objs[u] for u in component), key=lambda o: o.key))
+                components += 1
             if work:
                 parent = work[-1][0]
                 low[parent] = min(low[parent], low[node])
-    return found
+    return component
+
+
+def _split_ref(ref: str) -> tuple[str, int | None]:
+    match = REF_RE.fullmatch(ref)
+    if match is None:  # pragma: no cover - refused at load time
+        return ref, None
+    version = match.group(2)
+    return match.group(1), None if version is None else int(version)
+
+
+class _Cover:
+    """Replacements that reach every object of one target set (all versions of an id, or
+    one id@version), grouped by strongly connected component, each group and the groups
+    in order of effective start — so the replacements in effect for one object, minus those
+    on a cycle with it, are found in time proportional to how many there are."""
+
+    __slots__ = ("groups",)
+
+    def __init__(self, replacements: Iterable[ContextObject], component: list[int]) -> None:
+        by_component: dict[int, list[ContextObject]] = defaultdict(list)
+        for r in replacements:
+            by_component[component[r.uid]].append(r)
+        groups = [
+            (c, sorted(members, key=lambda o: o.effective_start))
+            for c, members in by_component.items()
+        ]
+        groups.sort(key=lambda g: g[1][0].effective_start)
+        self.groups = groups
+
+    def in_effect(self, as_of: datetime, skip: int, out: set[ContextObject]) -> None:
+        """Add the replacements started by ``as_of`` outside component ``skip``."""
+        for comp, members in self.groups:
+            if members[0].effective_start > as_of:
+                break
+            if comp == skip:
+                continue
+            for r in members:
+                if r.effective_start > as_of:
+                    break
+                out.add(r)
+
+
+@dataclass
+class SupersessionGraph:
+    """Declared supersession among the objects one role may read.
+
+    Built in time linear in the objects and the declared references: a bare reference
+    ``id`` reaches every version of ``id`` through one hub node (not one edge per version),
+    an ``id@version`` through one node per version. Strongly connected components of that
+    graph are exactly those of the expanded edges (a path through a hub from an object back
+    to itself is only ever a detour), so an edge lies on a cycle exactly when its two ends
+    share a component with two or more objects, or it is an object's edge to itself.
+    Every edge counts for cycles — a draft's too; only approved replacements take effect.
+    """
+
+    memo: _Memo
+    readable: list[ContextObject]
+    component: list[int]
+    """Component number by uid (objects the role may not read: -1)."""
+    cyclic: set[int]
+    """Components that hold a cycle."""
+    cycle_findings: list[Finding]
+    by_target: dict[str, _Cover]
+    """Approved replacements declaring a bare ``supersedes: [id]``, by that id."""
+    by_version: dict[tuple[str, int], _Cover]
+    """Approved replacements declaring ``supersedes: [id@version]``, by (id, version)."""
+    members: dict[str, _Cover]
+    """Approved members of ids named by some ``superseded_by``."""
+    copies: dict[tuple[str, int], _Cover]
+    """Approved copies of id@versions named by some ``superseded_by``."""
+    _edges: list[Edge] | None = None
+    _cycle_edges: set[tuple[int, int]] | None = None
+
+    def on_cycle(self, replacement: ContextObject, replaced: ContextObject) -> bool:
+        """Whether the edge ``replacement`` → ``replaced`` lies on a cycle (and is ignored)."""
+        c = self.component[replacement.uid]
+        return c in self.cyclic and c == self.component[replaced.uid]
+
+    def replacements(self, obj: ContextObject, as_of: datetime) -> set[ContextObject]:
+        """The replacements whose edge to ``obj`` is in effect at ``as_of``."""
+        out: set[ContextObject] = set()
+        skip = self.component[obj.uid]
+        for cover in (self.by_target.get(obj.id), self.by_version.get((obj.id, obj.version))):
+            if cover is not None:
+                cover.in_effect(as_of, skip, out)
+        for ref in obj.superseded_by:
+            target, version = _split_ref(ref)
+            cover = (
+                self.members.get(target) if version is None else self.copies.get((target, version))
+            )
+            if cover is not None:
+                cover.in_effect(as_of, skip, out)
+        return out
+
+    @property
+    def edges(self) -> list[Edge]:
+        """Every edge, expanded (one per pair), in declaration order: computed on first use."""
+        if self._edges is None:
+            self._edges = _readable_edges(self.memo, self.readable)
+        return self._edges
+
+    @property
+    def cycle_edges(self) -> set[tuple[int, int]]:
+        """The expanded edges that lie on a cycle, as (replacement uid, replaced uid)."""
+        if self._cycle_edges is None:
+            self._cycle_edges = {
+                (e.replacement.uid, e.replaced.uid)
+                for e in self.edges
+                if self.on_cycle(e.replacement, e.replaced)
+            }
+        return self._cycle_edges
+
+
+def _copies(memo: _Memo) -> dict[tuple[str, int], list[ContextObject]]:
+    if memo.by_version is None:
+        groups: dict[tuple[str, int], list[ContextObject]] = defaultdict(list)
+        for obj in memo.objects:
+            groups[(obj.id, obj.version)].append(obj)
+        memo.by_version = dict(groups)
+    return memo.by_version
+
+
+def build_graph(
+    memo: _Memo, readable: list[ContextObject], approved: set[int]
+) -> SupersessionGraph:
+    """The supersession graph among ``readable`` (see :class:`SupersessionGraph`)."""
+    n = len(memo.objects)
+    readable_uids = {o.uid for o in readable}
+    by_id, by_version = memo.by_id, _copies(memo)
+    graph: list[list[int]] = [[] for _ in range(n)]
+    hubs: dict[tuple[str, object], int] = {}
+    self_loops: set[int] = set()
+
+    def hub(kind: str, target: str, version: int | None) -> int | None:
+        """The node fanning out to (``out``) or in from (``in``) the readable objects of a
+        target: every version of the id, or the copies of one id@version."""
+        key = (kind, target if version is None else (target, version))
+        node = hubs.get(key)
+        if node is None:
+            group = (
+                by_id.get(target, []) if version is None else by_version.get((target, version), [])
+            )
+            ends = [o.uid for o in group if o.uid in readable_uids]
+            if not ends:
+                return None
+            node = hubs[key] = len(graph)
+            graph.append(ends if kind == "out" else [])
+            if kind == "in":
+                for u in ends:
+                    graph[u].append(node)
+        return node
+
+    bare: dict[str, list[ContextObject]] = defaultdict(list)
+    versioned: dict[tuple[str, int], list[ContextObject]] = defaultdict(list)
+    named_ids: set[str] = set()
+    named_versions: set[tuple[str, int]] = set()
+    for obj in readable:
+        for ref in obj.supersedes:
+            target, version = _split_ref(ref)
+            node = hub("out", target, version)
+            if node is None:
+                continue
+            graph[obj.uid].append(node)
+            if version is None:
+                bare[target].append(obj)
+            else:
+                versioned[(target, version)].append(obj)
+                if (obj.id, obj.version) == (target, version):
+                    self_loops.add(obj.uid)
+        for ref in obj.superseded_by:
+            target, version = _split_ref(ref)
+            node = hub("in", target, version)
+            if node is None:
+                continue
+            graph[node].append(obj.uid)
+            if version is None:
+                named_ids.add(target)
+            else:
+                named_versions.add((target, version))
+                if (obj.id, obj.version) == (target, version):
+                    self_loops.add(obj.uid)
+    component = strongly_connected(graph)[:n]
+    sizes: dict[int, int] = defaultdict(int)
+    for uid in readable_uids:
+        sizes[component[uid]] += 1
+    cyclic = {c for c, size in sizes.items() if size > 1}
+    cyclic.update(component[u] for u in self_loops)
+    for uid in range(n):
+        if uid not in readable_uids:
+            component[uid] = -1
+    members_of: dict[int, list[ContextObject]] = defaultdict(list)
+    for obj in readable:
+        if component[obj.uid] in cyclic:
+            members_of[component[obj.uid]].append(obj)
+    findings = []
+    for members in members_of.values():
+        ordered = sorted(members, key=lambda o: (o.key, o.path))
+        findings.append(
+            Finding(
+                W.SUPERSESSION_CYCLE,
+                tuple(sorted({o.id for o in ordered})),
+                "supersession edges form a cycle: "
+                + " → ".join(o.key for o in ordered)
+                + "; edges inside the cycle are ignored",
+                "Remove one of the declarations so the chain has a newest end.",
+                tuple(sorted({o.path for o in ordered})),
+            )
+        )
+
+    def cover(objs: Iterable[ContextObject]) -> _Cover:
+        return _Cover((o for o in objs if o.uid in approved), component)
+
+    return SupersessionGraph(
+        memo,
+        readable,
+        component,
+        cyclic,
+        findings,
+        {target: cover(objs) for target, objs in bare.items()},
+        {key: cover(objs) for key, objs in versioned.items()},
+        {
+            target: cover(o for o in by_id.get(target, []) if o.uid in readable_uids)
+            for target in named_ids
+        },
+        {
+            key: cover(o for o in by_version.get(key, []) if o.uid in readable_uids)
+            for key in named_versions
+        },
+    )
 
 
 def _readable_edges(memo: _Memo, readable: list[ContextObject]) -> list[Edge]:
@@ -441,65 +677,26 @@ def _readable_edges(memo: _Memo, readable: list[ContextObject]) -> list[Edge]:
 
 
 def _role_facts(run: Run) -> _RoleFacts:
-    """Supersession edges and cycles among what the role may read (depends on the role only)."""
+    """The supersession graph among what the role may read (depends on the role only)."""
     memo = _memo(run.repo)
     key = run.query.role
     facts = memo.roles.get(key)
-    if facts is not None:
-        return facts
-    cycle_edges: set[tuple[int, int]] = set()
-    found: list[Finding] = []
-    edges = _readable_edges(memo, run.readable)
-    # A draft never supersedes, so its declarations cannot close a cycle either (otherwise a
-    # draft could switch off an approved object's supersession and resurrect what it retired).
-    approved_edges = [e for e in edges if e.replacement.uid in run.approved]
-    if memo.cyclic is None:
-        every = memo.candidate_edges or []
-        memo.cyclic = {o.uid for component in cycles(every) for o in component}
-    on_cycles = [
-        e
-        for e in approved_edges
-        if e.replacement.uid in memo.cyclic and e.replaced.uid in memo.cyclic
-    ]
-    for component in cycles(on_cycles):
-        members = {o.uid for o in component}
-        for e in approved_edges:
-            if e.replacement.uid in members and e.replaced.uid in members:
-                cycle_edges.add((e.replacement.uid, e.replaced.uid))
-        ids = tuple(sorted({o.id for o in component}))
-        found.append(
-            Finding(
-                W.SUPERSESSION_CYCLE,
-                ids,
-                "supersession edges form a cycle: "
-                + " → ".join(o.key for o in component)
-                + "; edges inside the cycle are ignored",
-                "Remove one of the declarations so the chain has a newest end.",
-                tuple(sorted({o.path for o in component})),
-            )
-        )
-    facts = _RoleFacts(edges, cycle_edges, found)
-    memo.roles[key] = facts
+    if facts is None:
+        facts = memo.roles[key] = _RoleFacts(build_graph(memo, run.readable, run.approved))
     return facts
 
 
 def step_supersession(run: Run, objects: list[ContextObject]) -> list[ContextObject]:
     """Declared supersession only; an edge takes effect at the replacement's effective start,
-    if the replacement passed steps 1–2, and stays in effect after it expires."""
-    facts = _role_facts(run)
-    run.edges = list(facts.edges)
-    run.cycle_edges = set(facts.cycle_edges)
-    run.findings.extend(facts.cycle_findings)
+    if the replacement passed steps 1–2 and the edge is on no cycle, and stays in effect after
+    the replacement expires."""
+    graph = _role_facts(run).graph
+    run.graph = graph
+    run.findings.extend(graph.cycle_findings)
     as_of = run.query.as_of
-    replaced_by: dict[int, list[ContextObject]] = defaultdict(list)
-    for e in run.edges:
-        if (e.replacement.uid, e.replaced.uid) in run.cycle_edges:
-            continue
-        if e.replacement.uid in run.approved and as_of >= e.replacement.effective_start:
-            replaced_by[e.replaced.uid].append(e.replacement)
     standing = []
     for obj in objects:
-        replacements = replaced_by.get(obj.uid)
+        replacements = graph.replacements(obj, as_of)
         if not replacements:
             standing.append(obj)
             continue
@@ -777,36 +974,48 @@ def is_stale(config: Config, obj: ContextObject, as_of: datetime) -> bool:
 
 
 def reference_findings(run: Run) -> None:
-    """``broken-reference``: a link that names nothing in the whole repository."""
+    """``broken-reference``: a link that names nothing in the whole repository. For a role,
+    a link to an id it may not read (some copy of it is denied) is never broken, whatever
+    version it names: which versions a denied id holds is none of the role's business."""
     memo = _memo(run.repo)
+    denied = {e.id for e in run.exclusions.values() if e.reason.is_denial}
     for obj in run.readable:
         found = memo.broken.get(obj.uid)
         if found is None:
             found = memo.broken[obj.uid] = _broken_references(obj, memo.by_id)
-        run.findings.extend(found)
+        run.findings.extend(f for target, f in found if target not in denied)
 
 
-def _broken_references(obj: ContextObject, by_id: dict[str, list[ContextObject]]) -> list[Finding]:
-    """``broken-reference`` findings of one object (a fact of the whole repository)."""
-    out: list[Finding] = []
+def _broken_references(
+    obj: ContextObject, by_id: dict[str, list[ContextObject]]
+) -> list[tuple[str, Finding]]:
+    """``broken-reference`` findings of one object (a fact of the whole repository), each with
+    the id its reference names."""
+    out: list[tuple[str, Finding]] = []
     for field_name, refs in (
         ("supersedes", obj.supersedes),
         ("superseded_by", obj.superseded_by),
         ("conflicts_with", obj.conflicts_with),
     ):
         for ref in refs:
-            if not resolve_ref(ref, obj, by_id):
-                out.append(
-                    Finding(
-                        W.BROKEN_REFERENCE,
-                        (obj.id,),
-                        f'{obj.key} {field_name} "{ref}", which names nothing in the repository',
-                        "Fix or remove the reference: a broken chain silently resurrects "
-                        "retired policy.",
-                        (obj.path,),
-                    )
-                )
+            if _names_something(ref, obj, by_id):
+                continue
+            message = f'{obj.key} {field_name} "{ref}", which names nothing in the repository'
+            hint = "Fix or remove the reference: a broken chain silently resurrects retired policy."
+            finding = Finding(W.BROKEN_REFERENCE, (obj.id,), message, hint, (obj.path,))
+            out.append((_split_ref(ref)[0], finding))
     return out
+
+
+def _names_something(
+    ref: str, declaring: ContextObject, by_id: dict[str, list[ContextObject]]
+) -> bool:
+    """Whether :func:`resolve_ref` would name an object (without listing them all)."""
+    target, version = _split_ref(ref)
+    candidates = by_id.get(target, ())
+    if version is not None:
+        return any(o.version == version for o in candidates)
+    return any(o is not declaring for o in candidates)
 
 
 def load_findings(run: Run) -> None:
@@ -825,14 +1034,15 @@ def load_findings(run: Run) -> None:
             groups[(obj.id, obj.version)].append(obj)
         memo.copies = [(key, group) for key, group in groups.items() if len(group) > 1]
     for (object_id, version), group in memo.copies:
-        if all(o.uid in readable for o in group):
+        seen = [o for o in group if o.uid in readable]  # judged among the copies it may read
+        if len(seen) > 1:
             run.findings.append(
                 Finding(
                     W.DUPLICATE_VERSION,
                     (object_id,),
-                    f"{len(group)} files hold {object_id}@{version}",
+                    f"{len(seen)} files hold {object_id}@{version}",
                     "Give each file its own version, or delete the copy.",
-                    tuple(sorted(o.path for o in group)),
+                    tuple(sorted(o.path for o in seen)),
                 )
             )
     for name, problem in repo.unavailable_sources:
@@ -888,8 +1098,7 @@ def _resolve(repo: Repository, query: Query) -> Resolution:
         readable=base.readable,
         approved=base.approved,
         historical=dict(base.historical),
-        edges=list(base.edges),
-        cycle_edges=set(base.cycle_edges),
+        graph=base.graph,
     )
     kept = step_relevance(run, stage.current + stage.historical)
     trimmed = len(run.exclusions) != len(base.exclusions)
@@ -921,16 +1130,20 @@ def _resolve(repo: Repository, query: Query) -> Resolution:
         facts = _role_findings(run)
         run.findings.extend(facts.reference_findings or ())
         run.findings.extend(facts.load_findings or ())
-        exclusions = list(run.exclusions.values())
+        exclusions = list(dict.fromkeys(run.exclusions.values()))  # a denied id once
         for name, problem in repo.unavailable_sources:
             exclusions.append(Exclusion(name, None, R.SOURCE_UNAVAILABLE, (), problem))
         exclusions.sort(key=Exclusion.sort_key)
         warnings = sorted(set(run.findings), key=Finding.sort_key)
         if not trimmed:  # the same for every task at this stage
             stage.untrimmed = (list(exclusions), list(warnings))
-    return Resolution(
-        query, repo, included, exclusions, warnings, fates, run.edges, run.cycle_edges
-    )
+    return Resolution(query, repo, included, exclusions, warnings, fates, _graph_of(run))
+
+
+def _graph_of(run: Run) -> SupersessionGraph:
+    if run.graph is None:  # pragma: no cover - step 5 always sets it
+        raise ValueError("supersession graph missing")
+    return run.graph
 
 
 def _stage(repo: Repository, query: Query, role: RoleConfig | None) -> _Stage:
@@ -965,8 +1178,7 @@ def _stage(repo: Repository, query: Query, role: RoleConfig | None) -> _Stage:
         run.readable,
         run.approved,
         run.historical,
-        run.edges,
-        run.cycle_edges,
+        run.graph,
     )
     stage = _Stage(state, current, historical)
     with memo.lock:
@@ -980,7 +1192,7 @@ def _role_findings(run: Run) -> _RoleFacts:
     """Broken references and load findings: they depend on what the role may read only."""
     facts = _role_facts(run)
     if facts.reference_findings is None or facts.load_findings is None:
-        probe = Run(run.repo, run.query, run.role, readable=run.readable)
+        probe = Run(run.repo, run.query, run.role, exclusions=run.exclusions, readable=run.readable)
         reference_findings(probe)
         facts.reference_findings = probe.findings
         probe = Run(run.repo, run.query, run.role, readable=run.readable)

@@ -193,7 +193,7 @@ def object_schema() -> Schema:
     instant = _nullable(_string(INSTANT_PATTERN, "YYYY-MM-DD or an RFC 3339 datetime (UTC)"))
     properties: dict[str, Schema] = {
         "id": _string(ID_PATTERN, "identity; versions share it"),
-        "version": {"type": "integer", "minimum": 1},
+        "version": _nullable({"type": "integer", "minimum": 1}),
         "authority": _nullable(
             _enum(
                 Authority,
@@ -201,14 +201,14 @@ def object_schema() -> Schema:
                 "unknown-authority warning, which this schema reports as an error",
             )
         ),
-        "status": _enum(Status, "a draft is never included and never supersedes"),
+        "status": _nullable(_enum(Status, "a draft is never included and never supersedes")),
         "title": _text(),
         "summary": _text(),
         "type": _text(),
         "owner": _text(),
         "layer": _nullable(_enum(Layer, "L0 = mission, L1 = identity: never trimmed")),
-        "tags": _list({"type": "string"}),
-        "applies_to": _list({"type": "string"}),
+        "tags": _nullable(_list({"type": "string"})),
+        "applies_to": _nullable(_list({"type": "string"})),
         "classification": _nullable(
             _string(LEVEL_PATTERN, "a level configured in opencontext.yaml")
         ),
@@ -219,10 +219,12 @@ def object_schema() -> Schema:
         "valid_until": instant,
         "review_every": _nullable(_duration()),
         "confidence": _nullable({"type": "number", "minimum": 0, "maximum": 1}),
-        "supersedes": _one_or_list(_string(REF_PATTERN, "id or id@version")),
+        "supersedes": _nullable(_list(_string(REF_PATTERN, "id or id@version"))),
         "superseded_by": _one_or_list(_string(REF_PATTERN, "id or id@version")),
-        "conflicts_with": _one_or_list(_string(ID_PATTERN)),
-        "content": {"type": "string", "description": "the body (YAML object files only)"},
+        "conflicts_with": _nullable(_list(_string(ID_PATTERN))),
+        "content": _nullable(
+            {"type": "string", "description": "the body (YAML object files only)"}
+        ),
     }
     return _document(
         "object",
@@ -242,7 +244,7 @@ def _bundle_object() -> Schema:
     utc = _nullable(_string(UTC_INSTANT_PATTERN))
     properties: dict[str, Schema] = {
         "id": _string(ID_PATTERN),
-        "version": {"type": "integer", "minimum": 1},
+        "version": _nullable({"type": "integer", "minimum": 1}),
         "authority": _nullable(
             {"type": "string", "description": "may be outside the six (unknown-authority)"}
         ),
@@ -258,8 +260,8 @@ def _bundle_object() -> Schema:
         "type": _text(),
         "owner": _text(),
         "layer": _nullable(_enum(Layer)),
-        "tags": _list({"type": "string"}),
-        "applies_to": _list({"type": "string"}),
+        "tags": _nullable(_list({"type": "string"})),
+        "applies_to": _nullable(_list({"type": "string"})),
         "classification": {"type": "string"},
         "access": _nullable(_closed({"roles": _list({"type": "string"})}, required=("roles",))),
         "created": utc,
@@ -343,6 +345,7 @@ def bundle_schema() -> Schema:
             "generated_at",
             "as_of",
             "inputs",
+            "source",
             "objects",
             "exclusions",
             "warnings",

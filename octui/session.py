@@ -44,6 +44,11 @@ class Session:
         its tokens across reloads), so changing the role, the task or the instant only scores.
         """
         repo = self.loader.load()
+        if hasattr(self.tree, "commit"):  # a git revision: the bundle says which
+            from octui.gitrev import GitTree, tree_source
+
+            if isinstance(self.tree, GitTree):
+                repo.source = tree_source(self.tree)
         with gc_paused():
             for obj in repo.objects:
                 prepare_tokens(obj)

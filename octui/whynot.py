@@ -103,14 +103,16 @@ def _what_if(
     obj: ContextObject,
     changed: ContextObject | None = None,
     cancelled: Cancelled = _never,
+    uid: int | None = None,
 ) -> Included | Exclusion | None:
-    """The fate of ``obj`` when resolving ``query`` (with ``obj`` replaced by ``changed``)."""
+    """The fate of ``obj`` (known as ``uid`` in ``repository`` when that differs from its
+    own) when resolving ``query`` (with ``obj`` replaced by ``changed``)."""
     _check(cancelled)
     repo = repository
     if changed is not None:
         objects = [changed if o.uid == obj.uid else o for o in repository.objects]
         repo = replace(repository, objects=objects)
-    return resolve(repo, query).fates.get(obj.uid)
+    return resolve(repo, query).fates.get(obj.uid if uid is None else uid)
 
 
 def first_included(
@@ -148,13 +150,40 @@ def first_included(
     return None, False
 
 
+def visible_to(repository: Repository, role_name: str) -> tuple[Repository, dict[int, int]]:
+    """The repository without the objects ``role_name`` may not read, and each remaining
+    object's uid there (by its uid in ``repository``). Kept on the repository, which never
+    changes once loaded."""
+    memo: dict[str, tuple[Repository, dict[int, int]]] = repository.__dict__.setdefault(
+        "_visible_to", {}
+    )
+    found = memo.get(role_name)
+    if found is None:
+        kept = [o for o in repository.objects if may_read(repository.config, role_name, o)]
+        objects = []
+        uids = {}
+        for new_uid, o in enumerate(kept):
+            copy = replace(o, uid=new_uid)
+            copy.__dict__.update((k, v) for k, v in o.__dict__.items() if k.startswith("_"))
+            objects.append(copy)
+            uids[o.uid] = new_uid
+        found = memo[role_name] = (replace(repository, objects=objects), uids)
+    return found
+
+
 def _other_roles(
     resolution: Resolution, obj: ContextObject, cancelled: Cancelled = _never
 ) -> list[str]:
     """What other declared roles that may read ``obj`` and have it in scope get (verdict
-    only), for as many of them as the budget allows."""
-    config = resolution.repository.config
+    only), for as many of them as the budget allows, judged over what this role may read:
+    an object it may not read never changes the answer."""
+    repository = resolution.repository
+    config = repository.config
     current = resolution.query.role
+    seen_uid = obj.uid
+    if current is not None:
+        repository, uids = visible_to(repository, current)
+        seen_uid = uids[obj.uid]
     out: list[str] = []
     names = [
         name
@@ -165,12 +194,16 @@ def _other_roles(
     verdicts: list[str] = []
     for name in names[:budget]:
         query = replace(resolution.query, role=name)
-        fate = _what_if(resolution.repository, query, obj, cancelled=cancelled)
+        fate = _what_if(repository, query, obj, cancelled=cancelled, uid=seen_uid)
         verdicts.append(f"{name}: {_fate_text(fate, with_detail=False)}")
     if len(names) > budget:
         verdicts.append(f"{len(names) - budget} more not asked (each one re-resolves)")
     if verdicts:
-        out.append("Roles that may read it and have it in scope: " + "; ".join(verdicts) + ".")
+        out.append(
+            "Roles that may read it and have it in scope (judged on what this role may read): "
+            + "; ".join(verdicts)
+            + "."
+        )
     else:
         out.append("No other declared role both may read it and has it in scope.")
     return out
@@ -335,5 +368,6 @@ __all__ = [
     "in_scope",
     "may_read",
     "resolution_budget",
+    "visible_to",
     "why_not",
 ]

@@ -21,6 +21,7 @@ TOP_KEYS = [
     "generated_at",
     "as_of",
     "inputs",
+    "source",
     "objects",
     "exclusions",
     "warnings",
@@ -81,6 +82,7 @@ def test_bundle_shape(tmp_path: Path) -> None:
         "include_historical": False,
         "strict": False,
     }
+    assert b["source"] == {"commit": None, "revision": None, "known_at": None, "working_tree": True}
     assert [o["id"] for o in b["objects"]] == ["mission", "policies.refunds"]
     for o in b["objects"]:
         assert set(o) == OBJECT_KEYS

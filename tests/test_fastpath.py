@@ -202,12 +202,12 @@ _PLUS_ONE = timezone(timedelta(hours=1))
 #: field → (values Pydantic accepts, values it refuses or that need care), as YAML types them
 FIELD_VALUES: dict[str, tuple[list[Any], list[Any]]] = {
     "id": (["a", "policies.x", "0", "a" * 2000], ["Bad", "", "a\n", " a", "a ", "é", 12, None]),
-    "version": ([1, 3, 10**30], [0, -1, True, False, "2", 1.0, None, [1]]),
+    "version": ([1, 3, 10**30, None], [0, -1, True, False, "2", 1.0, [1]]),
     "authority": (["canonical", "gospel", "", None], [3, True, date(2026, 1, 1)]),
-    "status": (["active", "draft"], ["Active", "active ", None, 1, True, ["active"]]),
+    "status": (["active", "draft", None], ["Active", "active ", 1, True, ["active"]]),
     "layer": (["L0", "L4", None], ["L9", "l0", 2, True, ["L0"]]),
     "title": (["T", "", None], [5, 1.5, True, ["x"], {"a": 1}, date(2026, 1, 1)]),
-    "tags": (([], ["a"], [""]), (["a", 1], ["a", None], [["a"]], "solo", None, {"a": 1})),
+    "tags": (([], ["a"], [""], None), (["a", 1], ["a", None], [["a"]], "solo", {"a": 1})),
     "classification": (["internal", None], [1, True]),
     "access": (
         [None, {}, {"roles": ["a"]}, {"roles": None}, {"roles": []}],
@@ -226,10 +226,13 @@ FIELD_VALUES: dict[str, tuple[list[Any], list[Any]]] = {
         [0.5, 1, 0, 1.0, -0.0, 1e-300, None],
         [1.5, -0.1, True, False, float("nan"), float("inf"), "0.5", 10**400, 2],
     ),
-    "supersedes": ([None, "a", "a@2", ["a@2", "b"], []], [["A"], "a@0", "a@01", [1], [None]]),
+    "supersedes": (
+        [None, ["a"], ["a@2", "b"], []],
+        [["A"], "a@0", "a@01", [1], [None], "a", "a@2"],
+    ),
     "superseded_by": ([None, "b@1", ["x"]], [5, "B", True, "b@"]),
-    "conflicts_with": ([None, "b", ["b", "c"]], [["b@1"], "Bad", [["b"]]]),
-    "content": (["", "body"], [5, None, ["x"]]),
+    "conflicts_with": ([None, ["b", "c"]], [["b@1"], "Bad", [["b"]], "b"]),
+    "content": (["", "body", None], [5, ["x"]]),
     "extra_key": ([1, "x", None, [1], {"a": None}], []),
 }
 
@@ -271,7 +274,7 @@ def test_fast_fields_each_value_alone(name: str, value: Any) -> None:
 def test_fast_fields_answers_plain_valid_data() -> None:
     data = {"id": "a", "version": 2, "status": "draft", "layer": "L1", "tags": ["x"],
             "access": {"roles": ["support"]}, "created": "2026-01-01", "confidence": 1,
-            "review_every": "90d", "supersedes": "a@1", "content": "body"}  # fmt: skip
+            "review_every": "90d", "supersedes": ["a@1"], "content": "body"}  # fmt: skip
     fast = fast_fields(data)
     assert fast is not None and same(fast, slow_fields(data))
 

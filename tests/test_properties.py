@@ -17,7 +17,7 @@ import re
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -27,11 +27,14 @@ from hypothesis import strategies as st
 from repo_builder import fixed_bundle, make_repo, resolve_at
 
 from octui.bundle import bundle_dict, digest, digest_from_bundle, dumps_bundle
+from octui.changes import change_agenda
 from octui.enums import ExclusionReason, Lifecycle
 from octui.explain import explain
+from octui.history import UnknownId, history
 from octui.loader import load_repository
 from octui.model import Exclusion
 from octui.pipeline import Included, Resolution
+from octui.whynot import why_not
 
 SETTINGS = settings(
     max_examples=80,
@@ -214,17 +217,25 @@ def check_partition(res: Resolution) -> None:
     object_exclusions = [
         e for e in res.exclusions if e.reason is not ExclusionReason.SOURCE_UNAVAILABLE
     ]
-    assert len(res.included) + len(object_exclusions) == len(objs)
+    # the copies of a denied id share one entry (the role never learns how many there are)
+    denied_copies = [
+        f for f in res.fates.values() if isinstance(f, Exclusion) and f.reason.is_denial
+    ]
+    denied_entries = [e for e in object_exclusions if e.reason.is_denial]
+    assert sorted(e.id for e in denied_entries) == sorted({f.id for f in denied_copies})
+    assert all(f in denied_entries for f in denied_copies)
+    kept = len(object_exclusions) - len(denied_entries) + len(denied_copies)
+    assert len(res.included) + kept == len(objs)
     for uid, fate in res.fates.items():
         assert (uid in included_uids) == isinstance(fate, Included)
-    # every exclusion entry is the fate of exactly one object
+    # every other exclusion entry is the fate of exactly one object
     excluded_fates = sorted(
         (f.id, f.version or 0, f.reason.value)
         for f in res.fates.values()
-        if not isinstance(f, Included)
+        if not isinstance(f, Included) and not f.reason.is_denial
     )
     assert excluded_fates == sorted(
-        (e.id, e.version or 0, e.reason.value) for e in object_exclusions
+        (e.id, e.version or 0, e.reason.value) for e in object_exclusions if not e.reason.is_denial
     )
 
 
@@ -288,8 +299,8 @@ def test_denied_objects_never_leak(spec: Spec, query: dict[str, Any]) -> None:
         assert CANARY not in text
         assert CANARY not in explain(res, digest(res))
         secret_count = sum(1 for f in spec.files if f["_secret"])
-        denied = [e for e in res.exclusions if e.reason.is_denial]
-        assert len(denied) >= secret_count
+        denied = {e.id for e in res.exclusions if e.reason.is_denial}
+        assert len(denied) >= len({f["id"] for f in spec.files if f["_secret"]})
         # no supersession edge touches a denied object
         denied_uids = {
             uid
@@ -412,11 +423,25 @@ def test_fates_agree_with_an_independent_reading_of_the_spec(
             fates = res.fates
             keyed = {o.key: o for o in repo.objects}
             readable = set()
-            for uid, fate in fates.items():
-                o = objs[uid]
-                expected = oracle_early_reason(
+            early = {
+                uid: oracle_early_reason(
                     by_key[(o.id, o.version)], role, as_of, query["include_historical"]
                 )
+                for uid, o in objs.items()
+            }
+            # a denied id is listed once: permission-denied when any copy is denied by its
+            # access list, else classification-denied
+            denial: dict[str, str] = {}
+            for uid, reason in early.items():
+                if reason in ("permission-denied", "classification-denied") and (
+                    denial.get(objs[uid].id) != "permission-denied"
+                ):
+                    denial[objs[uid].id] = reason
+            for uid, fate in fates.items():
+                o = objs[uid]
+                expected = early[uid]
+                if expected in ("permission-denied", "classification-denied"):
+                    expected = denial[o.id]
                 got = fate.reason.value if isinstance(fate, Exclusion) else None
                 if expected is not None:
                     assert got == expected, (o.key, role, expected, fate)
@@ -509,3 +534,118 @@ def test_time_zone_and_locale_do_not_change_the_digest(spec: Spec, as_of: str, r
         d3 = _cli_digest(root, role, as_of, west_env)
         assert d1 == d2 == d3
         assert d1 == digest(resolve_at(root, role=role, as_of=as_of, task="refund"))
+
+
+# -- rewriting what a role may not read changes nothing it sees ---------------------------------
+
+
+def _denial_kind(f: dict[str, Any]) -> str | None:
+    """Why r0 may not read the generated file: its access list, its classification, or not."""
+    roles = f.get("access", {}).get("roles") if "access" in f else None
+    if roles is not None and "r0" not in roles:
+        return "access"
+    if LEVEL_RANK[f.get("classification", "public")] > LEVEL_RANK["internal"]:
+        return "classification"
+    return None
+
+
+@st.composite
+def denied_rewrite(draw: st.DrawFn, spec: Spec) -> list[dict[str, Any]]:
+    """Every file r0 may not read rewritten: every field drawn afresh (version, dates, status,
+    layer, confidence, links, content, classification among the levels r0 may not read), keeping
+    only its id and why it is denied; then denied copies added and removed, keeping each denied
+    id (and the reason it is listed with)."""
+    ids = sorted({f["id"] for f in spec.files})
+    out: list[dict[str, Any]] = []
+    for f in spec.files:
+        kind = _denial_kind(f)
+        if kind is None:
+            out.append(f)
+            continue
+        out.append(draw(_denied_copy(f["id"], kind, ids)))
+    denied = [f for f in out if _denial_kind(f)]
+    for _ in range(draw(st.integers(0, 2)) if denied else 0):
+        model = draw(st.sampled_from(denied))
+        out.append(draw(_denied_copy(model["id"], _denial_kind(model) or "access", ids)))
+    for _ in range(draw(st.integers(0, 2))):
+        removable = [
+            f
+            for f in out
+            if (kind := _denial_kind(f))
+            and any(
+                g is not f and g["id"] == f["id"] and _denial_kind(g) in (kind, "access")
+                for g in out
+            )
+        ]
+        if removable:
+            victim = draw(st.sampled_from(removable))
+            out = [f for f in out if f is not victim]
+    return out
+
+
+@st.composite
+def _denied_copy(draw: st.DrawFn, object_id: str, kind: str, ids: list[str]) -> dict[str, Any]:
+    d = draw(objects(object_id, draw(st.integers(1, 9)), ids))
+    d.pop("access", None)
+    if kind == "access":
+        d["access"] = {"roles": draw(st.sampled_from([["r1"], ["r1", "r2"], []]))}
+        d["classification"] = draw(st.sampled_from(LEVELS))
+    else:
+        d["classification"] = draw(st.sampled_from(["confidential", "restricted"]))
+        if draw(st.booleans()):
+            d["access"] = {"roles": ["r0", "r2"]}
+    return d
+
+
+def _write_stable(files: list[dict[str, Any]], root: Path, config: dict[str, Any]) -> Path:
+    """Readable files keep their names; denied ones live under their own names."""
+    names: dict[str, dict[str, Any]] = {}
+    for i, f in enumerate(files):
+        entry = {k: v for k, v in f.items() if k != "_secret"}
+        if _denial_kind(f):
+            names[f"zz/denied-{i:02d}.md"] = entry
+        else:
+            names[f"{f['id']}.v{f['version']}.md"] = entry
+    return make_repo(root, names, config)
+
+
+def _role_outputs(root: Path, query: dict[str, Any]) -> dict[str, Any]:
+    """Everything r0 is shown: bundle, explain, digest, strict outcome, why not for each
+    object it may read, every lineage, and the change agenda."""
+    repo = load_repository(root)
+    res = resolve_at(repo, role="r0", strict=True, **query)
+    out: dict[str, Any] = {
+        "bundle": dumps_bundle(fixed_bundle(res)),
+        "explain": explain(res, digest(res)),
+        "strict": res.strict_failed,
+    }
+    for obj in repo.objects:
+        fate = res.fates[obj.uid]
+        if not (isinstance(fate, Exclusion) and fate.reason.is_denial):
+            out[f"why-not {obj.path}"] = why_not(res, repo, obj.uid)
+    for object_id in IDS:
+        try:
+            rows = history(repo, object_id, "r0", res.query.as_of)
+        except UnknownId:
+            continue
+        out[f"history {object_id}"] = [r.to_json() for r in rows]
+    agenda = change_agenda(repo, replace(res.query, strict=False))
+    out["changes"] = json.dumps(agenda.to_json(), sort_keys=True)
+    return out
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(spec=specs(), query=QUERIES, data=st.data())
+def test_rewriting_denied_objects_changes_nothing_the_role_sees(
+    spec: Spec, query: dict[str, Any], data: st.DataObject
+) -> None:
+    rewritten = data.draw(denied_rewrite(spec))
+    with tempfile.TemporaryDirectory() as tmp:
+        before = _role_outputs(_write_stable(spec.files, Path(tmp) / "a", spec.config), query)
+        after = _role_outputs(_write_stable(rewritten, Path(tmp) / "b", spec.config), query)
+    assert before == after

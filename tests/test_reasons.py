@@ -331,7 +331,7 @@ def test_replacement_started_by_created_only(tmp_path: Path) -> None:
         {
             "v1.md": obj("p", version=1, authority="approved"),
             "v2.md": obj(
-                "p", version=2, authority="approved", created="2026-04-01", supersedes="p@1"
+                "p", version=2, authority="approved", created="2026-04-01", supersedes=["p@1"]
             ),
         },
     )
@@ -696,7 +696,7 @@ def test_equal_authority_conflict_keeps_both(tmp_path: Path) -> None:
     root = make_repo(
         tmp_path,
         {
-            "a.md": obj("x", authority="approved", conflicts_with="y"),
+            "a.md": obj("x", authority="approved", conflicts_with=["y"]),
             "b.md": obj("y", authority="approved"),
         },
     )

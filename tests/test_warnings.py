@@ -199,26 +199,38 @@ def test_supersession_cycle(tmp_path: Path) -> None:
     assert the_exclusion(res, "a").related == ("d@1",)
 
 
-def test_draft_declaration_cannot_close_a_cycle(tmp_path: Path) -> None:
-    """A draft never supersedes: its declaration must not switch off a real supersession."""
+def test_a_cycle_through_a_draft_is_a_cycle(tmp_path: Path) -> None:
+    """A draft's declarations count for detecting a cycle but never take effect: the edges
+    on the cycle are ignored, so nothing on it is retired by a chain that has no newest end."""
     root = make_repo(
         tmp_path,
         {
             "a.md": obj("a", supersedes=["b"]),
-            "b.md": obj("b", supersedes=["c"]),
-            "c.md": obj("c", status="draft", supersedes=["a"]),
+            "b.md": obj("b", supersedes=["d"]),
+            "d.md": obj("d", status="draft", supersedes=["a"]),
+        },
+    )
+    res = resolve_at(root, strict=True)
+    assert codes(res) == ["supersession-cycle"]
+    (w,) = res.warnings
+    assert w.severity is ERROR and w.ids == ("a", "b", "d")
+    assert included_keys(res) == ["a@1", "b@1"]
+    assert the_exclusion(res, "d").reason is ExclusionReason.UNAPPROVED
+    assert res.strict_failed
+
+
+def test_smallest_cycle_through_a_draft(tmp_path: Path) -> None:
+    root = make_repo(
+        tmp_path,
+        {
+            "x.md": obj("x", supersedes=["y"]),
+            "y.md": obj("y", status="draft", supersedes=["x"]),
         },
     )
     res = resolve_at(root)
-    assert codes(res) == []
-    assert included_keys(res) == ["a@1"]
-    assert the_exclusion(res, "b").reason is ExclusionReason.SUPERSEDED
-    assert the_exclusion(res, "c").reason is ExclusionReason.UNAPPROVED
-    # once the draft is approved the cycle is real and reported
-    (root / "c.md").write_text("---\nid: c\nauthority: canonical\nsupersedes: [a]\n---\n")
-    res = resolve_at(root)
     assert codes(res) == ["supersession-cycle"]
-    assert included_keys(res) == ["a@1", "b@1", "c@1"]
+    assert included_keys(res) == ["x@1"]
+    assert the_exclusion(res, "y").reason is ExclusionReason.UNAPPROVED
 
 
 def test_cycle_with_a_pending_replacement_is_still_a_cycle(tmp_path: Path) -> None:

@@ -74,9 +74,11 @@ def test_no_answer_for_support_mentions_what_support_may_not_read(
         if o.title:
             assert o.title not in everything
     # notes.ticket-4812 is out of scope for support; for sales it loses a conflict against a
-    # price book support may not read. Only the verdict crosses over, never the winner.
+    # price book support may not read. What support is told is judged on what support may
+    # read, so that price book (its existence, dates and links) never changes the answer.
     text = answer(support, sample, "notes.ticket-4812@1")
-    assert "sales: excluded: conflict" in text and "pricing" not in text
+    assert "sales: included" in text and "pricing" not in text
+    assert "conflict" not in text
 
 
 def test_not_yet_valid_says_when_and_what_then(sample: Repository, support: Resolution) -> None:

@@ -42,7 +42,7 @@ from octui.explain import explain
 from octui.fastyaml import fast_mapping
 from octui.history import UnknownId, history
 from octui.loader import Loader, load_repository, parse_file
-from octui.model import KNOWN_FIELDS
+from octui.model import KNOWN_FIELDS, Exclusion
 from octui.pipeline import Query, Resolution, resolve
 from octui.timeutil import parse_instant
 from octui.yamlio import load_yaml
@@ -236,9 +236,15 @@ def check_resolution(res: Resolution) -> None:
     object_exclusions = [
         e for e in res.exclusions if e.reason is not ExclusionReason.SOURCE_UNAVAILABLE
     ]
-    # Every object ends in exactly one place.
+    # Every object ends in exactly one place (the copies of a denied id share one entry).
     assert set(res.fates) == {o.uid for o in repo.objects}
-    assert len(included) + len(object_exclusions) == len(repo.objects)
+    denied_copies = sum(
+        1 for f in res.fates.values() if isinstance(f, Exclusion) and f.reason.is_denial
+    )
+    denied_entries = [e for e in object_exclusions if e.reason.is_denial]
+    assert len({e.id for e in denied_entries}) == len(denied_entries)
+    kept = len(object_exclusions) - len(denied_entries) + denied_copies
+    assert len(included) + kept == len(repo.objects)
     assert not set(included) & {u for u, f in res.fates.items() if not hasattr(f, "obj")}
     assert res.failed == any(w.severity is Severity.ERROR for w in res.warnings)
     assert res.strict_failed == (res.query.strict and res.failed)
