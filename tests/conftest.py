@@ -18,6 +18,16 @@ SAMPLE_REPO = PROJECT_ROOT / "sample-repo"
 BROKEN_REPO = PROJECT_ROOT / "tests" / "fixtures" / "broken-repo"
 
 
+@pytest.fixture(autouse=True)
+def _own_settings(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """Keep the developer's own explorer settings (theme, last roles) out of every test."""
+    folder = tmp_path_factory.mktemp("octui-config")
+    monkeypatch.setenv("OCTUI_CONFIG_DIR", str(folder))
+    return folder
+
+
 @pytest.fixture
 def repo_factory(tmp_path: Path) -> Callable[..., Path]:
     """``repo_factory(files, config=None, name="repo")`` writes a repository under tmp_path."""

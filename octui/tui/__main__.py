@@ -1,4 +1,5 @@
-"""``octui [REPO] [--role R] [--task T] [--as-of WHEN]``: the interactive explorer."""
+"""``octui [REPO] [--role R] [--task T] [--as-of WHEN] [--theme NAME] [--serve]``: the
+interactive explorer, in the terminal or (``--serve``) in a browser."""
 
 from __future__ import annotations
 
@@ -31,7 +32,12 @@ keys (F1 lists them all):
 examples:
   octui                                   the current repository, or the sample
   octui sample-repo --role support --task refund
-  octui sample-repo --role sales --as-of 2026-03-15"""
+  octui sample-repo --role sales --as-of 2026-03-15
+  octui --theme textual-light             a light theme (the palette's theme choice is saved)
+  octui --serve sample-repo               in a browser at http://127.0.0.1:8000
+
+settings: the theme chosen in the explorer and the last role used per repository are
+saved in the user config folder ($OCTUI_CONFIG_DIR overrides it)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -49,7 +55,11 @@ def build_parser() -> argparse.ArgumentParser:
         "else the bundled sample repository)",
     )
     p.add_argument(
-        "--role", "-r", metavar="R", help="role to resolve for (default: first declared, sorted)"
+        "--role",
+        "-r",
+        metavar="R",
+        help="role to resolve for (default: the last role used for this repository, else "
+        "the first declared in opencontext.yaml)",
     )
     p.add_argument("--task", "-t", default="", metavar="T", help="what the agent is doing")
     p.add_argument(
@@ -63,8 +73,51 @@ def build_parser() -> argparse.ArgumentParser:
         help="read the repository as it was at this git revision (nothing is checked out); "
         "--as-of still picks the instant",
     )
+    p.add_argument(
+        "--theme",
+        metavar="NAME",
+        help="colour theme for this run, e.g. textual-dark, textual-light (default: the one "
+        "last chosen in the explorer)",
+    )
+    web = p.add_argument_group("browser (needs the serve extra: pip install 'octui[serve]')")
+    web.add_argument(
+        "--serve",
+        action="store_true",
+        help="serve the explorer to a web browser instead of running it here; each page "
+        "gets its own session, which ends when the page is closed",
+    )
+    web.add_argument(
+        "--host",
+        default="127.0.0.1",
+        metavar="ADDR",
+        help="address to listen on with --serve (default: 127.0.0.1, this machine only)",
+    )
+    web.add_argument(
+        "--port", type=int, default=8000, metavar="N", help="port for --serve (default: 8000)"
+    )
     add_version_flag(p)
     return p
+
+
+def theme_names() -> list[str]:
+    from textual.theme import BUILTIN_THEMES
+
+    return sorted(BUILTIN_THEMES)
+
+
+def child_args(args: argparse.Namespace, root: Path) -> list[str]:
+    """The explorer's own arguments, for each browser session of ``--serve``."""
+    out = [str(root.resolve())]
+    for flag, value in (
+        ("--role", args.role),
+        ("--task", args.task or None),
+        ("--as-of", args.as_of),
+        ("--rev", args.rev),
+        ("--theme", args.theme),
+    ):
+        if value is not None:
+            out.append(f"{flag}={value}")
+    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -77,6 +130,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"octui: error: {inert(message, keep_newlines=False)}", file=sys.stderr)
         return 2
 
+    if args.theme is not None and args.theme not in theme_names():
+        return fail(f"unknown theme {args.theme!r}; themes: {', '.join(theme_names())}")
+    if not 0 < args.port < 65536:
+        return fail(f"--port: expected 1-65535, got {args.port}")
     try:
         as_of = first_as_of(args.as_of)
     except ValueError as exc:
@@ -98,7 +155,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if config is not None and args.role not in config.roles:
             declared = ", ".join(sorted(config.roles)) or "none are declared"
             return fail(f"unknown role {args.role!r}; declared roles: {declared}")
-    app = create_app(root, role=args.role, task=args.task, as_of=as_of)
+    app = create_app(root, role=args.role, task=args.task, as_of=as_of, theme=args.theme)
     if args.rev is not None:
         from octui.gitrev import GitRevisionError
         from octui.tui.extras import start_at_revision
@@ -107,8 +164,24 @@ def main(argv: Sequence[str] | None = None) -> int:
             start_at_revision(app, args.rev)
         except GitRevisionError as exc:
             return fail(str(exc))
+    if args.serve:  # every argument was checked here: sessions start with good ones
+        return serve_explorer(args, root)
     app.run()
     return 0
+
+
+def serve_explorer(args: argparse.Namespace, root: Path) -> int:
+    try:
+        from octui.tui.serve import serve
+    except ImportError as exc:
+        print(
+            f"octui: error: --serve needs textual-serve ({exc.name or exc} is missing): "
+            "pip install 'octui[serve]'",
+            file=sys.stderr,
+        )
+        return 2
+    title = f"octui · {root.resolve().name}"
+    return serve(child_args(args, root), host=args.host, port=args.port, title=title)
 
 
 if __name__ == "__main__":

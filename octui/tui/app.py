@@ -46,10 +46,13 @@ from octui.tui.commands import OctuiCommands
 from octui.tui.exporting import ExportExists, ExportRefused, default_export_path, write_atomic
 from octui.tui.extras import EXTRA_BINDINGS, ExplorerExtras
 from octui.tui.literal import line, toast_text
+from octui.tui.looks import apply_theme
 from octui.tui.screens.error import ErrorScreen
 from octui.tui.screens.export import ExportScreen
 from octui.tui.screens.help import HelpScreen
+from octui.tui.settings import initial_role, load_settings, remember_role
 from octui.tui.state import END_OF_TIME_NOTE, Inputs, View, make_view, warning_key
+from octui.tui.web import deliver_bundle, guard_web_session
 from octui.tui.widgets.detail import DetailPane
 from octui.tui.widgets.inputs import InputsPane, parse_as_of, parse_limit, parse_min
 from octui.tui.widgets.results import ExcludedPane, IncludedTable, WarningsTable
@@ -152,8 +155,11 @@ class OctuiApp(ExplorerExtras, App[None]):
         session: Session | None = None,
         clock: Callable[[], datetime] = now_utc,
         clock_check: float = 5.0,
+        theme: str | None = None,
     ) -> None:
         super().__init__()
+        self.requested_theme = theme
+        """``--theme`` (this run only); else the saved theme; else Textual's default."""
         self.root = Path(root)
         self.session = session or Session(
             self.root, store=_parse_store(self.root) if cache else None
@@ -173,6 +179,7 @@ class OctuiApp(ExplorerExtras, App[None]):
             min_relevance=min_relevance,
         )
         self.requested_role = role
+        self._remembered_role: str | None = None
         self.view: View | None = None
         self.watch_disk = watch
         self.poll_interval = poll_interval
@@ -195,7 +202,8 @@ class OctuiApp(ExplorerExtras, App[None]):
     def compose(self) -> ComposeResult:
         roles = _declared_roles(self.root)
         if roles and self.inputs.role is None:
-            self.inputs = replace(self.inputs, role=roles[0])
+            role = initial_role(roles, load_settings().role_for(self.root))
+            self.inputs = replace(self.inputs, role=role)
         yield InputsPane(roles, self.inputs.role, id="inputs")
         with Horizontal(id="body"):
             with TabbedContent(id="results"):
@@ -238,6 +246,9 @@ class OctuiApp(ExplorerExtras, App[None]):
         )
 
     def on_mount(self) -> None:
+        apply_theme(self, self.requested_theme)
+        if self.is_web:
+            guard_web_session(self)
         self._layout_for(self.size.width)
         if not self.cursor_blink:
             for field in self.main.query(Input):
@@ -355,7 +366,7 @@ class OctuiApp(ExplorerExtras, App[None]):
     def _roles_changed(self) -> None:
         repo = self.session.repository
         assert repo is not None
-        roles = sorted(repo.config.roles)
+        roles = list(repo.config.roles)  # as declared: the first one is the default
         role = self.inputs.role
         if role not in roles:
             if role is not None and self.view is not None:
@@ -447,6 +458,9 @@ class OctuiApp(ExplorerExtras, App[None]):
             if callable(show_view):
                 show_view(view)
         self.main.query_one(StatusBar).show(view, following_now=self.inputs.as_of is None)
+        if view.query.role is not None and view.query.role != self._remembered_role:
+            self._remembered_role = view.query.role
+            remember_role(self.root, view.query.role)  # the explorer reopens on it
         self.view_applied(view)
         self.call_after_refresh(self._refresh_selection)
         self.settled.set()
@@ -735,6 +749,9 @@ class OctuiApp(ExplorerExtras, App[None]):
             self.notify("nothing to export yet", severity="warning")
             return
         default = default_export_path(self.root, view.query.role)
+        if self.is_web:  # the file goes to the viewer's browser, never onto the server
+            deliver_bundle(self, self.bundle_text(), default.name)
+            return
         summary = (
             f"role {inert(str(view.query.role), keep_newlines=False)} · "
             f"{len(view.included)} objects · digest {view.digest[:19]}…"
@@ -837,9 +854,10 @@ class OctuiApp(ExplorerExtras, App[None]):
 
 
 def _declared_roles(root: Path) -> list[str]:
-    """The roles of the configuration, read up front so the role select starts filled."""
+    """The roles of the configuration in declaration order, read up front so the role
+    select starts filled."""
     try:
-        return sorted(load_config(root).roles)
+        return list(load_config(root).roles)
     except Exception:  # the loader reports problems properly a moment later
         return []
 

@@ -3,9 +3,10 @@
 ``p`` pins the bundle on screen (its inputs, revision and digest). From then on every
 new resolution is compared with the pin (:func:`octui.diff.diff_resolutions`, off the
 UI thread, in :mod:`.extras`): rows that differ are marked in the Included and
-Excluded panes — green for what is newly in, red for what left the bundle, yellow
-for what changed in place — a bar above the status line counts them, and ``D``
-opens the diff view (:class:`DiffScreen`). ``p`` again unpins.
+Excluded panes — ``+`` on green for what is newly in, ``-`` on red for what left the
+bundle, ``~`` on yellow for what changed in place (the glyph says it without colour) —
+a bar above the status line counts them, and ``D`` opens the diff view
+(:class:`DiffScreen`). ``p`` again unpins.
 """
 
 from __future__ import annotations
@@ -39,6 +40,10 @@ from octui.tui.widgets.rowtable import Cell, RowTable
 NEW_STYLE = "on #1f4d1f"
 GONE_STYLE = "on #5a1e1e"
 CHANGED_STYLE = "on #4d4214"
+LIGHT_STYLES = {NEW_STYLE: "on #c4e8c4", GONE_STYLE: "on #f2c4c4", CHANGED_STYLE: "on #eedd9c"}
+"""The same marks on a light theme (dark text stays readable on them)."""
+MARK_GLYPHS = {NEW_STYLE: "+", GONE_STYLE: "-", CHANGED_STYLE: "~"}
+"""What each mark says without colour (``NO_COLOR``, colour blindness)."""
 
 
 @dataclass(frozen=True)
@@ -93,12 +98,18 @@ def decorate(table: RowTable, marks: Callable[[], dict[tuple[object, ...], str]]
     table._octui_compare_marks = marks  # type: ignore[attr-defined]
     original: Callable[[Any, int], Sequence[Cell]] = table._cells
 
+    right = bool(table.columns) and table.columns[0].justify == "right"
+
     def cells(row: Any, index: int) -> Sequence[Cell]:
         out = list(original(row, index))
         key = row_mark_key(row)
         style = table._octui_compare_marks().get(key) if key is not None else None  # type: ignore[attr-defined]
         if style and out:
             text, spec = out[0]
+            glyph = MARK_GLYPHS.get(style, "")
+            text = f"{glyph}{text.lstrip()}" if right else f"{glyph} {text}"
+            if not table.app.current_theme.dark:
+                style = LIGHT_STYLES.get(style, style)
             out[0] = (text, f"{spec} {style}".strip())
         return out
 

@@ -226,17 +226,17 @@ class ExplorerExtras:
             short = (self.revision_commit or "")[:12]
             label = short if self.revision == self.revision_commit else self.revision
             lines.append(
-                f"[b yellow]revision {escape(inert(label, keep_newlines=False))}[/]"
+                f"[b ansi_yellow]revision {escape(inert(label, keep_newlines=False))}[/]"
                 + (f" ({short})" if short and short != label else "")
                 + " — what the repository [i]said[/i] then (read from git) · "
                 "as_of picks what was [i]in effect[/i] · g: change"
             )
         if self.pinned is not None:
-            text = f"[b cyan]pinned[/] {markup_literal(self.pinned.describe())}"
+            text = f"[b ansi_cyan]pinned[/] {markup_literal(self.pinned.describe())}"
             diff = self.compare_diff
             if diff is not None:
                 if diff.same:
-                    text += " · [green]same context[/]"
+                    text += " · [ansi_green]same context[/]"
                 else:
                     moved_in = sum(1 for c in diff.objects if c.primary in _IN)
                     moved_out = sum(1 for c in diff.objects if c.primary in _OUT)
@@ -246,8 +246,8 @@ class ExplorerExtras:
                         if c.primary not in _IN + _OUT and c.aspects != ("rank",)
                     )
                     text += (
-                        f" · now [green]+{moved_in} in[/] [red]-{moved_out} out[/] "
-                        f"[yellow]~{changed} changed[/]"
+                        f" · now [ansi_green]+{moved_in} in[/] [ansi_red]-{moved_out} out[/] "
+                        f"[ansi_yellow]~{changed} changed[/]"
                     )
             text += " · D diff · p unpin"
             lines.append(text)

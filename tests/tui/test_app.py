@@ -41,12 +41,13 @@ def cli_json(*args: str) -> dict:
     return json.loads(out.getvalue())
 
 
-async def test_starts_on_first_role_sorted_and_matches_core() -> None:
+async def test_starts_on_first_declared_role_and_matches_core() -> None:
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        assert app.inputs.role == "engineering"  # first declared role, sorted
-        expected = resolve(load_repository(SAMPLE), Query(role="engineering", as_of=AS_OF))
+        # the first role declared in opencontext.yaml (not "engineering", the first sorted)
+        assert app.inputs.role == "support"
+        expected = resolve(load_repository(SAMPLE), Query(role="support", as_of=AS_OF))
         assert included_ids(app) == [i.obj.key for i in expected.included]
         table = app.query_one("#included-table", IncludedTable)
         assert len(table.rows) == len(expected.included)
@@ -496,10 +497,10 @@ async def test_roles_edited_on_disk(repo_copy: Path) -> None:
     app = make_app(repo_copy, watch=True, poll_interval=0.1, role="support")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        # the role in use disappears: the first remaining one is shown, never a crash
+        # the role in use disappears: the first one declared is shown, never a crash
         config.write_text(good.replace("  support:\n", "  helpdesk:\n", 1), encoding="utf-8")
         await wait_for(pilot, lambda: app.view is not None and app.view.query.role != "support")
-        assert app.inputs.role == "engineering"
+        assert app.inputs.role == "helpdesk"
         # no roles at all: the whole repository is judged (as opencontext validate does)
         head = good.split("\nroles:")[0]
         config.write_text(head + "\n", encoding="utf-8")

@@ -20,6 +20,7 @@ from octui.model import ContextObject, Exclusion, Finding
 from octui.pipeline import Included
 from octui.textsafe import inert
 from octui.textsafe import markup_escape as escape
+from octui.tui.looks import ansi_markup
 from octui.tui.state import View
 from octui.tui.widgets.results import LIFECYCLE_STYLE, REASON_STYLE, one_line, warning_style
 
@@ -143,7 +144,8 @@ class DetailPane(VerticalScroll):
         if isinstance(item, Exclusion) and item.reason.is_denial:
             why.update(
                 f"[b]id[/b]      {escape(one_line(item.id))}\n"
-                f"[b]reason[/b]  [{REASON_STYLE[item.reason]}]{item.reason.value}[/]\n\n"
+                f"[b]reason[/b]  "
+                f"[{ansi_markup(REASON_STYLE[item.reason])}]{item.reason.value}[/]\n\n"
                 "[dim]Denied to this role: only the id and the reason are shown, "
                 "exactly as in the bundle.[/]"
             )
@@ -187,10 +189,11 @@ class DetailPane(VerticalScroll):
         o = inc.obj
         rank = next((i for i, x in enumerate(view.included, 1) if x is inc), 0)
         lines = [
-            f"[b green]✓ included[/] at rank {rank} of {len(view.included)} · "
+            f"[b ansi_green]✓ included[/] at rank {rank} of {len(view.included)} · "
             f"{escape(one_line(o.id))} v{o.version}",
-            f"lifecycle [{LIFECYCLE_STYLE.get(inc.lifecycle, '')}]{inc.lifecycle.value}[/]"
-            + (" · [b yellow]! stale[/] (past its freshness window)" if inc.stale else ""),
+            f"lifecycle [{ansi_markup(LIFECYCLE_STYLE.get(inc.lifecycle, ''))}]"
+            f"{inc.lifecycle.value}[/]"
+            + (" · [b ansi_yellow]! stale[/] (past its freshness window)" if inc.stale else ""),
         ]
         if inc.matched:
             signals = "; ".join(
@@ -206,8 +209,8 @@ class DetailPane(VerticalScroll):
     def _excluded_why(self, ex: Exclusion) -> str:
         label = ex.id if ex.version is None else f"{ex.id}@{ex.version}"
         lines = [
-            f"[b red]✗ excluded[/] {escape(one_line(label))}: "
-            f"[{REASON_STYLE.get(ex.reason, 'bold')}]{ex.reason.value}[/]"
+            f"[b ansi_red]✗ excluded[/] {escape(one_line(label))}: "
+            f"[{ansi_markup(REASON_STYLE.get(ex.reason, 'bold'))}]{ex.reason.value}[/]"
         ]
         if ex.detail:
             lines.append(escape(capped(one_line(ex.detail))))
@@ -223,7 +226,7 @@ class DetailPane(VerticalScroll):
             escape(capped(one_line(w.message))),
         ]
         if w.hint:
-            lines.append(f"[cyan]→[/] {escape(capped(one_line(w.hint)))}")
+            lines.append(f"[ansi_cyan]→[/] {escape(capped(one_line(w.hint)))}")
         if w.ids:
             lines.append("objects: " + ", ".join(_link(i) for i in w.ids))
             lines.append("[dim]Enter jumps to them in turn.[/]")

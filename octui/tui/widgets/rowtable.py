@@ -55,6 +55,13 @@ def _style(spec: str) -> Style:
     return Style.parse(spec) if spec else Style()
 
 
+@lru_cache(maxsize=256)
+def _cursor_style(spec: str) -> Style:
+    """A cell's style on the cursor row: its colours give way to the cursor's (a blue
+    word on a blue cursor cannot be read); bold, italic and the text itself remain."""
+    return _style(spec).without_color
+
+
 def _fit(text: str, width: int, justify: str) -> str:
     if width <= 0:
         return ""
@@ -308,11 +315,13 @@ class RowTable(ScrollView, can_focus=True):
             return Strip.blank(width, base)
         row = self.rows[index]
         style = base
+        cell_style = _style
         if index == self.cursor:
             name = "rowtable--cursor" if self.has_focus else "rowtable--cursor-blurred"
             style = base + self.get_component_rich_style(name)
+            cell_style = _cursor_style
         if sub == 0:
-            return self._strip(list(self._cells(row, index)), width, style)
+            return self._strip(list(self._cells(row, index)), width, style, cell_style)
         assert self._extra is not None
         runs = self._extra(row, index, sub)
         segments = []
@@ -321,13 +330,19 @@ class RowTable(ScrollView, can_focus=True):
             text = (
                 _fit(text, max(width - used, 0), "left") if used + cell_len(text) > width else text
             )
-            segments.append(Segment(text, style + _style(spec)))
+            segments.append(Segment(text, style + cell_style(spec)))
             used += cell_len(text)
         if used < width:
             segments.append(Segment(" " * (width - used), style))
         return Strip(segments, width)
 
-    def _strip(self, cells: list[Cell], width: int, style: Style) -> Strip:
+    def _strip(
+        self,
+        cells: list[Cell],
+        width: int,
+        style: Style,
+        cell_style: Callable[[str], Style] = _style,
+    ) -> Strip:
         segments: list[Segment] = []
         used = 0
         for i, ((text, spec), column, w) in enumerate(
@@ -337,7 +352,7 @@ class RowTable(ScrollView, can_focus=True):
                 segments.append(Segment(" ", style))
                 used += 1
             w = min(w, max(width - used, 0))
-            segments.append(Segment(_fit(text, w, column.justify), style + _style(spec)))
+            segments.append(Segment(_fit(text, w, column.justify), style + cell_style(spec)))
             used += w
         if used < width:
             segments.append(Segment(" " * (width - used), style))

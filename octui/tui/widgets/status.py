@@ -1,4 +1,9 @@
-"""The status bar: digest, counts, strict PASS/FAIL, role and ``as_of``."""
+"""The status bar: digest, counts, strict PASS/FAIL, role and ``as_of``.
+
+Colours are the terminal's named colours (``ansi_red``…), drawn through the explorer's
+ANSI palette so they stay readable on light themes (:mod:`octui.tui.looks`); every
+coloured number has its label and every verdict is a word, so nothing depends on colour
+alone (``NO_COLOR``)."""
 
 from __future__ import annotations
 
@@ -15,10 +20,10 @@ def strict_text(failed: bool, errors: int, *, strict: bool) -> str:
     plural = "error" if errors == 1 else "errors"
     if strict:
         if failed:
-            return f"strict [b red]FAIL[/] [dim]·[/] [yellow]{errors} {plural}[/]"
-        return "strict [b green]PASS[/]"
+            return f"strict [b ansi_red]FAIL[/] [dim]·[/] [ansi_yellow]{errors} {plural}[/]"
+        return "strict [b ansi_green]PASS[/]"
     if failed:
-        return f"strict off [dim]·[/] [yellow]{errors} {plural}[/] [dim](would fail)[/]"
+        return f"strict off [dim]·[/] [ansi_yellow]{errors} {plural}[/] [dim](would fail)[/]"
     return "strict off [dim]· would pass[/]"
 
 
@@ -38,7 +43,7 @@ class StatusBar(Static):
         """Show ``view``; without one, "loading <loading>…" (a repository's name)."""
         if view is None:
             what = f" {escape(inert(loading, keep_newlines=False))}" if loading else ""
-            self.update(f"[b yellow]loading{what}…[/]")
+            self.update(f"[b ansi_yellow]loading{what}…[/]")
             return
         r = view.resolution
         q = r.query
@@ -47,8 +52,8 @@ class StatusBar(Static):
         when = format_day(q.as_of)
         when = f"now {when}" if following_now else when
         counts = (
-            f"[green]{len(r.included)}[/] in [red]{len(r.exclusions)}[/] out "
-            f"[yellow]{len(r.warnings)}[/] warn"
+            f"[ansi_green]{len(r.included)}[/] in [ansi_red]{len(r.exclusions)}[/] out "
+            f"[ansi_yellow]{len(r.warnings)}[/] warn"
         )
         role = escape(inert(str(q.role), keep_newlines=False))
         parts = [f"[b]{short}[/]", counts, strict, f"as_of [b]{when}[/]", f"role [b]{role}[/]"]
