@@ -227,11 +227,38 @@ def add_resolve(sub: Any) -> None:
 
 
 def load_for(args: argparse.Namespace) -> Repository:
-    """The repository named by ``args.repo``: the files on disk, or a git revision (``--rev``)."""
+    """The repository named by ``args.repo``: the files on disk, a git revision (``--rev``) or
+    the commit known at an instant (``--known-at``)."""
     rev = getattr(args, "rev", None)
+    known_at = getattr(args, "known_at", None)
+    if known_at is not None:
+        check_exclusive(rev, known_at)
+        return open_known_at(args.repo, known_at)
     if rev is None:
         return open_repository(args.repo, cache=not getattr(args, "no_cache", False))
     return open_revision(args.repo, rev)
+
+
+def check_exclusive(rev: str | None, known_at: datetime | None, what: str = "--rev") -> None:
+    """A usage error when both ``--rev`` (or ``what``) and ``--known-at`` are given."""
+    from octui.timetravel import check_axes
+
+    try:
+        check_axes(rev, known_at, what=what)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def open_known_at(path: str, when: datetime) -> Repository:
+    """The repository at ``path`` as committed at the last first-parent commit of HEAD
+    whose committer date is at or before ``when``."""
+    from octui.gitrev import GitRevisionError
+    from octui.timetravel import load_known_at
+
+    try:
+        return load_known_at(path, when)
+    except (GitRevisionError, NotARepository, ConfigError) as exc:
+        raise UsageError(str(exc)) from None
 
 
 def open_revision(path: str, rev: str) -> Repository:
@@ -253,6 +280,9 @@ def add_rev_arg(p: argparse.ArgumentParser) -> None:
         "working tree is never touched). Not the same as --as-of: --rev is what the repository "
         "said then, --as-of is what was in effect then",
     )
+    from octui.timetravel import add_known_at_arg
+
+    add_known_at_arg(p)
     p.add_argument(
         "--no-cache",
         action="store_true",
@@ -261,8 +291,13 @@ def add_rev_arg(p: argparse.ArgumentParser) -> None:
     )
 
 
-def source_of(args: argparse.Namespace) -> str:
-    """Where the repository was read from, as the explain header names it."""
+def source_of(args: argparse.Namespace, repo: Repository | None = None) -> str:
+    """Where the repository was read from, as the explain header names it (with the commit
+    and its subject when it was read at ``--known-at``)."""
+    if repo is not None and getattr(args, "known_at", None) is not None:
+        from octui.timetravel import describe_source
+
+        return describe_source(args.repo, repo.source)
     rev = getattr(args, "rev", None)
     return WORKING_TREE_SOURCE if rev is None else f"git revision {rev}"
 
@@ -290,7 +325,7 @@ def run_resolve(args: argparse.Namespace) -> int:
     if args.format == "json":
         sys.stdout.write(dumps_bundle(bundle_dict(resolution)))
     else:
-        emit(args, explain(resolution, digest(resolution), source=source_of(args)))
+        emit(args, explain(resolution, digest(resolution), source=source_of(args, repo)))
     if resolution.strict_failed:
         errors = resolution.error_count
         print(
@@ -378,9 +413,17 @@ def add_history(sub: Any) -> None:
         epilog=_examples(
             "opencontext history pricing.enterprise sample-repo",
             "opencontext history policies.refunds sample-repo --role support --as-of 2026-03-15",
+            "opencontext history policies.refunds sample-repo --log",
         ),
     )
     p.add_argument("id", metavar="ID", help="the object id")
+    p.add_argument(
+        "--log",
+        action="store_true",
+        help="instead: every commit of HEAD (first parent) that changed a file holding ID, "
+        "renames followed, newest first, with author, date and subject, and per version what "
+        "was added, removed or changed (each field old → new, the body as a unified diff)",
+    )
     add_repo_args(p, role_required=False)
     p.add_argument(
         "--format",
@@ -393,6 +436,8 @@ def add_history(sub: Any) -> None:
 
 
 def run_history(args: argparse.Namespace) -> int:
+    if args.log:
+        return run_history_log(args)
     repo = load_for(args)
     as_of = args.as_of or now_utc()
     rows = history(repo, args.id, args.role, as_of)
@@ -409,6 +454,24 @@ def run_history(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def run_history_log(args: argparse.Namespace) -> int:
+    from octui.gitrev import GitRevisionError
+    from octui.objlog import object_log
+    from octui.objlog import render_text as render_log
+
+    if args.rev is not None or args.known_at is not None:
+        raise UsageError("history --log reads every commit of HEAD: not with --rev or --known-at")
+    try:
+        log = object_log(args.repo, args.id)
+    except GitRevisionError as exc:
+        raise UsageError(str(exc)) from None
+    if args.format == "json":
+        sys.stdout.write(dumps_bundle(log.to_json()))
+    else:
+        emit(args, render_log(log))
+    return EXIT_OK
+
+
 # -- main ---------------------------------------------------------------------------------------
 
 #: Commands: (name, parser adder). Other modules append their own.
@@ -417,7 +480,7 @@ COMMANDS: list[Callable[[Any], None]] = [add_resolve, add_validate, add_history]
 
 def _extra_commands() -> list[Callable[[Any], None]]:
     extra: list[Callable[[Any], None]] = []
-    for module_name in ("octui.diffcli", "octui.synth", "octui.extracli"):
+    for module_name in ("octui.diffcli", "octui.synth", "octui.extracli", "octui.verify"):
         try:
             module = __import__(module_name, fromlist=["add_parser"])
         except ImportError:

@@ -28,14 +28,17 @@ from octui.cli import (
     _number,
     _when,
     add_repo_args,
+    check_exclusive,
     emit,
     load_for,
+    open_known_at,
     open_repository,
     open_revision,
 )
 from octui.diff import diff_resolutions, render_text
 from octui.loader import Repository
 from octui.pipeline import Query, resolve
+from octui.timetravel import add_known_at_arg, describe_source
 from octui.timeutil import add_days, now_utc, parse_duration, parse_instant
 
 #: ``--against-rev`` value meaning "the files on disk" (when side A reads a revision).
@@ -55,6 +58,17 @@ def _load(path: str, rev: str | None, cache: dict[str | None, Repository]) -> Re
     if rev not in cache:
         cache[rev] = open_repository(path) if rev is None else open_revision(path, rev)
     return cache[rev]
+
+
+def _load_side(
+    path: str, rev: str | None, known_at: datetime | None, cache: dict[str | None, Repository]
+) -> tuple[Repository, str | None]:
+    """One side's repository and the label naming where it was read from: a revision, the
+    commit known at an instant (``known at … · commit …``), or None for the files on disk."""
+    if known_at is None:
+        return _load(path, rev, cache), rev
+    repo = open_known_at(path, known_at)
+    return repo, describe_source(path, repo.source)
 
 
 def _dump(doc: dict[str, Any]) -> None:
@@ -85,6 +99,11 @@ def add_diff(sub: Any) -> None:
     add_repo_args(p, role_required=True)
     p.add_argument("--task", "-t", default="", metavar="T", help="what the agent is doing")
     p.add_argument("--rev", metavar="GIT_REV", default=None, help=_rev_help("side A"))
+    add_known_at_arg(
+        p,
+        help="read side A as committed at the last first-parent commit of HEAD at or before "
+        "WHEN (what the repository said then; not with --rev)",
+    )
     p.add_argument("--include-historical", action="store_true", help="on both sides")
     p.add_argument("--limit", type=_non_negative_int, metavar="N", help="on both sides")
     p.add_argument("--min-relevance", type=_number, metavar="S", help="on both sides")
@@ -95,6 +114,12 @@ def add_diff(sub: Any) -> None:
         "--against-rev",
         metavar="GIT_REV",
         help=_rev_help("side B") + f"; '{WORKING_TREE}' reads the files on disk",
+    )
+    add_known_at_arg(
+        p,
+        "--against-known-at",
+        help="read side B as committed at the last first-parent commit of HEAD at or before "
+        "WHEN (not with --against-rev)",
     )
     p.add_argument(
         "--format",
@@ -109,12 +134,20 @@ def add_diff(sub: Any) -> None:
 
 
 def run_diff(args: argparse.Namespace) -> int:
-    against = (args.against_as_of, args.against_role, args.against_task, args.against_rev)
+    against = (
+        args.against_as_of,
+        args.against_role,
+        args.against_task,
+        args.against_rev,
+        args.against_known_at,
+    )
     if all(value is None for value in against):
         raise UsageError(
             "diff needs something to compare against: --against-as-of, --against-role, "
-            "--against-task and/or --against-rev"
+            "--against-task, --against-rev and/or --against-known-at"
         )
+    check_exclusive(args.rev, args.known_at)
+    check_exclusive(args.against_rev, args.against_known_at, "--against-rev")
     as_of = args.as_of or now_utc()
     query_a = Query(
         role=args.role,
@@ -132,11 +165,18 @@ def run_diff(args: argparse.Namespace) -> int:
     )
     rev_a: str | None = args.rev
     rev_b: str | None = rev_a
+    known_b = args.known_at
     if args.against_rev is not None:
         rev_b = None if args.against_rev == WORKING_TREE else args.against_rev
+        known_b = None
+    if args.against_known_at is not None:
+        rev_b, known_b = None, args.against_known_at
     cache: dict[str | None, Repository] = {}
-    repo_a = _load(args.repo, rev_a, cache)
-    repo_b = _load(args.repo, rev_b, cache)
+    repo_a, rev_a = _load_side(args.repo, rev_a, args.known_at, cache)
+    if known_b is not None and known_b == args.known_at:
+        repo_b, rev_b = repo_a, rev_a
+    else:
+        repo_b, rev_b = _load_side(args.repo, rev_b, known_b, cache)
     diff = diff_resolutions(
         resolve(repo_a, query_a), resolve(repo_b, query_b), rev_a=rev_a, rev_b=rev_b
     )
@@ -196,6 +236,7 @@ def add_changes(sub: Any) -> None:
         help="list changes up to this instant, or this long after --as-of (default: no end)",
     )
     p.add_argument("--rev", metavar="GIT_REV", default=None, help=_rev_help(""))
+    add_known_at_arg(p)
     p.add_argument(
         "--format",
         choices=["text", "json"],
@@ -217,7 +258,8 @@ def run_changes(args: argparse.Namespace) -> int:
         raise UsageError("--until must be later than --since (which defaults to --as-of)")
     repo = load_for(args)
     query = Query(role=args.role, as_of=as_of, task=args.task)
-    agenda = change_agenda(repo, query, since=since, until=until, rev=args.rev)
+    rev = args.rev if args.known_at is None else describe_source(args.repo, repo.source)
+    agenda = change_agenda(repo, query, since=since, until=until, rev=rev)
     if args.format == "json":
         _dump(agenda.to_json())
     else:

@@ -1,0 +1,451 @@
+"""Per-object history from git: every commit that changed a file holding an id.
+
+:func:`object_log` walks the first-parent history of ``HEAD`` over the repository folder
+(``git log --first-parent -M --raw``, renames followed), reads the old and new blob of
+every object file each commit changed, parses both with the loader's ``parse_file`` and
+reports, per version of the id: added, removed, or changed — each changed field as
+old → new (normalised as in the bundle: instants RFC 3339 UTC, lists as lists) and a
+unified diff of the body. Nothing is checked out; every git command is hardened.
+
+A blob is parsed only when its bytes contain the id (an id is written literally in
+the front matter), so a long history over a large repository stays cheap.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import subprocess
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from octui.bundle import object_fields
+from octui.config import CONFIG_FILE
+from octui.gitrev import GitRevisionError, hardened_git
+from octui.loader import MAX_FILE_BYTES, OBJECT_SUFFIXES, parse_file
+from octui.model import ContextObject
+from octui.textsafe import inert
+from octui.timetravel import git_toplevel
+from octui.timeutil import format_instant
+
+_ZERO = "0" * 40
+BODY = "content"
+"""The field holding an object's body: reported as a unified diff, not old → new."""
+
+MAX_COMMITS = 10_000
+"""At most this many commits are read (newest first)."""
+
+
+@dataclass(frozen=True, slots=True)
+class VersionChange:
+    version: int
+    path: str
+    kind: str
+    """``added``, ``removed`` or ``changed``."""
+    fields: dict[str, list[Any]] = field(default_factory=dict)
+    """Each changed field: ``[old, new]`` (``path`` too, when the file was renamed)."""
+    body_diff: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": self.version,
+            "path": self.path,
+            "kind": self.kind,
+            "fields": self.fields,
+            "body_diff": self.body_diff,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedCommit:
+    commit: str
+    author: str
+    date: datetime
+    subject: str
+    changes: tuple[VersionChange, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "commit": self.commit,
+            "author": self.author,
+            "date": format_instant(self.date),
+            "subject": self.subject,
+            "changes": [c.to_json() for c in self.changes],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectLog:
+    id: str
+    commits: tuple[LoggedCommit, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "commits": [c.to_json() for c in self.commits]}
+
+
+def _git(cwd: str, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    argv, env = hardened_git(cwd)
+    return subprocess.run([*argv, *args], input=stdin, capture_output=True, env=env, check=False)
+
+
+def _prefix(toplevel: str, path: str) -> str:
+    rel = os.path.relpath(os.path.realpath(os.path.abspath(path)), os.path.realpath(toplevel))
+    if rel.startswith(".."):
+        raise GitRevisionError(f"{path}: not inside the git work tree at {toplevel}")
+    return "" if rel in (".", "") else rel.replace(os.sep, "/")
+
+
+@dataclass(slots=True)
+class _Touch:
+    """One file a commit changed: old and new path and blob (None: absent on that side)."""
+
+    old_path: str | None
+    new_path: str | None
+    old_blob: str | None
+    new_blob: str | None
+
+
+@dataclass(slots=True)
+class _RawCommit:
+    commit: str
+    author: str
+    date: datetime
+    subject: str
+    touches: list[_Touch] = field(default_factory=list)
+
+
+def _parse_log(data: bytes) -> list[_RawCommit]:
+    """Commits and their ``--raw -z`` records from ``git log --format=%x01... -z``."""
+    commits: list[_RawCommit] = []
+    fields = data.split(b"\0")
+    i = 0
+    while i < len(fields):
+        item = fields[i]
+        if item.startswith(b"\x01") or item.startswith(b"\n\x01"):
+            header = item.lstrip(b"\n")[1:].decode("utf-8", "replace").split("\x02")
+            i += 1
+            if len(header) != 5:
+                continue
+            sha, name, email, stamp, subject = header
+            try:
+                when = datetime.fromtimestamp(int(stamp), UTC)
+            except (ValueError, OverflowError, OSError):
+                continue
+            author = f"{name} <{email}>" if email else name
+            commits.append(_RawCommit(sha, author, when, subject))
+            continue
+        meta = item.lstrip(b"\n").decode("ascii", "replace")
+        i += 1
+        if not meta.startswith(":") or not commits:
+            continue
+        parts = meta[1:].split()
+        if len(parts) != 5:
+            continue
+        _, _, old_blob, new_blob, status = parts
+        paths = [os.fsdecode(fields[i])] if i < len(fields) else []
+        i += 1
+        if status[:1] in ("R", "C"):
+            paths.append(os.fsdecode(fields[i]) if i < len(fields) else "")
+            i += 1
+        old_path = paths[0] if paths else None
+        new_path = paths[-1] if paths else None
+        kind = status[:1]
+        commits[-1].touches.append(
+            _Touch(
+                None if kind == "A" else old_path,
+                None if kind == "D" else new_path,
+                None if kind == "A" or old_blob == _ZERO else old_blob,
+                None if kind == "D" or new_blob == _ZERO else new_blob,
+            )
+        )
+    return commits
+
+
+def _is_object_file(path: str | None, prefix: str) -> bool:
+    if path is None:
+        return False
+    rel = path[len(prefix) + 1 :] if prefix else path
+    if any(part.startswith(".") for part in rel.split("/")):
+        return False
+    return rel.endswith(OBJECT_SUFFIXES) and rel != CONFIG_FILE
+
+
+def _read_blobs(toplevel: str, shas: set[str], needle: bytes) -> dict[str, bytes]:
+    """The bytes of each blob within the size cap that contains ``needle``."""
+    if not shas:
+        return {}
+    ordered = sorted(shas)
+    checked = _git(
+        toplevel,
+        "cat-file",
+        "--batch-check=%(objectname) %(objecttype) %(objectsize)",
+        stdin="\n".join(ordered).encode("ascii") + b"\n",
+    )
+    wanted = []
+    for line in checked.stdout.decode("ascii", "replace").splitlines():
+        parts = line.split()
+        big = len(parts) != 3 or not parts[2].isdigit() or int(parts[2]) > MAX_FILE_BYTES
+        if not big and parts[1] == "blob":
+            wanted.append(parts[0])
+    out: dict[str, bytes] = {}
+    for start in range(0, len(wanted), 512):
+        batch = wanted[start : start + 512]
+        result = _git(toplevel, "cat-file", "--batch", stdin="\n".join(batch).encode() + b"\n")
+        data, pos = result.stdout, 0
+        while pos < len(data):
+            end = data.find(b"\n", pos)
+            if end < 0:
+                break
+            header = data[pos:end].decode("ascii", "replace").split()
+            pos = end + 1
+            if len(header) != 3 or not header[2].isdigit():
+                continue
+            size = int(header[2])
+            blob = data[pos : pos + size]
+            pos += size + 1
+            if needle in blob:
+                out[header[0]] = blob
+    return out
+
+
+def _versions(
+    object_id: str, rel: str, blob: bytes | None, cache: dict[tuple[str, str], list[ContextObject]]
+) -> list[ContextObject]:
+    """The objects of ``object_id`` one file holds (none when it does not parse)."""
+    if blob is None:
+        return []
+    key = (rel, _blob_key(blob))
+    if key not in cache:
+        parsed = parse_file(rel, blob)
+        found: list[ContextObject] = []
+        if parsed.fields is not None and parsed.fields.get("id") == object_id:
+            try:
+                found.append(_object(parsed.fields, rel))
+            except (TypeError, ValueError, KeyError):
+                found = []
+        cache[key] = found
+    return cache[key]
+
+
+def _object(f: dict[str, Any], rel: str) -> ContextObject:
+    """The object a file's parsed fields describe, as declared (no source forcing authority,
+    no classification default: what the file itself says)."""
+    access = f["access"]
+    return ContextObject(
+        id=f["id"],
+        version=f["version"],
+        authority=f["authority"],
+        status=f["status"],
+        title=f["title"],
+        summary=f["summary"],
+        type=f["type"],
+        owner=f["owner"],
+        layer=f["layer"],
+        tags=tuple(f["tags"]),
+        applies_to=tuple(f["applies_to"]),
+        classification=f["classification"],
+        access_roles=tuple(access["roles"]) if access and access["roles"] is not None else None,
+        created=f["created"],
+        updated=f["updated"],
+        valid_from=f["valid_from"],
+        valid_until=f["valid_until"],
+        review_every=f["review_every"],
+        confidence=f["confidence"],
+        supersedes=tuple(dict.fromkeys(f["supersedes"])),
+        superseded_by=tuple(dict.fromkeys(f["superseded_by"])),
+        conflicts_with=tuple(dict.fromkeys(f["conflicts_with"])),
+        content=f["content"],
+        path=rel,
+        source="",
+        unknown_fields=(),
+        declared_authority=f["authority"],
+    )
+
+
+def _blob_key(blob: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha1(blob, usedforsecurity=False).hexdigest()
+
+
+def _values(obj: ContextObject) -> dict[str, Any]:
+    return object_fields(obj) | {BODY: obj.content}
+
+
+def _body_diff(old: str, new: str, path_a: str, path_b: str) -> str | None:
+    if old == new:
+        return None
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True),
+        new.splitlines(keepends=True),
+        fromfile=f"a/{path_a}",
+        tofile=f"b/{path_b}",
+    )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def _compare(old: ContextObject, new: ContextObject, old_path: str, new_path: str) -> VersionChange:
+    va, vb = _values(old), _values(new)
+    fields = {
+        k: [va.get(k), vb.get(k)]
+        for k in va | vb
+        if k not in ("id", "version", BODY) and va.get(k) != vb.get(k)
+    }
+    if old_path != new_path:
+        fields["path"] = [old_path, new_path]
+    ordered = dict(sorted(fields.items()))
+    body = _body_diff(old.content or "", new.content or "", old_path, new_path)
+    return VersionChange(new.version, new_path, "changed", ordered, body)
+
+
+def _rel(path: str, prefix: str) -> str:
+    return path[len(prefix) + 1 :] if prefix else path
+
+
+def _changes(
+    object_id: str,
+    raw: _RawCommit,
+    prefix: str,
+    blobs: dict[str, bytes],
+    cache: dict[tuple[str, str], list[ContextObject]],
+) -> list[VersionChange]:
+    before: dict[int, list[tuple[str, ContextObject]]] = defaultdict(list)
+    after: dict[int, list[tuple[str, ContextObject]]] = defaultdict(list)
+    for t in raw.touches:
+        if t.old_path is not None and t.old_blob is not None:
+            rel = _rel(t.old_path, prefix)
+            for obj in _versions(object_id, rel, blobs.get(t.old_blob), cache):
+                before[obj.version].append((rel, obj))
+        if t.new_path is not None and t.new_blob is not None:
+            rel = _rel(t.new_path, prefix)
+            for obj in _versions(object_id, rel, blobs.get(t.new_blob), cache):
+                after[obj.version].append((rel, obj))
+    out: list[VersionChange] = []
+    for version in sorted(set(before) | set(after)):
+        olds = sorted(before.get(version, []), key=lambda p: p[0])
+        news = sorted(after.get(version, []), key=lambda p: p[0])
+        # the same path first, then what is left in path order
+        for path, obj in list(olds):
+            match = next((n for n in news if n[0] == path), None)
+            if match is not None:
+                olds.remove((path, obj))
+                news.remove(match)
+                change = _compare(obj, match[1], path, match[0])
+                if change.fields or change.body_diff:
+                    out.append(change)
+        while olds and news:
+            (pa, a), (pb, b) = olds.pop(0), news.pop(0)
+            out.append(_compare(a, b, pa, pb))
+        out.extend(VersionChange(version, path, "removed") for path, _ in olds)
+        out.extend(VersionChange(version, path, "added") for path, _ in news)
+    return out
+
+
+def object_log(path: str, object_id: str, *, max_commits: int = MAX_COMMITS) -> ObjectLog:
+    """Every first-parent commit of ``HEAD`` that changed a file holding ``object_id``
+    (renames followed), newest first. Raises :class:`GitRevisionError` (one line) when
+    ``path`` is not in a git work tree or git is missing."""
+    toplevel = git_toplevel(path)
+    prefix = _prefix(toplevel, path)
+    log = _git(
+        toplevel,
+        "log",
+        "--first-parent",
+        "--no-show-signature",
+        "--no-notes",
+        "--no-mailmap",
+        "--no-color",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--no-abbrev",
+        "--raw",
+        "-z",
+        "-M",
+        f"--max-count={max(1, max_commits)}",
+        "--format=%x01%H%x02%an%x02%ae%x02%ct%x02%s",
+        "--end-of-options",
+        "HEAD",
+        "--",
+        prefix or ".",
+    )
+    if log.returncode != 0:
+        return ObjectLog(object_id, ())  # no commits yet
+    raw_commits = _parse_log(log.stdout)
+    for raw in raw_commits:
+        raw.touches = [
+            t
+            for t in raw.touches
+            if _is_object_file(t.old_path, prefix) or _is_object_file(t.new_path, prefix)
+        ]
+    shas = {
+        sha
+        for raw in raw_commits
+        for t in raw.touches
+        for sha in (t.old_blob, t.new_blob)
+        if sha is not None
+    }
+    blobs = _read_blobs(toplevel, shas, object_id.encode("utf-8"))
+    cache: dict[tuple[str, str], list[ContextObject]] = {}
+    commits = []
+    for raw in raw_commits:
+        changes = _changes(object_id, raw, prefix, blobs, cache)
+        if changes:
+            commits.append(
+                LoggedCommit(raw.commit, raw.author, raw.date, raw.subject, tuple(changes))
+            )
+    return ObjectLog(object_id, tuple(commits))
+
+
+# -- text ---------------------------------------------------------------------------------------
+
+
+def show_value(value: Any) -> str:
+    """A field value as the text layout shows it: lists as lists, None as ``null``."""
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(show_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {show_value(v)}" for k, v in value.items()) + "}"
+    return str(value)
+
+
+def change_lines(change: VersionChange, object_id: str, *, body: bool = True) -> list[str]:
+    mark = {"added": "+", "removed": "-"}.get(change.kind, "~")
+    lines = [f"  {mark} {object_id}@{change.version} {change.kind} ({change.path})"]
+    for name, (old, new) in change.fields.items():
+        lines.append(f"      {name}: {show_value(old)} → {show_value(new)}")
+    if change.body_diff and body:
+        lines.append("      body:")
+        lines.extend(f"        {line}" for line in change.body_diff.splitlines())
+    return lines
+
+
+def render_text(log: ObjectLog) -> str:
+    if not log.commits:
+        return f"{log.id}: no commit of HEAD changed a file holding it\n"
+    count = len(log.commits)
+    lines = [f"{log.id}: {count} commit{'s' if count != 1 else ''} changed it, newest first"]
+    for c in log.commits:
+        lines.append("")
+        lines.append(f"commit {c.commit}")
+        lines.append(f"  {format_instant(c.date)} · {c.author}")
+        lines.append(f"  {c.subject}")
+        for change in c.changes:
+            lines.extend(change_lines(change, log.id))
+    return "".join(inert(line, keep_newlines=False) + "\n" for line in lines)
+
+
+__all__ = [
+    "LoggedCommit",
+    "ObjectLog",
+    "VersionChange",
+    "change_lines",
+    "object_log",
+    "render_text",
+    "show_value",
+]
