@@ -275,6 +275,9 @@ class GitTree:
         self.path = Path(path)
         self.rev = rev
         self.read_budget = read_budget
+        self.known_at: datetime | None = None
+        """Set when the tree was chosen as the commit known at an instant (``--known-at``):
+        its source then records that instant and no revision name."""
         start = _nearest_existing_dir(self.path)
         top = _git(str(start), "rev-parse", "--show-toplevel")
         if top.returncode != 0:
@@ -666,7 +669,10 @@ def load_revision(path: str | Path, rev: str, store: ParseStore | None = None) -
 
 def tree_source(tree: GitTree) -> RepositorySource:
     """The commit ``tree`` reads, the revision as the user named it, and the commit's time
-    (committer date; None when git does not say)."""
+    (committer date; None when git does not say) — or, for a tree chosen as the commit
+    known at an instant, that instant and no revision name."""
+    if tree.known_at is not None:
+        return RepositorySource(tree.commit, None, tree.known_at)
     known_at = None
     found = _git(tree.toplevel, "cat-file", "commit", tree.commit)
     for line in found.stdout.split(b"\n") if found.returncode == 0 else ():

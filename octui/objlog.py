@@ -116,42 +116,56 @@ class _RawCommit:
     touches: list[_Touch] = field(default_factory=list)
 
 
-def _parse_log(data: bytes) -> list[_RawCommit]:
-    """Commits and their ``--raw -z`` records from ``git log --format=%x01... -z``."""
+def _is_commit_id(text: str) -> bool:
+    return len(text) in (40, 64) and all(c in "0123456789abcdef" for c in text)
+
+
+def _parse_meta(data: bytes) -> dict[str, tuple[str, datetime, str]]:
+    """``commit -> (author, date, subject)`` from ``--format=%H%x00%an%x00%ae%x00%ct%x00%s%x00``
+    records (one a line: no field of a commit's headers holds a NUL or a line break)."""
+    out: dict[str, tuple[str, datetime, str]] = {}
+    for record in data.decode("utf-8", "replace").split("\0\n"):
+        fields = record.lstrip("\n").split("\0")
+        if len(fields) < 5 or not _is_commit_id(fields[0]):
+            continue
+        sha, name, email, stamp, subject = fields[:5]
+        try:
+            when = datetime.fromtimestamp(int(stamp), UTC)
+        except (ValueError, OverflowError, OSError):
+            continue
+        out[sha] = (f"{name} <{email}>" if email else name, when, subject)
+    return out
+
+
+def _parse_raw(data: bytes, meta: dict[str, tuple[str, datetime, str]]) -> list[_RawCommit]:
+    """Commits and the files each changed, from ``git log --format=%x01%H --raw -z``: a
+    header field, then per file a ``:modes blobs status`` field and its path(s). Paths are
+    taken by position, never inspected, so no file name can pass for a header."""
     commits: list[_RawCommit] = []
     fields = data.split(b"\0")
     i = 0
     while i < len(fields):
-        item = fields[i]
-        if item.startswith(b"\x01") or item.startswith(b"\n\x01"):
-            header = item.lstrip(b"\n")[1:].decode("utf-8", "replace").split("\x02")
-            i += 1
-            if len(header) != 5:
-                continue
-            sha, name, email, stamp, subject = header
-            try:
-                when = datetime.fromtimestamp(int(stamp), UTC)
-            except (ValueError, OverflowError, OSError):
-                continue
-            author = f"{name} <{email}>" if email else name
+        item = fields[i].lstrip(b"\n")
+        i += 1
+        if item.startswith(b"\x01"):
+            sha = item[1:].decode("ascii", "replace")
+            author, when, subject = meta.get(sha, ("", datetime.fromtimestamp(0, UTC), ""))
             commits.append(_RawCommit(sha, author, when, subject))
             continue
-        meta = item.lstrip(b"\n").decode("ascii", "replace")
-        i += 1
-        if not meta.startswith(":") or not commits:
+        text = item.decode("ascii", "replace")
+        if not text.startswith(":") or not commits:
             continue
-        parts = meta[1:].split()
+        parts = text[1:].split()
         if len(parts) != 5:
             continue
         _, _, old_blob, new_blob, status = parts
-        paths = [os.fsdecode(fields[i])] if i < len(fields) else []
-        i += 1
-        if status[:1] in ("R", "C"):
-            paths.append(os.fsdecode(fields[i]) if i < len(fields) else "")
-            i += 1
-        old_path = paths[0] if paths else None
-        new_path = paths[-1] if paths else None
         kind = status[:1]
+        count = 2 if kind in ("R", "C") else 1
+        paths = [os.fsdecode(f) for f in fields[i : i + count]]
+        i += count
+        if not paths:
+            continue
+        old_path, new_path = paths[0], paths[-1]
         commits[-1].touches.append(
             _Touch(
                 None if kind == "A" else old_path,
@@ -349,30 +363,32 @@ def object_log(path: str, object_id: str, *, max_commits: int = MAX_COMMITS) -> 
     ``path`` is not in a git work tree or git is missing."""
     toplevel = git_toplevel(path)
     prefix = _prefix(toplevel, path)
-    log = _git(
-        toplevel,
+    walk = (
         "log",
         "--first-parent",
         "--no-show-signature",
         "--no-notes",
         "--no-mailmap",
         "--no-color",
+        f"--max-count={max(1, max_commits)}",
+    )
+    paths = ("--end-of-options", "HEAD", "--", prefix or ".")
+    log = _git(
+        toplevel,
+        *walk,
         "--no-ext-diff",
         "--no-textconv",
         "--no-abbrev",
         "--raw",
         "-z",
         "-M",
-        f"--max-count={max(1, max_commits)}",
-        "--format=%x01%H%x02%an%x02%ae%x02%ct%x02%s",
-        "--end-of-options",
-        "HEAD",
-        "--",
-        prefix or ".",
+        "--format=%x01%H",
+        *paths,
     )
     if log.returncode != 0:
         return ObjectLog(object_id, ())  # no commits yet
-    raw_commits = _parse_log(log.stdout)
+    meta = _git(toplevel, *walk, "--format=%H%x00%an%x00%ae%x00%ct%x00%s%x00", *paths)
+    raw_commits = _parse_raw(log.stdout, _parse_meta(meta.stdout))
     for raw in raw_commits:
         raw.touches = [
             t

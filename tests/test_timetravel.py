@@ -534,3 +534,38 @@ def test_history_log_of_an_unknown_id_and_outside_git(
     shutil.copytree(SAMPLE_REPO, tmp_path / "plain")
     code, _, err = run_cli(capsys, "history", "policies.refunds", tmp_path / "plain", "--log")
     assert "not inside a git repository" in one_line_error(code, err)
+
+
+def test_history_log_follows_the_first_parent_through_a_merge_and_odd_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = build_history(tmp_path / "h")
+    git(repo.work, "checkout", "-q", "-b", "side")
+    v1 = repo.context / "policies" / "refunds-2025.md"
+    _edit(v1, "title: Refund policy (2025 edition)", "title: Refund policy, 2025")
+    odd = repo.context / "policies" / "\x01odd name.md"
+    odd.write_text(v1.read_text(encoding="utf-8").replace("version: 1", "version: 7"), "utf-8")
+    _commit(
+        repo.work, "retitle \x02 \x1b[31mred", "2026-11-27T09:00:00Z", "Eve \x1b] <e@x.invalid>"
+    )
+    git(repo.work, "checkout", "-q", "-")
+    git(
+        repo.work, "merge", "-q", "--no-ff", "-m", "merge side", "side", date="2026-11-28T09:00:00Z"
+    )
+    doc = log_json(capsys, repo, "policies.refunds")
+    top = doc["commits"][0]
+    assert top["subject"] == "merge side" and top["date"] == "2026-11-28T09:00:00Z"
+    kinds = {(c["version"], c["kind"], c["path"]) for c in top["changes"]}
+    assert kinds == {
+        (1, "changed", "policies/refunds-2025.md"),
+        (7, "added", "policies/\x01odd name.md"),
+    }
+    [changed] = [c for c in top["changes"] if c["version"] == 1]
+    assert changed["fields"] == {"title": ["Refund policy (2025 edition)", "Refund policy, 2025"]}
+    assert [c["subject"] for c in doc["commits"][1:3]] == [
+        "name the 2025 refund policy by its year",
+        "Refund policy v3 proposal",
+    ]  # the side branch's own commit is not on the first-parent line
+    code, out, err = run_cli(capsys, "history", "policies.refunds", repo.context, "--log")
+    assert code == 0, err
+    assert "\x1b" not in out and "\x01" not in out

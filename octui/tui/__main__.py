@@ -11,6 +11,7 @@ from pathlib import Path
 from octui.config import ConfigError, NotARepository, load_config
 from octui.meta import add_version_flag
 from octui.textsafe import inert
+from octui.timeutil import parse_instant
 from octui.tui.sample import default_repo
 
 DESCRIPTION = """\
@@ -74,6 +75,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--as-of still picks the instant",
     )
     p.add_argument(
+        "--known-at",
+        metavar="WHEN",
+        help="read the repository as committed at the last first-parent commit of HEAD at or "
+        "before WHEN (what the repository said then; K in the explorer sets both axes at "
+        "once); --as-of still picks what was in effect. Not with --rev",
+    )
+    p.add_argument(
         "--theme",
         metavar="NAME",
         help="colour theme for this run, e.g. textual-dark, textual-light (default: the one "
@@ -113,6 +121,7 @@ def child_args(args: argparse.Namespace, root: Path) -> list[str]:
         ("--task", args.task or None),
         ("--as-of", args.as_of),
         ("--rev", args.rev),
+        ("--known-at", args.known_at),
         ("--theme", args.theme),
     ):
         if value is not None:
@@ -136,8 +145,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fail(f"--port: expected 1-65535, got {args.port}")
     try:
         as_of = first_as_of(args.as_of)
+        known_at = None if args.known_at is None else parse_instant(args.known_at)
     except ValueError as exc:
         return fail(str(exc))
+    if known_at is not None and args.rev is not None:
+        return fail("--rev and --known-at both choose the files read: give one")
     if args.repo is not None:
         root = Path(args.repo)
         if not root.is_dir():
@@ -162,6 +174,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         try:
             start_at_revision(app, args.rev)
+        except GitRevisionError as exc:
+            return fail(str(exc))
+    if known_at is not None:
+        from octui.gitrev import GitRevisionError
+        from octui.tui.timetravel import start_at_known_at
+
+        try:
+            start_at_known_at(app, known_at)
         except GitRevisionError as exc:
             return fail(str(exc))
     if args.serve:  # every argument was checked here: sessions start with good ones

@@ -52,6 +52,7 @@ from octui.tui.screens.export import ExportScreen
 from octui.tui.screens.help import HelpScreen
 from octui.tui.settings import initial_role, load_settings, remember_role
 from octui.tui.state import END_OF_TIME_NOTE, Inputs, View, make_view, warning_key
+from octui.tui.timetravel import TIME_BINDINGS, TimeTravel
 from octui.tui.web import deliver_bundle, guard_web_session
 from octui.tui.widgets.detail import DetailPane
 from octui.tui.widgets.inputs import InputsPane, parse_as_of, parse_limit, parse_min
@@ -71,7 +72,7 @@ RESULT_TABS: list[tuple[str, str, Callable[[], Widget]]] = [
 """``(pane id, title, factory)`` of the result tabs; extensions may append."""
 
 
-class OctuiApp(ExplorerExtras, App[None]):
+class OctuiApp(TimeTravel, ExplorerExtras, App[None]):
     """Explore what a role is given, what is left out and why, at any instant."""
 
     TITLE = "octui"
@@ -133,6 +134,7 @@ class OctuiApp(ExplorerExtras, App[None]):
         Binding("c", "copy_digest", "Copy digest", show=False),
         Binding("ctrl+r", "reload", "Reload from disk", show=False),
         *EXTRA_BINDINGS,
+        *TIME_BINDINGS,
         Binding("q", "quit", "Quit"),
     ]
 
@@ -850,6 +852,7 @@ class OctuiApp(ExplorerExtras, App[None]):
             ("Help (keys)", self.action_help, "F1"),
         ]
         commands += self.extra_palette_commands()
+        commands += self.time_palette_commands()
         return commands
 
 

@@ -325,8 +325,9 @@ class ExplorerExtras:
         app.push_screen(RevisionScreen(revisions, self.revision_commit), done)
 
     @work(exclusive=True, group="revision", exit_on_error=False)
-    async def set_revision(self, rev: str | None) -> None:
-        """Read the repository at git revision ``rev`` (None: the files on disk) and re-resolve."""
+    async def set_revision(self, rev: str | None, known_at: datetime | None = None) -> None:
+        """Read the repository at git revision ``rev`` (None: the files on disk) and re-resolve;
+        ``known_at``: ``rev`` is the commit known at that instant (the bundle's source says so)."""
         app = self._app
         old = self._app.session
         if self.revision is None:
@@ -343,6 +344,7 @@ class ExplorerExtras:
             except GitRevisionError as exc:
                 app.notify(str(exc), severity="error", title="Revision")
                 return
+            tree.known_at = known_at
             session = Session(self._app.root, tree=tree)
             commit = tree.commit
         self._app.session = session
