@@ -54,7 +54,7 @@ TIME_BINDINGS = [
         "toggle_object_log",
         "Object history",
         show=False,
-        tooltip="the selected object's git history in the detail pane (Enter opens a commit)",
+        tooltip="the object's git history in the detail pane (Enter opens a commit)",
     ),
 ]
 

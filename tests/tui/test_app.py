@@ -402,7 +402,7 @@ async def test_disk_edits_are_picked_up(repo_copy: Path) -> None:
 
 async def test_help_lists_every_key() -> None:
     app = make_app(role="support")
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(120, 50)) as pilot:  # tall enough to show every key
         await settle(pilot)
         await pilot.press("f1")
         await pilot.pause()
