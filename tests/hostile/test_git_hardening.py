@@ -289,9 +289,25 @@ def every_git_reader(repo: Path) -> Iterator[tuple[str, object]]:
         "history": ["history", "policies.good", r, "--rev", "HEAD"],
         "diff": ["diff", r, "--role", "reader", "--rev", "HEAD~1", "--against-rev", "HEAD"],
         "changes": ["changes", r, "--role", "reader", "--rev", "HEAD", "--until", "30d"],
+        "resolve --known-at": ["resolve", r, "--role", "reader", "--known-at", "9999-01-01"],
+        "diff --against-known-at": [
+            "diff",
+            r,
+            "--role",
+            "reader",
+            "--rev",
+            "HEAD~1",
+            "--against-known-at",
+            "9999-01-01",
+        ],
+        "history --log": ["history", "policies.good", r, "--log", "--format", "json"],
     }
     for name, argv in commands.items():
         yield name, cli(argv)
+    cited = repo.parent / "cited-bundle.json"  # outside the repository and its .git
+    at_head = cli(["resolve", r, "--role", "reader", "--rev", "HEAD", "--format", "json"])
+    cited.write_text(at_head.out, encoding="utf-8")
+    yield "verify", cli(["verify", str(cited), r])
     yield "list_revisions", list_revisions(repo)
     with GitTree(repo, "HEAD") as tree:  # what the explorer does on picking a revision
         session = Session(repo, tree=tree)
