@@ -13,6 +13,7 @@ from xml.etree import ElementTree as ET
 
 import jsonschema
 import pytest
+import yaml
 from git_fixture import git
 from repo_builder import make_repo, obj
 
@@ -376,3 +377,57 @@ def test_auto_format_follows_github_actions(warning_only_repo: Path) -> None:
     assert outside.stdout.splitlines()[:3] == text.stdout.splitlines()[:3]
     assert not outside.stdout.startswith("::")
 
+
+# -- pre-commit ---------------------------------------------------------------------------------
+
+
+def test_pre_commit_hook_definition() -> None:
+    hooks = yaml.safe_load((PROJECT_ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    (hook,) = (h for h in hooks if h["id"] == "opencontext-validate")
+    assert hook["entry"] == "opencontext validate"
+    assert hook["language"] == "python"
+    assert hook["pass_filenames"] is False and hook["always_run"] is True
+
+
+def _pre_commit(cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
+    """``pre-commit try-repo`` of this project: pre-commit builds the hook's environment
+    from the project (a fresh venv, ``pip install .``) and runs the hook as a user would."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env |= {"PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never"}
+    command = [sys.executable, "-m", "pre_commit", "try-repo", str(PROJECT_ROOT)]
+    return subprocess.run(
+        [*command, "opencontext-validate", "--all-files"],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=600,
+        check=False,
+    )
+
+
+def _commit_all(work: Path) -> None:
+    git(work, "init", "-q")
+    git(work, "add", "-A")
+    git(work, "commit", "-q", "-m", "context")
+
+
+def test_pre_commit_try_repo_runs_the_hook(tmp_path: Path) -> None:
+    home = tmp_path / "pre-commit-home"
+    sample = tmp_path / "sample"
+    shutil.copytree(SAMPLE_REPO, sample)
+    _commit_all(sample)
+    failed = _pre_commit(sample, home)
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "opencontext validate" in failed.stdout and "Failed" in failed.stdout
+    assert "57 objects; 7 errors, 13 warnings" in failed.stdout
+    assert "pricing/team.v1.md" in failed.stdout
+
+    clean = make_repo(
+        tmp_path / "clean", {"mission.md": obj("mission", layer="L0", title="Mission")}
+    )
+    _commit_all(clean)
+    passed = _pre_commit(clean, home)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert "Passed" in passed.stdout
