@@ -14,7 +14,7 @@ from xml.etree import ElementTree as ET
 import jsonschema
 import pytest
 import yaml
-from git_fixture import git
+from git_fixture import GitSample, git, git_sample
 from repo_builder import make_repo, obj
 
 from octui.ci_formats import (
@@ -42,12 +42,16 @@ COMMAND = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "octui.
 AS_OF = "2026-11-30"
 
 W = WarningCode
+__all__ = ["git_sample"]  # the fixture, imported for its registration
 
 
-def run(*args: str | Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run(
+    *args: str | Path, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     base = {k: v for k, v in os.environ.items() if k != "GITHUB_ACTIONS"}
     return subprocess.run(
         [*COMMAND, *map(str, args)],
+        cwd=cwd,
         capture_output=True,
         text=True,
         encoding="utf-8",
@@ -304,6 +308,24 @@ def test_github_annotations_land_on_the_files(git_copy: Path) -> None:
     if "line" in typo:
         lines = (git_copy / typo["file"]).read_text(encoding="utf-8").splitlines()
         assert lines[int(typo["line"]) - 1].startswith("superseeded_by:")
+
+
+def test_paths_from_inside_the_repository_and_at_a_revision(
+    git_copy: Path, git_sample: GitSample
+) -> None:
+    here = run("validate", ".", "--as-of", AS_OF, "--format", "github", cwd=git_copy / "org")
+    assert here.returncode == 2  # org/ is no repository: a usage error, as before
+    inside = run(
+        "validate", ".", "--as-of", AS_OF, "--format", "github", cwd=git_copy / "org" / "context"
+    )
+    files = [a["file"] for a in annotations(inside.stdout)]
+    assert files and all(f.startswith("org/context/") for f in files)
+    rev = run(
+        "validate", git_sample.context, "--rev", "HEAD~2", "--as-of", AS_OF, "--format", "github"
+    )
+    found = annotations(rev.stdout)
+    assert found and all(a["file"].startswith("context/") for a in found)
+    assert all((git_sample.work / a["file"]).exists() for a in found)
 
 
 def test_sarif_on_sample_repo_validates_and_points_into_the_work_tree(git_copy: Path) -> None:
