@@ -110,6 +110,19 @@ _SEVERITY: dict[WarningCode, Severity] = {
 }
 
 
+class ReportFormat(StrEnum):
+    """How ``validate`` reports its findings: for people (``text``), programs (``json``),
+    CI systems (``github`` workflow commands, ``sarif`` 2.1.0, ``junit`` XML), or ``auto``:
+    ``github`` inside GitHub Actions, else ``text``."""
+
+    TEXT = "text"
+    JSON = "json"
+    GITHUB = "github"
+    SARIF = "sarif"
+    JUNIT = "junit"
+    AUTO = "auto"
+
+
 class Lifecycle(StrEnum):
     """State of an included object at ``as_of``."""
 

@@ -177,6 +177,7 @@ class Finding:
     message: str
     hint: str | None = None
     paths: tuple[str, ...] = ()
+    line: int | None = None
 
     @property
     def severity(self) -> Severity:
