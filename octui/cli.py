@@ -24,6 +24,7 @@ from octui.history import UnknownId, history
 from octui.history import render_text as render_history
 from octui.loader import Repository, load_repository
 from octui.meta import add_version_flag
+from octui.model import Finding
 from octui.pipeline import Query, UnknownRole, resolve
 from octui.suggest import did_you_mean
 from octui.textsafe import inert
@@ -344,7 +345,7 @@ def run_validate(args: argparse.Namespace) -> int:
     repo = load_for(args)
     as_of = args.as_of or now_utc()
     resolution = resolve(repo, Query(role=None, as_of=as_of))
-    findings = resolution.warnings
+    findings = located(args, repo, resolution.warnings)
     errors = resolution.error_count
     warnings = len(findings) - errors
     if args.format == "json":
@@ -353,7 +354,9 @@ def run_validate(args: argparse.Namespace) -> int:
             "objects": len(repo.objects),
             "errors": errors,
             "warnings": warnings,
-            "findings": [warning_json(f) | {"paths": list(f.paths)} for f in findings],
+            "findings": [
+                warning_json(f) | {"paths": list(f.paths), "line": f.line} for f in findings
+            ],
         }
         sys.stdout.write(dumps_bundle(doc))  # C1/bidi escaped like the bundle
     else:
@@ -364,6 +367,15 @@ def run_validate(args: argparse.Namespace) -> int:
         )
         emit(args, "".join(line + "\n" for line in lines))
     return EXIT_FAILED if errors else EXIT_OK
+
+
+def located(args: argparse.Namespace, repo: Repository, findings: list[Finding]) -> list[Finding]:
+    """``findings`` with the line of the offending key (or YAML error) where it is known,
+    read again from the repository ``args`` names (its files, or the commit ``--rev`` named)."""
+    from octui.locate import locate, reader_for
+
+    with reader_for(args.repo, repo.source.commit) as read:
+        return locate(findings, read)
 
 
 # -- history ------------------------------------------------------------------------------------
@@ -417,7 +429,7 @@ COMMANDS: list[Callable[[Any], None]] = [add_resolve, add_validate, add_history]
 
 def _extra_commands() -> list[Callable[[Any], None]]:
     extra: list[Callable[[Any], None]] = []
-    for module_name in ("octui.diffcli", "octui.synth", "octui.extracli"):
+    for module_name in ("octui.diffcli", "octui.synth", "octui.extracli", "octui.auditcli"):
         try:
             module = __import__(module_name, fromlist=["add_parser"])
         except ImportError:

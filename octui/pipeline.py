@@ -1025,7 +1025,9 @@ def _broken_references(
                 continue
             message = f'{obj.key} {field_name} "{ref}", which names nothing in the repository'
             hint = "Fix or remove the reference: a broken chain silently resurrects retired policy."
-            finding = Finding(W.BROKEN_REFERENCE, (obj.id,), message, hint, (obj.path,))
+            finding = Finding(
+                W.BROKEN_REFERENCE, (obj.id,), message, hint, (obj.path,), key=field_name
+            )
             out.append((_split_ref(ref)[0], finding))
     return out
 

@@ -109,6 +109,10 @@ def _commands() -> list[tuple[str, list[str]]]:
     out += [
         ("validate-text", ["validate", "{repo}", *base]),
         ("validate-json", ["validate", "{repo}", *base, "--format", "json"]),
+        *(
+            (f"audit-{fmt}", ["audit", "{repo}", *base, "--format", fmt])
+            for fmt in ("text", "json", "csv", "markdown")
+        ),
         ("history-whole-repo", ["history", "policies.a", "{repo}", *base]),
         ("unknown-id-error", ["history", f"x{OSC52}", "{repo}"]),
         ("unknown-role-error", ["resolve", "{repo}", "--role", OSC52]),
