@@ -224,7 +224,11 @@ def _fate(resolution: Resolution, ranks: dict[int, int], obj: ContextObject) -> 
     fate = resolution.fates.get(obj.uid)
     if fate is None or isinstance(fate, Included):  # pragma: no cover - every object has one
         raise ValueError(f"{obj.key} ({obj.path}) has no fate for role {resolution.query.role}")
-    return Fate(FateState.EXCLUDED, reason=fate.reason)
+    return _EXCLUDED[fate.reason]
+
+
+_EXCLUDED = {r: Fate(FateState.EXCLUDED, reason=r) for r in ExclusionReason}
+"""One excluded fate per reason, shared by every object and role that has it."""
 
 
 def _summary(
