@@ -120,7 +120,7 @@ def render_csv(audit: Audit) -> str:
 
 # -- Markdown --------------------------------------------------------------------------------------
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~&$])")
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|~&$])")  # brackets escaped: no link can form
 
 
 def md_text(text: str) -> str:

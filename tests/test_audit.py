@@ -407,7 +407,7 @@ def test_text_and_markdown_make_repository_text_inert(tmp_path: Path) -> None:
     result = audit_of(root)
     assert "\x1b" not in render_text(result) and "\\x1b" in render_text(result)
     md = render_markdown(result)
-    assert "\x1b" not in md and "[link](http" not in md and "\\[link\\]\\(http" in md
+    assert "\x1b" not in md and "[link](http" not in md and "\\[link\\](http" in md
 
 
 def test_markdown_report(tmp_path: Path) -> None:
