@@ -13,6 +13,8 @@ folder and measures, in one run:
 - **task / role / as_of** — warm in-process re-resolution (a loaded :class:`Session`)
   after changing only that input, each to a value not resolved before (median);
 - **edit** — after editing one file on disk: reload (re-parses that file) + re-resolve;
+- **audit** — ``opencontext audit``'s work after a load, in a fresh process: the whole
+  repository judged once, every declared role resolved once, the findings' lines found;
 - **peak** — peak resident memory of the cold process and of the in-process session;
 - **tui** — in the explorer (headless ``run_test``), time from the last keystroke of a
   task edit to the updated tables (debounce included), and the longest a keystroke
@@ -203,6 +205,33 @@ def warm_worker(repo: Path) -> dict[str, Any]:
     return results
 
 
+def audit_worker(repo: Path) -> dict[str, Any]:
+    """The audit after a load: the whole repository judged once plus every declared role
+    resolved once (no pipeline memo from earlier resolutions), then the lines of the findings
+    found by reading their files again; and the same audit rendered as JSON."""
+    from octui.audit import audit
+    from octui.audit_render import render_json
+    from octui.locate import reader_for
+    from octui.session import Session
+
+    session = Session(repo)
+    loaded = session.load()
+    as_of = _instant(AS_OF)
+    t0 = time.perf_counter()
+    with reader_for(repo, None) as read:
+        result = audit(loaded, as_of, read=read)
+    seconds = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    render_json(result)
+    return {
+        "audit": seconds,
+        "audit_json": time.perf_counter() - t1,
+        "audit_roles": len(result.roles),
+        "audit_findings": len(result.findings),
+        "audit_lines": sum(1 for f in result.findings if f.finding.line is not None),
+    }
+
+
 # -- the explorer ---------------------------------------------------------------------------------
 
 
@@ -329,6 +358,11 @@ def measure(size: int, work: Path, seed: int, repeat: int, tui: bool) -> dict[st
     row["session_peak"] = w["peak_mb"]
     row["memo_ok"] = not w["mismatches"]
     row["reparsed"] = w["reparsed"]
+    log(f"{size}: audit after load")
+    a = run_child([sys.executable, "-m", "octui.bench", "--worker", "audit", str(repo)], env)
+    if a["code"] != 0:
+        raise RuntimeError(a["err"].decode(errors="replace"))
+    row.update(json.loads(a["out"]))
     if tui:
         log(f"{size}: explorer")
         t = run_child([sys.executable, "-m", "octui.bench", "--worker", "tui", str(repo)], env)
@@ -362,6 +396,7 @@ def table(rows: list[dict[str, Any]], sample: float | None, tui: bool) -> str:
         "role Δ",
         "as_of Δ",
         "1 file edited",
+        "audit (all roles)",
         "peak: cold / cached / session",
         "explorer: last key → tables",
         "identical",
@@ -387,6 +422,7 @@ def table(rows: list[dict[str, Any]], sample: float | None, tui: bool) -> str:
             ms(r["role"]),
             ms(r["as_of"]),
             ms(r["edit"]),
+            f"{ms(r['audit'])} ({r['audit_roles']} roles)",
             f"{r['cold_peak']:.0f} / {r['cached_peak']:.0f} / {r['session_peak']:.0f} MB",
             explorer,
             "yes" if r["identical"] and r["memo_ok"] else "NO",
@@ -413,7 +449,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="runs per timing (best is kept)")
     parser.add_argument("--no-tui", action="store_true", help="skip the explorer timings")
     parser.add_argument("--json", metavar="FILE", help="also write the raw results as JSON")
-    parser.add_argument("--worker", choices=["cli", "warm", "tui"], help=argparse.SUPPRESS)
+    parser.add_argument("--worker", choices=["cli", "warm", "audit", "tui"], help=argparse.SUPPRESS)
     parser.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker == "cli":
@@ -421,6 +457,9 @@ def main(argv: list[str] | None = None) -> int:
         return cli_worker(rest)
     if args.worker == "warm":
         print(json.dumps(warm_worker(Path(args.rest[0]))))
+        return 0
+    if args.worker == "audit":
+        print(json.dumps(audit_worker(Path(args.rest[0]))))
         return 0
     if args.worker == "tui":
         print(json.dumps(tui_worker(Path(args.rest[0]))))
@@ -456,7 +495,9 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"- {r['size']:,} objects ({r['files']:,} files): worst task/role/as_of/edit "
             f"{ms(r['task_max'])}/{ms(r['role_max'])}/{ms(r['as_of_max'])}/{ms(r['edit_max'])}"
-            f" (3 edits re-parsed {r['reparsed']} files){extra}"
+            f" (3 edits re-parsed {r['reparsed']} files); audit {ms(r['audit'])} for "
+            f"{r['audit_roles']} roles and {r['audit_findings']:,} findings "
+            f"({r['audit_lines']:,} with a line), its JSON in {ms(r['audit_json'])}{extra}"
         )
     if sample is not None:
         print(

@@ -368,7 +368,7 @@ def run_validate(args: argparse.Namespace) -> int:
     repo = load_for(args)
     as_of = args.as_of or now_utc()
     resolution = resolve(repo, Query(role=None, as_of=as_of))
-    findings = resolution.warnings
+    findings = located(args, repo, resolution.warnings)
     errors = resolution.error_count
     warnings = len(findings) - errors
     fail_on = Severity(args.fail_on)
@@ -381,7 +381,9 @@ def run_validate(args: argparse.Namespace) -> int:
             "objects": len(repo.objects),
             "errors": errors,
             "warnings": warnings,
-            "findings": [warning_json(f) | {"paths": list(f.paths)} for f in findings],
+            "findings": [
+                warning_json(f) | {"paths": list(f.paths), "line": f.line} for f in findings
+            ],
         }
         sys.stdout.write(dumps_bundle(doc))  # C1/bidi escaped like the bundle
     else:
@@ -408,6 +410,15 @@ def ci_report(
         return render_sarif(findings, paths, version=package_version())
     files = [obj.path for obj in repo.objects]
     return render_junit(findings, paths, files=files, fail_on=fail_on)
+
+
+def located(args: argparse.Namespace, repo: Repository, findings: list[Finding]) -> list[Finding]:
+    """``findings`` with the line of the offending key (or YAML error) where it is known,
+    read again from the repository ``args`` names (its files, or the commit ``--rev`` named)."""
+    from octui.locate import locate, reader_for
+
+    with reader_for(args.repo, repo.source.commit) as read:
+        return locate(findings, read)
 
 
 # -- history ------------------------------------------------------------------------------------
@@ -461,7 +472,7 @@ COMMANDS: list[Callable[[Any], None]] = [add_resolve, add_validate, add_history]
 
 def _extra_commands() -> list[Callable[[Any], None]]:
     extra: list[Callable[[Any], None]] = []
-    for module_name in ("octui.diffcli", "octui.synth", "octui.extracli"):
+    for module_name in ("octui.diffcli", "octui.synth", "octui.extracli", "octui.auditcli"):
         try:
             module = __import__(module_name, fromlist=["add_parser"])
         except ImportError:

@@ -138,3 +138,19 @@ class ColorMode(StrEnum):
     NEVER = "never"
     AUTO = "auto"
     ALWAYS = "always"
+
+
+class FateState(StrEnum):
+    """Where one object ends for one role in an audit: in the bundle or out of it."""
+
+    INCLUDED = "included"
+    EXCLUDED = "excluded"
+
+
+class AuditFormat(StrEnum):
+    """The layouts of ``opencontext audit`` (and of the explorer's audit export)."""
+
+    TEXT = "text"
+    JSON = "json"
+    CSV = "csv"
+    MARKDOWN = "markdown"

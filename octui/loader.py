@@ -653,6 +653,7 @@ def object_findings(obj: ContextObject) -> list[Finding]:
                 f"{obj.key} has an unknown front-matter key {key!r}",
                 hint,
                 (obj.path,),
+                key=key,
             )
         )
     if obj.authority not in _AUTHORITIES:

@@ -725,15 +725,8 @@ def version_findings(run: Run, objects: list[ContextObject]) -> None:
         paths = tuple(sorted(o.path for o in group))
         canonical = [o for o in group if o.authority == Authority.CANONICAL]
         if len(canonical) >= 2:
-            run.findings.append(
-                Finding(
-                    W.DUPLICATE_CANONICAL,
-                    (object_id,),
-                    f'{len(canonical)} active canonical objects share the id "{object_id}"',
-                    "Supersede the older one, or lower its authority to reference.",
-                    paths,
-                )
-            )
+            message, hint = _duplicate_canonical_text(object_id, canonical)
+            run.findings.append(Finding(W.DUPLICATE_CANONICAL, (object_id,), message, hint, paths))
         versions = sorted({o.version for o in group})
         if len(versions) >= 2:
             older = ", ".join(f"{object_id}@{v}" for v in versions[:-1])
@@ -748,6 +741,34 @@ def version_findings(run: Run, objects: list[ContextObject]) -> None:
                     paths,
                 )
             )
+
+
+def _duplicate_canonical_text(object_id: str, canonical: list[ContextObject]) -> tuple[str, str]:
+    """Which canonical copy is newer (by version only: nothing else is guessed) and what to
+    add where to retire the older ones."""
+    ordered = sorted(canonical, key=lambda o: (o.version, o.path))
+    newest = ordered[-1]
+    older = [o for o in ordered if o.version < newest.version]
+    head = f'{len(canonical)} active canonical objects share the id "{object_id}": '
+    if len(older) == len(ordered) - 1:
+        names = ", ".join(f"{o.key} ({o.path})" for o in older)
+        verb = "is" if len(older) == 1 else "are"
+        refs = ", ".join(o.key for o in older)
+        return (
+            head + f"{names} {verb} older than {newest.key} ({newest.path})",
+            f"Supersede the older one: add supersedes: [{refs}] to {newest.key} "
+            f"({newest.path}), or lower the older one's authority to reference.",
+        )
+    # the highest version is held by more than one file: no copy is older than another
+    copies = [o.path for o in ordered if o.version == newest.version]
+    return (
+        head
+        + f"{newest.key} is held by {len(copies)} files ({', '.join(copies)})"
+        + "".join(f", {o.key} ({o.path})" for o in older),
+        f"Give one copy of {newest.key} a higher version and add supersedes: "
+        f"[{', '.join(dict.fromkeys(o.key for o in ordered))}] to it, or lower the others' "
+        "authority to reference.",
+    )
 
 
 # -- step 6 -----------------------------------------------------------------------------------
@@ -866,7 +887,9 @@ def step_conflicts(run: Run, objects: list[ContextObject]) -> list[ContextObject
                 f"{winner.key} ({winner.authority}) and {loser.key} "
                 f"({loser.authority or 'unknown authority'}) conflict; "
                 f"{winner.id} wins on authority",
-                None,
+                f"{loser.key} is left out wherever {winner.key} stands: reconcile it with "
+                f"{winner.id}, retire it, or remove the conflicts_with declaration if they no "
+                "longer conflict.",
                 paths,
             )
         )
@@ -1002,7 +1025,9 @@ def _broken_references(
                 continue
             message = f'{obj.key} {field_name} "{ref}", which names nothing in the repository'
             hint = "Fix or remove the reference: a broken chain silently resurrects retired policy."
-            finding = Finding(W.BROKEN_REFERENCE, (obj.id,), message, hint, (obj.path,))
+            finding = Finding(
+                W.BROKEN_REFERENCE, (obj.id,), message, hint, (obj.path,), key=field_name
+            )
             out.append((_split_ref(ref)[0], finding))
     return out
 

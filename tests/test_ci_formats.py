@@ -303,11 +303,10 @@ def test_github_annotations_land_on_the_files(git_copy: Path) -> None:
         assert (git_copy / ann["file"]).is_file()
     typo = next(a for a in found if "superseeded_by" in a["message"])
     assert typo["file"] == "org/context/pricing/team.v1.md"
-    # The loader knows the line of the offending key once findings carry it; until then the
-    # annotation names the file alone. Where a line is given it is the key's line.
-    if "line" in typo:
-        lines = (git_copy / typo["file"]).read_text(encoding="utf-8").splitlines()
-        assert lines[int(typo["line"]) - 1].startswith("superseeded_by:")
+    # The annotation lands on the offending key's line.
+    assert typo["line"] == "17"
+    lines = (git_copy / typo["file"]).read_text(encoding="utf-8").splitlines()
+    assert lines[int(typo["line"]) - 1].startswith("superseeded_by:")
 
 
 def test_paths_from_inside_the_repository_and_at_a_revision(
@@ -341,6 +340,10 @@ def test_sarif_on_sample_repo_validates_and_points_into_the_work_tree(git_copy: 
             assert uri.startswith("org/context/") and (git_copy / uri).is_file()
             region = loc["physicalLocation"].get("region")
             assert region is None or region["startLine"] >= 1
+    typos = [r for r in results if r["ruleId"] == "unknown-field"]
+    assert typos and all(
+        r["locations"][0]["physicalLocation"]["region"]["startLine"] >= 1 for r in typos
+    )
     again = run("validate", git_copy / "org" / "context", "--as-of", AS_OF, "--format", "sarif")
     assert again.stdout == proc.stdout  # same inputs, same bytes
 
@@ -355,6 +358,8 @@ def test_junit_on_sample_repo(git_copy: Path) -> None:
     erring = {"org/context/" + f["paths"][0] for f in js["findings"] if f["severity"] == "error"}
     failed = {name for name, case in by_name.items() if case.find("failure") is not None}
     assert failed == erring
+    team = by_name["org/context/pricing/team.v1.md"]
+    assert "pricing/team.v1.md:17" in "".join(team.itertext())
 
 
 def test_paths_are_relative_to_the_repository_outside_a_work_tree(tmp_path: Path) -> None:

@@ -113,6 +113,10 @@ def _commands() -> list[tuple[str, list[str]]]:
         ("validate-github", ["validate", "{repo}", *base, "--format", "github"]),
         ("validate-sarif", ["validate", "{repo}", *base, "--format", "sarif"]),
         ("validate-junit", ["validate", "{repo}", *base, "--format", "junit"]),
+        *(
+            (f"audit-{fmt}", ["audit", "{repo}", *base, "--format", fmt])
+            for fmt in ("text", "json", "csv", "markdown")
+        ),
         ("history-whole-repo", ["history", "policies.a", "{repo}", *base]),
         ("unknown-id-error", ["history", f"x{OSC52}", "{repo}"]),
         ("unknown-role-error", ["resolve", "{repo}", "--role", OSC52]),
