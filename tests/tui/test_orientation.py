@@ -512,3 +512,21 @@ async def test_export_screen_proposes_the_descriptive_name() -> None:
         short = app.view.digest.removeprefix("sha256:")[:8]  # type: ignore[union-attr]
         field = app.screen.query_one(Input)
         assert field.value.endswith(f"opencontext-bundle-support-2026-11-30-{short}.json")
+
+
+def test_timeline_labels_keep_the_version_in_a_narrow_pane() -> None:
+    from octui.loader import load_repository
+    from octui.pipeline import Query, resolve
+    from octui.timeline import layout
+
+    from .conftest import SAMPLE
+
+    resolution = resolve(load_repository(SAMPLE), Query(role="support", as_of=AS_OF))
+    timeline = layout(resolution, "policies.refunds", 40)
+    labels = [
+        line.runs[0][0].strip()
+        for line in timeline.lines
+        if line.runs and line.runs[0][1] == "label"
+    ]
+    assert len(labels) == 3
+    assert [label[-2:] for label in labels] == ["@1", "@2", "@3"]
