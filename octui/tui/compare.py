@@ -193,12 +193,16 @@ class DiffScreen(ModalScreen[None]):
         Binding("D", "close", "Close", show=False),
     ]
 
+    AUTO_FOCUS = "#diff-scroll"
+    """The scroll area has the focus: arrows, PgUp/PgDn and Home/End scroll it."""
+
     def __init__(self, body: Text) -> None:
         super().__init__()
         self.body = body
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll():
+        with VerticalScroll(id="diff-scroll") as scroll:
+            scroll.border_title = "Diff — ↑ ↓ PgUp PgDn scroll · Esc closes"
             yield Static(self.body, id="diff-body")
 
     @property

@@ -55,7 +55,12 @@ EXTRA_BINDINGS = [
     Binding("D", "show_diff", "Diff against the pinned bundle", show=False),
     Binding(".", "next_change", "Next change of the bundle (moves as_of)", show=False),
     Binding("comma", "previous_change", "Previous change of the bundle", show=False),
-    Binding("A", "agenda", "Change agenda around as_of", show=False),
+    Binding(
+        "A",
+        "agenda",
+        "What changed",
+        tooltip="the change agenda: the instants around as_of at which this bundle changes",
+    ),
     Binding("g", "pick_revision", "Git revision: what the repository said then", show=False),
 ]
 
