@@ -18,17 +18,57 @@ Pure: the same repository and query give the same agenda.
 
 from __future__ import annotations
 
+import hashlib
+from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
-from octui.bundle import digest
-from octui.diff import Diff, describe_change, diff_resolutions
+from octui.bundle import (
+    _exclusion_json,
+    _included_json,
+    canonical_json,
+    digest,
+    warning_digest_form,
+)
+from octui.diff import (
+    Diff,
+    EntryView,
+    ObjectChange,
+    SideInfo,
+    describe_change,
+    diff_entries,
+    diff_resolutions,
+    excluded_view,
+    included_view,
+    receivable_ids,
+    warning_changes,
+)
+from octui.enums import ExclusionReason, Lifecycle, WarningCode
 from octui.loader import Repository
-from octui.model import ContextObject, Exclusion
-from octui.pipeline import Query, Resolution, freshness_window, resolve
+from octui.model import ContextObject, Exclusion, Finding
+from octui.pipeline import (
+    Included,
+    Query,
+    Resolution,
+    Run,
+    _fixed_order,
+    _memo,
+    freshness_window,
+    is_stale,
+    resolve,
+    step_approval,
+    step_competition,
+    step_conflicts,
+    step_scope,
+    step_supersession,
+    step_temporal,
+    version_findings,
+)
+from octui.ranking import score, tokenize
 from octui.textsafe import inert
 from octui.timeutil import BEGINNING_OF_TIME, add_days, format_instant
 
@@ -265,17 +305,43 @@ def change_agenda(
 ) -> Agenda:
     """The instants in ``(since, until]`` at which ``query``'s bundle changes (None: unbounded).
 
-    The bundle can change only at a candidate instant, so it is constant from one candidate's
-    first instant to the next: one resolution per candidate suffices.
+    Found by sweeping the candidate instants in order and re-judging, at each, only what its
+    causes touch (see :class:`_Sweep`); a query that trims (``limit``, ``min_relevance``)
+    depends on the whole order, and is resolved at every candidate instead.
     """
-    resolver = _Resolver(repository, query, rev)
     base = resolve(repository, query)
-    window = [
+    window = _window(base, since, until)
+    if not window:
+        return Agenda(query, since, until, (), rev)
+    if query.limit is None and query.min_relevance is None:
+        points = _sweep_agenda(repository, query, base, window, rev)
+        return Agenda(query, since, until, tuple(points), rev)
+    return brute_force_agenda(repository, query, since=since, until=until, rev=rev)
+
+
+def _window(base: Resolution, since: datetime | None, until: datetime | None) -> list[_Candidate]:
+    return [
         c
         for c in sorted_candidates(base)
         if (since is None or c.first_instant > since)
         and (until is None or c.first_instant <= until)
     ]
+
+
+def brute_force_agenda(
+    repository: Repository,
+    query: Query,
+    *,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    rev: str | None = None,
+) -> Agenda:
+    """:func:`change_agenda` by resolving the whole repository at every candidate instant
+    (the bundle is constant from one candidate's first instant to the next): the slow,
+    obviously right method the sweep is tested against."""
+    resolver = _Resolver(repository, query, rev)
+    base = resolve(repository, query)
+    window = _window(base, since, until)
     points: list[ChangePoint] = []
     if window:
         previous = resolver.at(window[0].first_instant - EPSILON)
@@ -286,6 +352,385 @@ def change_agenda(
                 points.append(point)
             previous = current
     return Agenda(query, since, until, tuple(points), rev)
+
+
+# -- the sweep -----------------------------------------------------------------------------------
+#
+# Between two consecutive candidate instants nothing changes, and at a candidate only the
+# objects its causes name can change state: their validity (step 3), the supersession edges
+# that start there (step 5), their staleness. What they touch beyond themselves is bounded:
+# the competition within their id (step 6) and the declared conflicts reaching their id
+# (step 7, transitively). So the ids are split once into *clusters* — ids joined by
+# ``conflicts_with`` — and at each candidate only the clusters its causes name are judged
+# again (steps 2-7 over those objects, by the pipeline's own step functions), spliced into
+# the bundle kept from the instant before. Ranking needs no work: an object's place in the
+# bundle order depends on the task and the object only. The digest is hashed from cached
+# per-entry pieces; only changes are diffed, and only over the ids they touch.
+
+_DYNAMIC_CODES = frozenset(
+    {
+        WarningCode.STALE,
+        WarningCode.DUPLICATE_CANONICAL,
+        WarningCode.MULTIPLE_ACTIVE_VERSIONS,
+        WarningCode.CONFLICT_AMBIGUOUS,
+        WarningCode.CONFLICT_DECLARED,
+    }
+)
+"""The warnings that depend on ``as_of``; every other finding is fixed for a role."""
+
+
+@dataclass
+class _ClusterState:
+    exclusions: dict[int, Exclusion]
+    findings: list[Finding]
+    standing: dict[int, Lifecycle]
+    """Included objects by uid, with their lifecycle (historical ones too)."""
+    stale: dict[int, bool]
+
+
+def _stale_finding(config: Any, obj: ContextObject) -> Finding:
+    window = freshness_window(config, obj)
+    return Finding(
+        WarningCode.STALE,
+        (obj.id,),
+        f"has not been updated inside its freshness window ({window}d)",
+        "Review it and update `updated`, or set review_every.",
+        (obj.path,),
+    )
+
+
+class _Sorted:
+    """A sorted list of unique keys with parallel lists of values and of their canonical
+    JSON (bisect, in place)."""
+
+    __slots__ = ("blobs", "keys", "values")
+
+    def __init__(self) -> None:
+        self.keys: list[Any] = []
+        self.values: list[Any] = []
+        self.blobs: list[bytes] = []
+
+    def add(self, key: Any, value: Any, blob: bytes) -> None:
+        i = bisect_left(self.keys, key)
+        self.keys.insert(i, key)
+        self.values.insert(i, value)
+        self.blobs.insert(i, blob)
+
+    def remove(self, key: Any) -> None:
+        i = bisect_left(self.keys, key)
+        del self.keys[i]
+        del self.values[i]
+        del self.blobs[i]
+
+    def index(self, key: Any) -> int:
+        return bisect_left(self.keys, key)
+
+
+@lru_cache(maxsize=1 << 17)
+def _warning_bytes(w: Finding) -> bytes:
+    return canonical_json(warning_digest_form(w))
+
+
+class _Sweep:
+    """The bundle of one query kept from candidate to candidate, re-judging only the
+    clusters each candidate touches. Needs a query without ``limit`` / ``min_relevance``
+    (trimming depends on the whole order)."""
+
+    def __init__(self, repository: Repository, query: Query, base: Resolution, rev: str | None):
+        self.repository = repository
+        self.query = query
+        self.rev = rev
+        self.config = repository.config
+        self.role = repository.config.roles.get(query.role) if query.role is not None else None
+        first = _memo(repository).first_steps[query.role]  # resolve() has run for this role
+        self.readable: list[ContextObject] = first[1]
+        self.approved: set[int] = first[2]
+        readable_ids = {o.id for o in self.readable}
+        parent: dict[str, str] = {i: i for i in readable_ids}
+
+        def find(x: str) -> str:
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        for obj in self.readable:  # clusters: ids joined by declared conflicts
+            for other in obj.conflicts_with:
+                if other in parent:
+                    ra, rb = find(obj.id), find(other)
+                    if ra != rb:
+                        parent[max(ra, rb)] = min(ra, rb)
+        self.cluster_of = {i: find(i) for i in readable_ids}
+        self.members: dict[str, list[ContextObject]] = defaultdict(list)
+        for obj in self.readable:
+            self.members[self.cluster_of[obj.id]].append(obj)
+        tokens = tokenize(query.task)
+        floor = self.config.ranking.floor
+        self.scores = {o.uid: score(o, tokens, floor) for o in self.readable}
+        groups, places = _fixed_order(Run(repository, query, self.role))
+        width = len(places) + 1
+        self.order = {
+            o.uid: ((groups[o.uid] << 40) - self.scores[o.uid].score) * width + places[o.uid]
+            for o in self.readable
+        }
+        self.by_uid = {o.uid: o for o in self.readable}
+        self.receivable = receivable_ids(base, base)
+        self.clusters: dict[str, _ClusterState] = {}
+        self.instant: datetime | None = None
+        self.current = _Sorted()  # order key → Included (active)
+        self.historical = _Sorted()  # order key → Included (expired / superseded)
+        self.exclusions = _Sorted()  # Exclusion.sort_key → Exclusion
+        self.warnings = _Sorted()  # Finding.sort_key → Finding
+        for ex in dict.fromkeys(base.exclusions):
+            if ex.reason.is_denial or ex.reason is ExclusionReason.SOURCE_UNAVAILABLE:
+                self.exclusions.add(ex.sort_key(), ex, _exclusion_json(ex))
+        for w in set(base.warnings):
+            if w.code not in _DYNAMIC_CODES:
+                self.warnings.add(w.sort_key(), w, _warning_bytes(w))
+        self._digest: str | None = None
+
+    # -- judging -------------------------------------------------------------------------------
+
+    def judge(self, clusters: list[str], instant: datetime) -> dict[str, _ClusterState]:
+        """Steps 2-7 (and staleness) over the objects of ``clusters`` at ``instant``, by the
+        pipeline's own steps: no step joins objects of two clusters."""
+        query = replace(self.query, as_of=instant, task="", limit=None, min_relevance=None)
+        run = Run(self.repository, query, self.role)
+        run.readable = self.readable
+        objects = [o for c in clusters for o in self.members[c]]
+        standing = step_approval(run, objects)
+        run.approved = self.approved
+        standing = step_temporal(run, standing)
+        standing = step_scope(run, standing)
+        standing = step_supersession(run, standing)
+        run.findings.clear()  # supersession cycles: fixed for the role, kept apart
+        current = [o for o in standing if o.uid not in run.historical]
+        version_findings(run, current)
+        current = step_competition(run, current)
+        current = step_conflicts(run, current)
+        states = {c: _ClusterState({}, [], {}, {}) for c in clusters}
+        cluster_of = self.cluster_of
+        for uid, ex in run.exclusions.items():
+            states[cluster_of[ex.id]].exclusions[uid] = ex
+        for obj in current:
+            states[cluster_of[obj.id]].standing[obj.uid] = Lifecycle.ACTIVE
+        for obj in standing:
+            if obj.uid in run.historical:
+                states[cluster_of[obj.id]].standing[obj.uid] = run.historical[obj.uid]
+        config = self.config
+        for state in states.values():
+            for uid in state.standing:
+                obj = self.by_uid[uid]
+                stale = state.stale[uid] = is_stale(config, obj, instant)
+                if stale:
+                    state.findings.append(_stale_finding(config, obj))
+        for f in run.findings:
+            states[cluster_of[f.ids[0]]].findings.append(f)
+        for state in states.values():
+            state.findings.sort(key=Finding.sort_key)
+        return states
+
+    def probe(self, instant: datetime, ids: set[str]) -> dict[str, _ClusterState]:
+        """The clusters of ``ids`` judged at ``instant``: those whose state changes."""
+        clusters = sorted({self.cluster_of[i] for i in ids if i in self.cluster_of})
+        judged = self.judge(clusters, instant)
+        return {c: s for c, s in judged.items() if s != self.clusters.get(c)}
+
+    def start(self, instant: datetime) -> None:
+        self.commit(instant, self.judge(sorted(self.members), instant))
+
+    def commit(self, instant: datetime, changed: dict[str, _ClusterState]) -> None:
+        """Move to ``instant``, splicing the re-judged clusters into the bundle."""
+        self.instant = instant
+        for cluster, state in changed.items():
+            old = self.clusters.get(cluster)
+            if old is not None:
+                self._splice(old, -1)
+            self._splice(state, +1)
+            self.clusters[cluster] = state
+        if changed:
+            self._digest = None
+
+    def _splice(self, state: _ClusterState, sign: int) -> None:
+        for uid, lifecycle in state.standing.items():
+            into = self.current if lifecycle is Lifecycle.ACTIVE else self.historical
+            key = self.order[uid]
+            if sign < 0:
+                into.remove(key)
+            else:
+                s = self.scores[uid]
+                inc = Included(self.by_uid[uid], lifecycle, state.stale[uid], s.score, s.matched)
+                into.add(key, inc, _included_json(inc))
+        for ex in state.exclusions.values():
+            if sign < 0:
+                self.exclusions.remove(ex.sort_key())
+            else:
+                self.exclusions.add(ex.sort_key(), ex, _exclusion_json(ex))
+        for w in state.findings:
+            if sign < 0:
+                self.warnings.remove(w.sort_key())
+            else:
+                self.warnings.add(w.sort_key(), w, _warning_bytes(w))
+
+    # -- the bundle ----------------------------------------------------------------------------
+
+    def included(self) -> list[Included]:
+        return self.current.values + self.historical.values
+
+    def side(self) -> SideInfo:
+        q = self.query
+        assert self.instant is not None
+        return SideInfo(
+            role=q.role,
+            task=q.task,
+            as_of=format_instant(self.instant),
+            digest=self.digest(),
+            rev=self.rev,
+            include_historical=q.include_historical,
+            limit=q.limit,
+            min_relevance=q.min_relevance,
+        )
+
+    def digest(self) -> str:
+        """The digest of SPEC §5, hashed from each entry's cached canonical JSON."""
+        if self._digest is None:
+            h = hashlib.sha256(b'{"exclusions":[')
+            h.update(b",".join(self.exclusions.blobs))
+            h.update(b'],"objects":[')
+            h.update(b",".join(self.current.blobs + self.historical.blobs))
+            h.update(b'],"warnings":[')
+            h.update(b",".join(self.warnings.blobs))
+            h.update(b"]}")
+            self._digest = "sha256:" + h.hexdigest()
+        return self._digest
+
+
+class _Views:
+    """Ranks and entry views of the sweep's last bundles: consecutive changes share them."""
+
+    def __init__(self) -> None:
+        self.last_ranks: list[tuple[list[Included], dict[int, int]]] = []
+        self.views: dict[int, tuple[Included, int, EntryView]] = {}
+
+    def ranks(self, included: list[Included]) -> dict[int, int]:
+        """uid → 1-based rank, remembered for the last two lists."""
+        for known, ranks in self.last_ranks:
+            if known is included:
+                return ranks
+        ranks = {inc.obj.uid: i for i, inc in enumerate(included, start=1)}
+        self.last_ranks = [*self.last_ranks[-1:], (included, ranks)]
+        return ranks
+
+    def view(self, inc: Included, rank: int) -> EntryView:
+        """``included_view``, remembered per object: a rank move's after-view is the next
+        move's before-view."""
+        known = self.views.get(inc.obj.uid)
+        if known is not None and known[0] is inc and known[1] == rank:
+            return known[2]
+        view = included_view(inc, rank)
+        self.views[inc.obj.uid] = (inc, rank, view)
+        return view
+
+
+def _rank_moves(
+    views: _Views,
+    before: list[Included],
+    after: list[Included],
+    skip: set[str],
+    receivable: Any,
+) -> tuple[list[ObjectChange], set[str]]:
+    """Rank-only changes of the objects outside ``skip`` (ids whose entries did not change
+    but whose place did); ids with two moved entries are left to the full comparison."""
+    old = views.ranks(before)
+    moved: dict[str, list[tuple[Included, int, Included, int]]] = defaultdict(list)
+    for i, inc in enumerate(after, start=1):
+        was = old.get(inc.obj.uid)
+        if was is not None and was != i and inc.obj.id not in skip:
+            moved[inc.obj.id].append((before[was - 1], was, inc, i))
+    out: list[ObjectChange] = []
+    tied: set[str] = set()
+    for object_id, rows in moved.items():
+        if len(rows) > 1:
+            tied.add(object_id)
+            continue
+        a, ra, b, rb = rows[0]
+        out.append(
+            ObjectChange(
+                object_id,
+                views.view(a, ra),
+                views.view(b, rb),
+                ("rank",),
+                receivable=receivable(object_id),
+            )
+        )
+    return out, tied
+
+
+def _sweep_agenda(
+    repository: Repository,
+    query: Query,
+    base: Resolution,
+    window: list[_Candidate],
+    rev: str | None,
+) -> list[ChangePoint]:
+    sweep = _Sweep(repository, query, base, rev)
+    sweep.start(window[0].first_instant - EPSILON)
+    views = _Views()
+    ids_at: dict[datetime, set[str]] = defaultdict(set)
+    for candidate in window:
+        for cause in candidate.causes:
+            ids_at[candidate.first_instant].update(cause.ids)
+    points: list[ChangePoint] = []
+    for candidate in window:
+        instant = candidate.first_instant
+        changed = sweep.probe(instant, ids_at[instant])
+        if not changed:
+            sweep.commit(instant, changed)
+            continue
+        side_a = sweep.side()
+        included_a = sweep.included()
+        old_states = [sweep.clusters[c] for c in changed]
+        sweep.commit(instant, changed)
+        if sweep.digest() == side_a.digest:
+            continue
+        included_b = sweep.included()
+        touched = {o.id for c in changed for o in sweep.members[c]}
+        moves, tied = _rank_moves(views, included_a, included_b, touched, sweep.receivable)
+        a = sweep_entries(views, old_states, included_a) + _included_entries(included_a, tied)
+        b = sweep_entries(views, list(changed.values()), included_b)
+        b += _included_entries(included_b, tied)
+        changes, versions = diff_entries(a, b, sweep.receivable)
+        changes.extend(moves)
+        changes.sort(key=ObjectChange.sort_key)
+        added, removed = warning_changes(
+            sorted((w for s in old_states for w in s.findings), key=Finding.sort_key),
+            sorted((w for s in changed.values() for w in s.findings), key=Finding.sort_key),
+        )
+        diff = Diff(side_a, sweep.side(), tuple(changes), tuple(versions), added, removed)
+        relevant = tuple(c for c in candidate.causes if _touched_ids(diff).intersection(c.ids))
+        points.append(
+            ChangePoint(candidate.at, candidate.after, relevant or candidate.causes, diff)
+        )
+    return points
+
+
+def sweep_entries(
+    views: _Views, states: list[_ClusterState], included: list[Included]
+) -> list[EntryView]:
+    """The bundle entries (as :func:`octui.diff.entries`) of the objects of ``states``."""
+    rank = views.ranks(included)
+    out: list[EntryView] = []
+    for state in states:
+        for uid in state.standing:
+            out.append(included_view(included[rank[uid] - 1], rank[uid]))
+        out.extend(excluded_view(ex) for ex in state.exclusions.values())
+    return out
+
+
+def _included_entries(included: list[Included], ids: set[str]) -> list[EntryView]:
+    if not ids:
+        return []
+    return [included_view(inc, i) for i, inc in enumerate(included, 1) if inc.obj.id in ids]
 
 
 def walk_changes(
@@ -377,6 +822,7 @@ __all__ = [
     "Agenda",
     "Cause",
     "ChangePoint",
+    "brute_force_agenda",
     "candidates",
     "change_agenda",
     "next_change",

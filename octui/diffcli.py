@@ -69,9 +69,12 @@ def add_diff(sub: Any) -> None:
         "diff",
         help="compare two resolutions (instants, roles, tasks or git revisions)",
         description="Resolve twice and compare: side A from --role/--task/--as-of/--rev, side B "
-        "the same with every --against-* option applied. Reports every object added, removed, "
+        "the same with every --against-* option applied. Reports every object the role could "
+        "receive (it may read it and has it in scope on either side) that was added, removed, "
         "moved between included and excluded, whose exclusion reason, version, lifecycle or "
-        "rank changed; warnings added and removed; both digests. --as-of is what was in effect "
+        "rank changed, each changed field old → new; warnings added and removed; both "
+        "digests. --all adds the exclusion changes of objects the role can never receive; "
+        "--body shows the body's unified diff. --as-of is what was in effect "
         "at an instant; --rev is what the repository said at a git revision.",
         epilog=_examples(
             "opencontext diff sample-repo --role support --as-of 2026-03-15 "
@@ -101,6 +104,18 @@ def add_diff(sub: Any) -> None:
         choices=["text", "json"],
         default="text",
         help="json: the comparison as one JSON document (default: text)",
+    )
+    p.add_argument(
+        "--all",
+        action="store_true",
+        dest="everything",
+        help="list every exclusion change, also of objects the role can never receive "
+        "(default: only objects it may read and has in scope on either side, and its findings)",
+    )
+    p.add_argument(
+        "--body",
+        action="store_true",
+        help="show the unified diff of each changed body (JSON: body_diff)",
     )
     p.add_argument(
         "--exit-code", action="store_true", help="exit 1 when the two bundles digest differently"
@@ -140,10 +155,11 @@ def run_diff(args: argparse.Namespace) -> int:
     diff = diff_resolutions(
         resolve(repo_a, query_a), resolve(repo_b, query_b), rev_a=rev_a, rev_b=rev_b
     )
+    shown = diff if args.everything else diff.receivable_only()
     if args.format == "json":
-        _dump(diff.to_json())
+        _dump(shown.to_json(body=args.body))
     else:
-        emit(args, render_text(diff))
+        emit(args, render_text(shown, body=args.body))
     return EXIT_FAILED if args.exit_code and not diff.same else EXIT_OK
 
 
