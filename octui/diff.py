@@ -676,7 +676,7 @@ def field_lines(change: ObjectChange, body: bool = False) -> list[str]:
     lines: list[str] = []
     for name, (old, new) in change.field_values().items():
         if name == "content":
-            a, b = (str(v or "").count("\n") + (1 if v else 0) for v in (old, new))
+            a, b = (len(str(v or "").splitlines()) for v in (old, new))
             hint = "" if body else "; --body shows the diff"
             lines.append(f"content: body changed ({a} → {b} lines{hint})")
         else:

@@ -4,21 +4,26 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
 from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 from git_fixture import GitSample, git_sample
 from repo_builder import obj
+from test_properties import ROLE_NAMES, SETTINGS, specs, write
 
 from octui.bundle import digest
 from octui.changes import (
     EPSILON,
+    brute_force_agenda,
     candidates,
     change_agenda,
     next_change,
@@ -339,3 +344,59 @@ def test_walking_both_ways_lists_the_agenda(sample: Repository) -> None:
     behind = [p.first_instant for p in walk_changes(sample, query, forward=False)]
     assert ahead == [p.first_instant for p in agenda.upcoming()]
     assert behind == [p.first_instant for p in reversed(agenda.past())]
+
+
+# -- the sweep equals the brute force ------------------------------------------------------------
+
+
+def _same_agenda(repo: Repository, query: Query, since: Any, until: Any) -> None:
+    """The sweep's agenda equals the brute force's: every point, cause, diff and digest."""
+    swept = change_agenda(repo, query, since=since, until=until)
+    brute = brute_force_agenda(repo, query, since=since, until=until)
+    assert swept.to_json() == brute.to_json()
+    assert [p.diff.to_json() for p in swept.points] == [p.diff.to_json() for p in brute.points]
+    assert [p.causes for p in swept.points] == [p.causes for p in brute.points]
+    assert render_text(swept) == render_text(brute)
+
+
+@pytest.mark.parametrize("role", ["support", "sales", "engineering", "leadership", "public-bot"])
+@pytest.mark.parametrize("historical", [False, True])
+def test_sweep_equals_brute_force_on_the_sample(
+    sample: Repository, role: str, historical: bool
+) -> None:
+    query = Query(role=role, as_of=TODAY, task="refund", include_historical=historical)
+    _same_agenda(sample, query, None, None)
+    _same_agenda(sample, query, parse_instant("2026-03-15"), IN_90_DAYS)
+
+
+def test_the_sweep_is_used_and_finds_the_refund_supersession(sample: Repository) -> None:
+    """Not a brute force in disguise: the sweep resolves the repository once, whatever the
+    number of candidates (the memo of whole-repository stages stays as it was)."""
+    from octui.pipeline import _memo
+
+    query = Query(role="support", as_of=TODAY)
+    resolve(sample, query)
+    stages = set(_memo(sample).stages)
+    agenda = change_agenda(sample, query, since=parse_instant("2025-01-01"))
+    assert len(agenda.points) > 20
+    assert set(_memo(sample).stages) == stages
+    june = next(p for p in agenda.points if p.at == parse_instant("2026-06-01"))
+    assert "policies.refunds@2 starts" in {c.detail for c in june.causes}
+
+
+@SETTINGS
+@given(
+    spec=specs(),
+    role=st.sampled_from(ROLE_NAMES),
+    window=st.sampled_from([(None, None), ("2026-01-01", "2026-12-31"), ("2026-05-31", None)]),
+    historical=st.booleans(),
+    task=st.sampled_from(["", "refund policy"]),
+)
+def test_sweep_equals_brute_force_on_generated_repositories(
+    spec: Any, role: str, window: tuple[str | None, str | None], historical: bool, task: str
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = load_repository(write(spec, Path(tmp) / "repo"))
+        since, until = (parse_instant(w) if w else None for w in window)
+        query = Query(role=role, as_of=TODAY, task=task, include_historical=historical)
+        _same_agenda(repo, query, since, until)
