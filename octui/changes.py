@@ -43,6 +43,7 @@ from octui.diff import (
     diff_entries,
     diff_resolutions,
     excluded_view,
+    field_lines,
     included_view,
     receivable_ids,
     warning_changes,
@@ -106,9 +107,25 @@ class ChangePoint:
     def upcoming(self, as_of: datetime) -> bool:
         return self.first_instant > as_of
 
-    def to_json(self, as_of: datetime) -> dict[str, Any]:
-        """The change; objects that only moved in rank are counted, not listed."""
-        d = self.diff.to_json()
+    @property
+    def receives(self) -> bool:
+        """Whether what the role receives changes here: an object enters, leaves or changes
+        in the bundle, or a finding is added or removed. Otherwise only exclusion entries
+        change (an out-of-scope object starting, a loser's reason)."""
+        d = self.diff
+        if d.warnings_added or d.warnings_removed:
+            return True
+        return any(
+            (c.before is not None and c.before.included)
+            or (c.after is not None and c.after.included)
+            for c in d.objects
+        )
+
+    def to_json(self, as_of: datetime, everything: bool = True) -> dict[str, Any]:
+        """The change; objects that only moved in rank are counted, not listed. Without
+        ``everything``, only changes to objects the role could receive are listed."""
+        diff = self.diff if everything else self.diff.receivable_only()
+        d = diff.to_json()
         return {
             "at": format_instant(self.at),
             "holds": "after" if self.after else "from",
@@ -121,6 +138,8 @@ class ChangePoint:
             "versions": d["versions"],
             "objects": [o for o in d["objects"] if o["changes"] != ["rank"]],
             "rank_moves": sum(1 for o in d["objects"] if o["changes"] == ["rank"]),
+            "hidden": d["hidden"],
+            "receives": self.receives,
             "warnings": d["warnings"],
         }
 
@@ -132,6 +151,13 @@ class Agenda:
     until: datetime | None
     points: tuple[ChangePoint, ...]
     rev: str | None = None
+    everything: bool = True
+    """False: only the changes to what the role receives (:attr:`ChangePoint.receives`)."""
+
+    def receiving(self) -> Agenda:
+        """The changes to what the role receives: the agenda without the instants at which
+        only exclusion entries change, each listing only what the role could receive."""
+        return replace(self, points=tuple(p for p in self.points if p.receives), everything=False)
 
     def upcoming(self) -> list[ChangePoint]:
         return [p for p in self.points if p.upcoming(self.query.as_of)]
@@ -157,7 +183,8 @@ class Agenda:
             "since": format_instant(self.since) if self.since else None,
             "until": format_instant(self.until) if self.until else None,
             "rev": self.rev,
-            "changes": [p.to_json(q.as_of) for p in self.points],
+            "everything": self.everything,
+            "changes": [p.to_json(q.as_of, self.everything) for p in self.points],
         }
 
 
@@ -790,6 +817,8 @@ def render_text(agenda: Agenda) -> str:
     if agenda.rev is not None:
         head += f", revision {agenda.rev}"
     lines = [head + "):"]
+    if not agenda.everything:
+        lines.append("Changes to what the role receives (--all: every digest change).")
     if not agenda.points:
         lines.append("  (no changes in this window)")
     for point in agenda.points:
@@ -798,18 +827,23 @@ def render_text(agenda: Agenda) -> str:
         lines.append(f"{holds} {format_instant(point.at)}  ({when})")
         for cause in point.causes:
             lines.append(f"  because {cause.detail}")
+        diff = point.diff if agenda.everything else point.diff.receivable_only()
         ranks = 0
-        for change in point.diff.objects:
+        for change in diff.objects:
             if change.aspects == ("rank",):
                 ranks += 1
                 continue
             lines.append(f"  {_mark(change.primary)} {describe_change(change)}")
+            lines.extend(f"      {line}" for line in field_lines(change))
         if ranks:
             lines.append(f"  ↕ {ranks} object{'s' if ranks != 1 else ''} moved in rank")
         for w in point.diff.warnings_added:
             lines.append(f"  + warning {w.code} {' '.join(w.ids)}")
         for w in point.diff.warnings_removed:
             lines.append(f"  - warning {w.code} {' '.join(w.ids)}")
+        if diff.hidden:
+            n = diff.hidden
+            lines.append(f"  ({n} exclusion change{'s' if n != 1 else ''} the role cannot receive)")
         lines.append(f"  digest {point.diff.a.digest} → {point.diff.b.digest}")
     return "\n".join(inert(line, keep_newlines=False) for line in lines) + "\n"
 

@@ -187,8 +187,10 @@ def add_changes(sub: Any) -> None:
         help="list the instants at which a role's bundle changes, and what changes",
         description="The change agenda: every instant at which the role's bundle changes, "
         "with what changes. An instant is a candidate when an object starts (valid_from, "
-        "else created), expires (valid_until), supersedes another or goes stale; each is "
-        "checked by resolving on both sides of it.\n\n"
+        "else created), expires (valid_until), supersedes another or goes stale; the "
+        "candidates are swept in order, re-judging only what each one touches. By default "
+        "only the changes to what the role receives are listed; --all lists every digest "
+        "change.\n\n"
         "Lists the changes after --as-of (default: now); --since reaches back, --until stops. "
         "Both take a date, an RFC 3339 datetime or a duration counted from --as-of (90d).",
         epilog=_examples(
@@ -213,6 +215,13 @@ def add_changes(sub: Any) -> None:
     )
     p.add_argument("--rev", metavar="GIT_REV", default=None, help=_rev_help(""))
     p.add_argument(
+        "--all",
+        action="store_true",
+        dest="everything",
+        help="every digest change (default: the changes to what the role receives — objects "
+        "entering, leaving or changing in its bundle, and its findings)",
+    )
+    p.add_argument(
         "--format",
         choices=["text", "json"],
         default="text",
@@ -234,6 +243,8 @@ def run_changes(args: argparse.Namespace) -> int:
     repo = load_for(args)
     query = Query(role=args.role, as_of=as_of, task=args.task)
     agenda = change_agenda(repo, query, since=since, until=until, rev=args.rev)
+    if not args.everything:
+        agenda = agenda.receiving()
     if args.format == "json":
         _dump(agenda.to_json())
     else:

@@ -400,3 +400,29 @@ def test_sweep_equals_brute_force_on_generated_repositories(
         since, until = (parse_instant(w) if w else None for w in window)
         query = Query(role=role, as_of=TODAY, task=task, include_historical=historical)
         _same_agenda(repo, query, since, until)
+
+
+def test_changes_lists_what_the_role_receives_unless_all(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["changes", str(SAMPLE), "--role", "support", "--as-of", "2026-03-15"]
+    argv += ["--until", "2026-12-31", "--format", "json"]
+    default = cli_json(capsys, *argv)
+    everything = cli_json(capsys, *argv, "--all")
+    assert default["everything"] is False and everything["everything"] is True
+    assert all(p["receives"] for p in default["changes"])
+    assert any(not p["receives"] for p in everything["changes"])
+    assert [p for p in everything["changes"] if p["receives"]] != []
+    assert {p["at"] for p in default["changes"]} == {
+        p["at"] for p in everything["changes"] if p["receives"]
+    }
+    # an out-of-scope object starting changes the digest, not what support receives
+    only_all = {p["at"] for p in everything["changes"]} - {p["at"] for p in default["changes"]}
+    assert "2026-05-12T00:00:00Z" in only_all  # decisions.2026-05-12-event-bus-sqs starts
+    assert all(o["receivable"] for p in default["changes"] for o in p["objects"])
+    argv.remove("json")
+    argv.remove("--format")
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "Changes to what the role receives (--all: every digest change)." in text
+    assert "decisions." not in text
