@@ -515,6 +515,7 @@ class _Sweep:
             if w.code not in _DYNAMIC_CODES:
                 self.warnings.add(w.sort_key(), w, _warning_bytes(w))
         self._digest: str | None = None
+        self._included: list[Included] | None = None
 
     # -- judging -------------------------------------------------------------------------------
 
@@ -577,6 +578,7 @@ class _Sweep:
             self.clusters[cluster] = state
         if changed:
             self._digest = None
+            self._included = None
 
     def _splice(self, state: _ClusterState, sign: int) -> None:
         for uid, lifecycle in state.standing.items():
@@ -602,7 +604,10 @@ class _Sweep:
     # -- the bundle ----------------------------------------------------------------------------
 
     def included(self) -> list[Included]:
-        return self.current.values + self.historical.values
+        """The bundle's objects in order (one list until the next change)."""
+        if self._included is None:
+            self._included = self.current.values + self.historical.values
+        return self._included
 
     def side(self) -> SideInfo:
         q = self.query
@@ -700,45 +705,83 @@ def _sweep_agenda(
     window: list[_Candidate],
     rev: str | None,
 ) -> list[ChangePoint]:
+    start = window[0].first_instant - EPSILON
+    return list(sweep_points(repository, query, base, window, rev, start, forward=True))
+
+
+def sweep_points(
+    repository: Repository,
+    query: Query,
+    base: Resolution,
+    ordered: list[_Candidate],
+    rev: str | None,
+    start: datetime,
+    *,
+    forward: bool,
+) -> Iterator[ChangePoint]:
+    """The change points at ``ordered`` candidates, found lazily by sweeping from the bundle
+    at ``start``: forward (soonest first, candidates after ``start``) or backward (latest
+    first, candidates in effect at ``start``)."""
     sweep = _Sweep(repository, query, base, rev)
-    sweep.start(window[0].first_instant - EPSILON)
+    sweep.start(start)
     views = _Views()
     ids_at: dict[datetime, set[str]] = defaultdict(set)
-    for candidate in window:
+    for candidate in ordered:
         for cause in candidate.causes:
             ids_at[candidate.first_instant].update(cause.ids)
-    points: list[ChangePoint] = []
-    for candidate in window:
-        instant = candidate.first_instant
-        changed = sweep.probe(instant, ids_at[instant])
+    for candidate in ordered:
+        instant = candidate.first_instant if forward else candidate.first_instant - EPSILON
+        changed = sweep.probe(instant, ids_at[candidate.first_instant])
         if not changed:
             sweep.commit(instant, changed)
             continue
-        side_a = sweep.side()
-        included_a = sweep.included()
+        side_old = sweep.side()
+        included_old = sweep.included()
         old_states = [sweep.clusters[c] for c in changed]
         sweep.commit(instant, changed)
-        if sweep.digest() == side_a.digest:
+        if sweep.digest() == side_old.digest:
             continue
-        included_b = sweep.included()
+        side_new, included_new, new_states = sweep.side(), sweep.included(), list(changed.values())
         touched = {o.id for c in changed for o in sweep.members[c]}
-        moves, tied = _rank_moves(views, included_a, included_b, touched, sweep.receivable)
-        a = sweep_entries(views, old_states, included_a) + _included_entries(included_a, tied)
-        b = sweep_entries(views, list(changed.values()), included_b)
-        b += _included_entries(included_b, tied)
-        changes, versions = diff_entries(a, b, sweep.receivable)
-        changes.extend(moves)
-        changes.sort(key=ObjectChange.sort_key)
-        added, removed = warning_changes(
-            sorted((w for s in old_states for w in s.findings), key=Finding.sort_key),
-            sorted((w for s in changed.values() for w in s.findings), key=Finding.sort_key),
-        )
-        diff = Diff(side_a, sweep.side(), tuple(changes), tuple(versions), added, removed)
+        if forward:
+            diff = _diff(
+                views,
+                sweep,
+                touched,
+                (side_old, included_old, old_states),
+                (side_new, included_new, new_states),
+            )
+        else:
+            diff = _diff(
+                views,
+                sweep,
+                touched,
+                (side_new, included_new, new_states),
+                (side_old, included_old, old_states),
+            )
         relevant = tuple(c for c in candidate.causes if _touched_ids(diff).intersection(c.ids))
-        points.append(
-            ChangePoint(candidate.at, candidate.after, relevant or candidate.causes, diff)
-        )
-    return points
+        yield ChangePoint(candidate.at, candidate.after, relevant or candidate.causes, diff)
+
+
+_Side = tuple[SideInfo, list[Included], list[_ClusterState]]
+
+
+def _diff(views: _Views, sweep: _Sweep, touched: set[str], a: _Side, b: _Side) -> Diff:
+    """The diff of two consecutive bundles, over the ids that can differ: those of the
+    re-judged clusters, and those whose rank moved."""
+    side_a, included_a, states_a = a
+    side_b, included_b, states_b = b
+    moves, tied = _rank_moves(views, included_a, included_b, touched, sweep.receivable)
+    entries_a = sweep_entries(views, states_a, included_a) + _included_entries(included_a, tied)
+    entries_b = sweep_entries(views, states_b, included_b) + _included_entries(included_b, tied)
+    changes, versions = diff_entries(entries_a, entries_b, sweep.receivable)
+    changes.extend(moves)
+    changes.sort(key=ObjectChange.sort_key)
+    added, removed = warning_changes(
+        sorted((w for s in states_a for w in s.findings), key=Finding.sort_key),
+        sorted((w for s in states_b for w in s.findings), key=Finding.sort_key),
+    )
+    return Diff(side_a, side_b, tuple(changes), tuple(versions), added, removed)
 
 
 def sweep_entries(
@@ -764,15 +807,32 @@ def walk_changes(
     repository: Repository, query: Query, *, forward: bool = True, rev: str | None = None
 ) -> Iterator[ChangePoint]:
     """Changes after ``query.as_of`` (forward, soonest first) or already in effect at it
-    (backward, latest first), found lazily: each step resolves once."""
-    resolver = _Resolver(repository, query, rev)
+    (backward, latest first), found lazily by sweeping from ``query.as_of``."""
     here = resolve(repository, query)
     ordered = sorted_candidates(here)
     if forward:
+        ordered = [c for c in ordered if c.first_instant > query.as_of]
+    else:
+        ordered = [c for c in reversed(ordered) if c.first_instant <= query.as_of]
+    if query.limit is not None or query.min_relevance is not None:
+        yield from _brute_walk(repository, query, here, ordered, forward, rev)
+        return
+    yield from sweep_points(repository, query, here, ordered, rev, query.as_of, forward=forward)
+
+
+def _brute_walk(
+    repository: Repository,
+    query: Query,
+    here: Resolution,
+    ordered: list[_Candidate],
+    forward: bool,
+    rev: str | None,
+) -> Iterator[ChangePoint]:
+    """:func:`walk_changes` by resolving at every candidate (a query that trims)."""
+    resolver = _Resolver(repository, query, rev)
+    if forward:
         previous = here
         for candidate in ordered:
-            if candidate.first_instant <= query.as_of:
-                continue
             current = resolver.at(candidate.first_instant)
             point = resolver.point(candidate, previous, current)
             if point is not None:
@@ -780,9 +840,7 @@ def walk_changes(
             previous = current
     else:
         current = here
-        for candidate in reversed(ordered):
-            if candidate.first_instant > query.as_of:
-                continue
+        for candidate in ordered:
             before = resolver.at(candidate.first_instant - EPSILON)
             point = resolver.point(candidate, before, current)
             if point is not None:

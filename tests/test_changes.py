@@ -23,12 +23,14 @@ from test_properties import ROLE_NAMES, SETTINGS, specs, write
 from octui.bundle import digest
 from octui.changes import (
     EPSILON,
+    _brute_walk,
     brute_force_agenda,
     candidates,
     change_agenda,
     next_change,
     previous_change,
     render_text,
+    sorted_candidates,
     walk_changes,
 )
 from octui.cli import main
@@ -359,6 +361,23 @@ def _same_agenda(repo: Repository, query: Query, since: Any, until: Any) -> None
     assert render_text(swept) == render_text(brute)
 
 
+def _same_walks(repo: Repository, query: Query) -> None:
+    """Walking forward and backward from ``query.as_of`` by the sweep equals the brute force."""
+    here = resolve(repo, query)
+    ordered = sorted_candidates(here)
+    for forward in (True, False):
+        if forward:
+            chosen = [c for c in ordered if c.first_instant > query.as_of]
+        else:
+            chosen = [c for c in reversed(ordered) if c.first_instant <= query.as_of]
+        swept = list(walk_changes(repo, query, forward=forward))
+        brute = list(_brute_walk(repo, query, here, chosen, forward, None))
+        assert [p.diff.to_json() for p in swept] == [p.diff.to_json() for p in brute]
+        assert [(p.at, p.after, p.causes) for p in swept] == [
+            (p.at, p.after, p.causes) for p in brute
+        ]
+
+
 @pytest.mark.parametrize("role", ["support", "sales", "engineering", "leadership", "public-bot"])
 @pytest.mark.parametrize("historical", [False, True])
 def test_sweep_equals_brute_force_on_the_sample(
@@ -367,6 +386,8 @@ def test_sweep_equals_brute_force_on_the_sample(
     query = Query(role=role, as_of=TODAY, task="refund", include_historical=historical)
     _same_agenda(sample, query, None, None)
     _same_agenda(sample, query, parse_instant("2026-03-15"), IN_90_DAYS)
+    for when in ("2026-03-15", "2026-06-01", "2026-11-30"):
+        _same_walks(sample, replace(query, as_of=parse_instant(when)))
 
 
 def test_the_sweep_is_used_and_finds_the_refund_supersession(sample: Repository) -> None:
@@ -400,6 +421,7 @@ def test_sweep_equals_brute_force_on_generated_repositories(
         since, until = (parse_instant(w) if w else None for w in window)
         query = Query(role=role, as_of=TODAY, task=task, include_historical=historical)
         _same_agenda(repo, query, since, until)
+        _same_walks(repo, replace(query, as_of=parse_instant("2026-06-01")))
 
 
 def test_changes_lists_what_the_role_receives_unless_all(
