@@ -14,6 +14,10 @@ folder and measures, in one run:
   after changing only that input, each to a value not resolved before (median);
 - **edit** — after editing one file on disk: reload (re-parses that file) + re-resolve;
 - **peak** — peak resident memory of the cold process and of the in-process session;
+- **agenda** — ``change_agenda`` (what ``opencontext changes --until 90d`` computes) over
+  the 90 days after ``AS_OF``, in CPU seconds (``time.process_time``) on a freshly loaded
+  repository, beside one resolution of another fresh load of the same repository (CPU
+  seconds too, loading not counted in either), and their ratio;
 - **tui** — in the explorer (headless ``run_test``), time from the last keystroke of a
   task edit to the updated tables (debounce included), and the longest a keystroke
   waited to be handled while typing.
@@ -203,6 +207,32 @@ def warm_worker(repo: Path) -> dict[str, Any]:
     return results
 
 
+# -- the change agenda ----------------------------------------------------------------------------
+
+AGENDA_DAYS = 90
+
+
+def agenda_worker(repo: Path) -> dict[str, Any]:
+    """CPU seconds of one resolution and of the 90-day agenda, each on its own fresh load."""
+    from octui.changes import change_agenda
+    from octui.loader import load_repository
+    from octui.pipeline import Query, resolve
+    from octui.timeutil import add_days
+
+    query = Query(role=ROLE, as_of=_instant(AS_OF))
+    fresh = load_repository(repo)
+    t0 = time.process_time()
+    resolve(fresh, query)
+    resolution = time.process_time() - t0
+    fresh = load_repository(repo)
+    t0 = time.process_time()
+    agenda = change_agenda(
+        fresh, query, since=query.as_of, until=add_days(query.as_of, AGENDA_DAYS)
+    )
+    sweep = time.process_time() - t0
+    return {"resolution": resolution, "agenda": sweep, "points": len(agenda.points)}
+
+
 # -- the explorer ---------------------------------------------------------------------------------
 
 
@@ -329,6 +359,11 @@ def measure(size: int, work: Path, seed: int, repeat: int, tui: bool) -> dict[st
     row["session_peak"] = w["peak_mb"]
     row["memo_ok"] = not w["mismatches"]
     row["reparsed"] = w["reparsed"]
+    log(f"{size}: change agenda, {AGENDA_DAYS} days")
+    a = run_child([sys.executable, "-m", "octui.bench", "--worker", "agenda", str(repo)], env)
+    if a["code"] != 0:
+        raise RuntimeError(a["err"].decode(errors="replace"))
+    row["agenda"] = json.loads(a["out"])
     if tui:
         log(f"{size}: explorer")
         t = run_child([sys.executable, "-m", "octui.bench", "--worker", "tui", str(repo)], env)
@@ -363,6 +398,7 @@ def table(rows: list[dict[str, Any]], sample: float | None, tui: bool) -> str:
         "as_of Δ",
         "1 file edited",
         "peak: cold / cached / session",
+        "agenda 90 d (CPU) ÷ 1 resolution",
         "explorer: last key → tables",
         "identical",
     ]
@@ -388,11 +424,17 @@ def table(rows: list[dict[str, Any]], sample: float | None, tui: bool) -> str:
             ms(r["as_of"]),
             ms(r["edit"]),
             f"{r['cold_peak']:.0f} / {r['cached_peak']:.0f} / {r['session_peak']:.0f} MB",
+            _agenda_cell(r["agenda"]),
             explorer,
             "yes" if r["identical"] and r["memo_ok"] else "NO",
         ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def _agenda_cell(a: dict[str, Any]) -> str:
+    ratio = a["agenda"] / a["resolution"] if a["resolution"] else float("inf")
+    return f"{secs(a['agenda'])} ÷ {secs(a['resolution'])} = {ratio:.1f}× ({a['points']} changes)"
 
 
 def machine() -> str:
@@ -413,7 +455,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="runs per timing (best is kept)")
     parser.add_argument("--no-tui", action="store_true", help="skip the explorer timings")
     parser.add_argument("--json", metavar="FILE", help="also write the raw results as JSON")
-    parser.add_argument("--worker", choices=["cli", "warm", "tui"], help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--worker", choices=["cli", "warm", "tui", "agenda"], help=argparse.SUPPRESS
+    )
     parser.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker == "cli":
@@ -424,6 +468,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.worker == "tui":
         print(json.dumps(tui_worker(Path(args.rest[0]))))
+        return 0
+    if args.worker == "agenda":
+        print(json.dumps(agenda_worker(Path(args.rest[0]))))
         return 0
     try:
         sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
