@@ -19,7 +19,7 @@ Pure: the same repository and query give the same agenda.
 from __future__ import annotations
 
 import hashlib
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -37,7 +37,6 @@ from octui.bundle import (
 from octui.diff import (
     Diff,
     EntryView,
-    ObjectChange,
     SideInfo,
     describe_change,
     diff_entries,
@@ -99,6 +98,10 @@ class ChangePoint:
     """True when the change holds only strictly after ``at`` (staleness)."""
     causes: tuple[Cause, ...]
     diff: Diff
+    """What changes, without the objects that only moved in rank (counted in
+    :attr:`rank_moves`): an agenda says what enters, leaves or changes."""
+    rank_moves: int = 0
+    """How many included objects only moved in rank."""
 
     @property
     def first_instant(self) -> datetime:
@@ -136,8 +139,8 @@ class ChangePoint:
             "digest_after": self.diff.b.digest,
             "summary": d["summary"],
             "versions": d["versions"],
-            "objects": [o for o in d["objects"] if o["changes"] != ["rank"]],
-            "rank_moves": sum(1 for o in d["objects"] if o["changes"] == ["rank"]),
+            "objects": d["objects"],
+            "rank_moves": self.rank_moves,
             "hidden": d["hidden"],
             "receives": self.receives,
             "warnings": d["warnings"],
@@ -314,12 +317,26 @@ class _Resolver:
         da, db = self.digest(before), self.digest(after)
         if da == db:
             return None
-        diff = diff_resolutions(
+        full = diff_resolutions(
             before, after, rev_a=self.rev, rev_b=self.rev, digest_a=da, digest_b=db
         )
-        touched = _touched_ids(diff)
-        relevant = tuple(c for c in candidate.causes if touched.intersection(c.ids))
-        return ChangePoint(candidate.at, candidate.after, relevant or candidate.causes, diff)
+        diff, moves = without_rank_moves(full)
+        return _point(candidate, diff, moves)
+
+
+def without_rank_moves(diff: Diff) -> tuple[Diff, int]:
+    """The diff without the objects that only moved in rank, and how many there were."""
+    kept = tuple(c for c in diff.objects if c.aspects != ("rank",))
+    return replace(diff, objects=kept), len(diff.objects) - len(kept)
+
+
+def _point(candidate: _Candidate, diff: Diff, rank_moves: int) -> ChangePoint:
+    """A change point; its causes are those naming an id that changed (all, if none does)."""
+    touched = _touched_ids(diff)
+    relevant = tuple(c for c in candidate.causes if touched.intersection(c.ids))
+    return ChangePoint(
+        candidate.at, candidate.after, relevant or candidate.causes, diff, rank_moves
+    )
 
 
 def change_agenda(
@@ -603,6 +620,24 @@ class _Sweep:
 
     # -- the bundle ----------------------------------------------------------------------------
 
+    def size(self) -> int:
+        """How many objects the bundle includes."""
+        return len(self.current.keys) + len(self.historical.keys)
+
+    def located(self, states: list[_ClusterState]) -> dict[int, tuple[int, Included]]:
+        """The 1-based rank and entry of each object ``states`` include, in this bundle."""
+        out: dict[int, tuple[int, Included]] = {}
+        for state in states:
+            for uid, lifecycle in state.standing.items():
+                key = self.order[uid]
+                if lifecycle is Lifecycle.ACTIVE:
+                    i = self.current.index(key)
+                    out[uid] = (i + 1, self.current.values[i])
+                else:
+                    i = self.historical.index(key)
+                    out[uid] = (len(self.current.keys) + i + 1, self.historical.values[i])
+        return out
+
     def included(self) -> list[Included]:
         """The bundle's objects in order (one list until the next change)."""
         if self._included is None:
@@ -637,67 +672,6 @@ class _Sweep:
         return self._digest
 
 
-class _Views:
-    """Ranks and entry views of the sweep's last bundles: consecutive changes share them."""
-
-    def __init__(self) -> None:
-        self.last_ranks: list[tuple[list[Included], dict[int, int]]] = []
-        self.views: dict[int, tuple[Included, int, EntryView]] = {}
-
-    def ranks(self, included: list[Included]) -> dict[int, int]:
-        """uid → 1-based rank, remembered for the last two lists."""
-        for known, ranks in self.last_ranks:
-            if known is included:
-                return ranks
-        ranks = {inc.obj.uid: i for i, inc in enumerate(included, start=1)}
-        self.last_ranks = [*self.last_ranks[-1:], (included, ranks)]
-        return ranks
-
-    def view(self, inc: Included, rank: int) -> EntryView:
-        """``included_view``, remembered per object: a rank move's after-view is the next
-        move's before-view."""
-        known = self.views.get(inc.obj.uid)
-        if known is not None and known[0] is inc and known[1] == rank:
-            return known[2]
-        view = included_view(inc, rank)
-        self.views[inc.obj.uid] = (inc, rank, view)
-        return view
-
-
-def _rank_moves(
-    views: _Views,
-    before: list[Included],
-    after: list[Included],
-    skip: set[str],
-    receivable: Any,
-) -> tuple[list[ObjectChange], set[str]]:
-    """Rank-only changes of the objects outside ``skip`` (ids whose entries did not change
-    but whose place did); ids with two moved entries are left to the full comparison."""
-    old = views.ranks(before)
-    moved: dict[str, list[tuple[Included, int, Included, int]]] = defaultdict(list)
-    for i, inc in enumerate(after, start=1):
-        was = old.get(inc.obj.uid)
-        if was is not None and was != i and inc.obj.id not in skip:
-            moved[inc.obj.id].append((before[was - 1], was, inc, i))
-    out: list[ObjectChange] = []
-    tied: set[str] = set()
-    for object_id, rows in moved.items():
-        if len(rows) > 1:
-            tied.add(object_id)
-            continue
-        a, ra, b, rb = rows[0]
-        out.append(
-            ObjectChange(
-                object_id,
-                views.view(a, ra),
-                views.view(b, rb),
-                ("rank",),
-                receivable=receivable(object_id),
-            )
-        )
-    return out, tied
-
-
 def _sweep_agenda(
     repository: Repository,
     query: Query,
@@ -724,7 +698,6 @@ def sweep_points(
     first, candidates in effect at ``start``)."""
     sweep = _Sweep(repository, query, base, rev)
     sweep.start(start)
-    views = _Views()
     ids_at: dict[datetime, set[str]] = defaultdict(set)
     for candidate in ordered:
         for cause in candidate.causes:
@@ -735,72 +708,77 @@ def sweep_points(
         if not changed:
             sweep.commit(instant, changed)
             continue
-        side_old = sweep.side()
-        included_old = sweep.included()
         old_states = [sweep.clusters[c] for c in changed]
+        old: _Side = (sweep.side(), sweep.located(old_states), old_states, sweep.size())
         sweep.commit(instant, changed)
-        if sweep.digest() == side_old.digest:
+        if sweep.digest() == old[0].digest:
             continue
-        side_new, included_new, new_states = sweep.side(), sweep.included(), list(changed.values())
-        touched = {o.id for c in changed for o in sweep.members[c]}
-        if forward:
-            diff = _diff(
-                views,
-                sweep,
-                touched,
-                (side_old, included_old, old_states),
-                (side_new, included_new, new_states),
-            )
-        else:
-            diff = _diff(
-                views,
-                sweep,
-                touched,
-                (side_new, included_new, new_states),
-                (side_old, included_old, old_states),
-            )
-        relevant = tuple(c for c in candidate.causes if _touched_ids(diff).intersection(c.ids))
-        yield ChangePoint(candidate.at, candidate.after, relevant or candidate.causes, diff)
+        new_states = list(changed.values())
+        new: _Side = (sweep.side(), sweep.located(new_states), new_states, sweep.size())
+        diff, moves = _diff(sweep, old, new) if forward else _diff(sweep, new, old)
+        yield _point(candidate, diff, moves)
 
 
-_Side = tuple[SideInfo, list[Included], list[_ClusterState]]
+_Side = tuple[SideInfo, dict[int, tuple[int, Included]], list[_ClusterState], int]
+"""One side of a change: its description, the re-judged objects it includes (uid → rank and
+entry), the re-judged clusters, and how many objects it includes."""
 
 
-def _diff(views: _Views, sweep: _Sweep, touched: set[str], a: _Side, b: _Side) -> Diff:
-    """The diff of two consecutive bundles, over the ids that can differ: those of the
-    re-judged clusters, and those whose rank moved."""
-    side_a, included_a, states_a = a
-    side_b, included_b, states_b = b
-    moves, tied = _rank_moves(views, included_a, included_b, touched, sweep.receivable)
-    entries_a = sweep_entries(views, states_a, included_a) + _included_entries(included_a, tied)
-    entries_b = sweep_entries(views, states_b, included_b) + _included_entries(included_b, tied)
-    changes, versions = diff_entries(entries_a, entries_b, sweep.receivable)
-    changes.extend(moves)
-    changes.sort(key=ObjectChange.sort_key)
+def _diff(sweep: _Sweep, a: _Side, b: _Side) -> tuple[Diff, int]:
+    """The diff of two consecutive bundles without rank-only moves, and their count. Only the
+    re-judged clusters can differ in more than rank; every other included object keeps its
+    place among the others, so whether it moved is counted from the positions of the
+    re-judged ones alone."""
+    side_a, located_a, states_a, _size_a = a
+    side_b, located_b, states_b, size_b = b
+    changes, versions = diff_entries(
+        _entries(located_a, states_a), _entries(located_b, states_b), sweep.receivable
+    )
+    kept = [ch for ch in changes if ch.aspects != ("rank",)]
+    moves = len(changes) - len(kept)
+    moves += _moved_elsewhere(
+        sorted(rank - 1 for rank, _ in located_a.values()),
+        sorted(rank - 1 for rank, _ in located_b.values()),
+        size_b - len(located_b),
+    )
     added, removed = warning_changes(
         sorted((w for s in states_a for w in s.findings), key=Finding.sort_key),
         sorted((w for s in states_b for w in s.findings), key=Finding.sort_key),
     )
-    return Diff(side_a, side_b, tuple(changes), tuple(versions), added, removed)
+    return Diff(side_a, side_b, tuple(kept), tuple(versions), added, removed), moves
 
 
-def sweep_entries(
-    views: _Views, states: list[_ClusterState], included: list[Included]
+def _moved_elsewhere(touched_a: list[int], touched_b: list[int], untouched: int) -> int:
+    """How many of the ``untouched`` included objects change position between two bundles in
+    which the others sit at positions ``touched_a`` and ``touched_b`` (0-based, sorted).
+
+    The m-th untouched object sits after every touched one whose position minus its own index
+    is at most m; it moved exactly when those counts differ on the two sides, and they change
+    only at those values."""
+    xa = [p - k for k, p in enumerate(touched_a)]
+    xb = [p - k for k, p in enumerate(touched_b)]
+    breaks = sorted({0, *xa, *xb})
+    moved = 0
+    for i, begin in enumerate(breaks):
+        if begin >= untouched:
+            break
+        end = min(breaks[i + 1] if i + 1 < len(breaks) else untouched, untouched)
+        if bisect_right(xa, begin) != bisect_right(xb, begin):
+            moved += end - begin
+    return moved
+
+
+def _entries(
+    located: dict[int, tuple[int, Included]], states: list[_ClusterState]
 ) -> list[EntryView]:
     """The bundle entries (as :func:`octui.diff.entries`) of the objects of ``states``."""
-    rank = views.ranks(included)
     out: list[EntryView] = []
     for state in states:
         for uid in state.standing:
-            out.append(included_view(included[rank[uid] - 1], rank[uid]))
+            rank, inc = located[uid]
+            out.append(included_view(inc, rank))
         out.extend(excluded_view(ex) for ex in state.exclusions.values())
     return out
-
-
-def _included_entries(included: list[Included], ids: set[str]) -> list[EntryView]:
-    if not ids:
-        return []
-    return [included_view(inc, i) for i, inc in enumerate(included, 1) if inc.obj.id in ids]
 
 
 def walk_changes(
@@ -886,11 +864,8 @@ def render_text(agenda: Agenda) -> str:
         for cause in point.causes:
             lines.append(f"  because {cause.detail}")
         diff = point.diff if agenda.everything else point.diff.receivable_only()
-        ranks = 0
+        ranks = point.rank_moves
         for change in diff.objects:
-            if change.aspects == ("rank",):
-                ranks += 1
-                continue
             lines.append(f"  {_mark(change.primary)} {describe_change(change)}")
             lines.extend(f"      {line}" for line in field_lines(change))
         if ranks:

@@ -373,8 +373,8 @@ def _same_walks(repo: Repository, query: Query) -> None:
         swept = list(walk_changes(repo, query, forward=forward))
         brute = list(_brute_walk(repo, query, here, chosen, forward, None))
         assert [p.diff.to_json() for p in swept] == [p.diff.to_json() for p in brute]
-        assert [(p.at, p.after, p.causes) for p in swept] == [
-            (p.at, p.after, p.causes) for p in brute
+        assert [(p.at, p.after, p.causes, p.rank_moves) for p in swept] == [
+            (p.at, p.after, p.causes, p.rank_moves) for p in brute
         ]
 
 
