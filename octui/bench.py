@@ -16,6 +16,10 @@ folder and measures, in one run:
 - **audit** — ``opencontext audit``'s work after a load, in a fresh process: the whole
   repository judged once, every declared role resolved once, the findings' lines found;
 - **peak** — peak resident memory of the cold process and of the in-process session;
+- **agenda** — ``change_agenda`` (what ``opencontext changes --until 90d`` computes) over
+  the 90 days after ``AS_OF``, in CPU seconds (``time.process_time``) on a freshly loaded
+  repository, beside one resolution of another fresh load of the same repository (CPU
+  seconds too, loading not counted in either), and their ratio;
 - **tui** — in the explorer (headless ``run_test``), time from the last keystroke of a
   task edit to the updated tables (debounce included), and the longest a keystroke
   waited to be handled while typing.
@@ -232,6 +236,32 @@ def audit_worker(repo: Path) -> dict[str, Any]:
     }
 
 
+# -- the change agenda ----------------------------------------------------------------------------
+
+AGENDA_DAYS = 90
+
+
+def agenda_worker(repo: Path) -> dict[str, Any]:
+    """CPU seconds of one resolution and of the 90-day agenda, each on its own fresh load."""
+    from octui.changes import change_agenda
+    from octui.loader import load_repository
+    from octui.pipeline import Query, resolve
+    from octui.timeutil import add_days
+
+    query = Query(role=ROLE, as_of=_instant(AS_OF))
+    fresh = load_repository(repo)
+    t0 = time.process_time()
+    resolve(fresh, query)
+    resolution = time.process_time() - t0
+    fresh = load_repository(repo)
+    t0 = time.process_time()
+    agenda = change_agenda(
+        fresh, query, since=query.as_of, until=add_days(query.as_of, AGENDA_DAYS)
+    )
+    sweep = time.process_time() - t0
+    return {"resolution": resolution, "agenda": sweep, "points": len(agenda.points)}
+
+
 # -- the explorer ---------------------------------------------------------------------------------
 
 
@@ -363,6 +393,11 @@ def measure(size: int, work: Path, seed: int, repeat: int, tui: bool) -> dict[st
     if a["code"] != 0:
         raise RuntimeError(a["err"].decode(errors="replace"))
     row.update(json.loads(a["out"]))
+    log(f"{size}: change agenda, {AGENDA_DAYS} days")
+    a = run_child([sys.executable, "-m", "octui.bench", "--worker", "agenda", str(repo)], env)
+    if a["code"] != 0:
+        raise RuntimeError(a["err"].decode(errors="replace"))
+    row["agenda"] = json.loads(a["out"])
     if tui:
         log(f"{size}: explorer")
         t = run_child([sys.executable, "-m", "octui.bench", "--worker", "tui", str(repo)], env)
@@ -398,6 +433,7 @@ def table(rows: list[dict[str, Any]], sample: float | None, tui: bool) -> str:
         "1 file edited",
         "audit (all roles)",
         "peak: cold / cached / session",
+        "agenda 90 d (CPU) ÷ 1 resolution",
         "explorer: last key → tables",
         "identical",
     ]
@@ -424,11 +460,17 @@ def table(rows: list[dict[str, Any]], sample: float | None, tui: bool) -> str:
             ms(r["edit"]),
             f"{ms(r['audit'])} ({r['audit_roles']} roles)",
             f"{r['cold_peak']:.0f} / {r['cached_peak']:.0f} / {r['session_peak']:.0f} MB",
+            _agenda_cell(r["agenda"]),
             explorer,
             "yes" if r["identical"] and r["memo_ok"] else "NO",
         ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def _agenda_cell(a: dict[str, Any]) -> str:
+    ratio = a["agenda"] / a["resolution"] if a["resolution"] else float("inf")
+    return f"{secs(a['agenda'])} ÷ {secs(a['resolution'])} = {ratio:.1f}× ({a['points']} changes)"
 
 
 def machine() -> str:
@@ -449,7 +491,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="runs per timing (best is kept)")
     parser.add_argument("--no-tui", action="store_true", help="skip the explorer timings")
     parser.add_argument("--json", metavar="FILE", help="also write the raw results as JSON")
-    parser.add_argument("--worker", choices=["cli", "warm", "audit", "tui"], help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--worker", choices=["cli", "warm", "audit", "tui", "agenda"], help=argparse.SUPPRESS
+    )
     parser.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker == "cli":
@@ -463,6 +507,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.worker == "tui":
         print(json.dumps(tui_worker(Path(args.rest[0]))))
+        return 0
+    if args.worker == "agenda":
+        print(json.dumps(agenda_worker(Path(args.rest[0]))))
         return 0
     try:
         sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
