@@ -20,6 +20,7 @@ from octui.loader import (
     Tree,
     fingerprint_of,
     gc_paused,
+    hold_heap,
     scan,
 )
 from octui.pipeline import Query, Resolution, resolve
@@ -52,6 +53,7 @@ class Session:
         with gc_paused():
             for obj in repo.objects:
                 prepare_tokens(obj)
+        hold_heap()  # the token tables join the held heap
         self.repository = repo
         self._fingerprint = self.loader.fingerprint
         return repo
@@ -71,7 +73,8 @@ class Session:
             config = load_config_bytes(raw, CONFIG_FILE)
         except Exception:
             return ("bad-config", raw)
-        return fingerprint_of(raw, *scan(self.tree, config))
+        with gc_paused():  # a poll makes a tuple per file: never a full pass over the heap
+            return fingerprint_of(raw, *scan(self.tree, config))
 
     def changed_on_disk(self) -> bool:
         """True when the files differ from what the last ``load`` saw."""
