@@ -3,11 +3,19 @@ the token tables kept in the parse cache."""
 
 from __future__ import annotations
 
+import enum
 import gc
+import json
 import weakref
+from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
+from octui import fastjson
+from octui.bundle import bundle_dict
 from octui.loader import release_heap
+from octui.pipeline import Query
 from octui.session import Session
 from octui.synth import write_repository
 
@@ -42,3 +50,106 @@ def test_releasing_the_held_heap_hands_it_back_to_the_collector(tmp_path: Path) 
     release_heap()  # what every load does first
     gc.collect()
     assert alive() is None
+
+
+# -- the JSON writer: orjson where it agrees with the standard library, byte for byte ---------
+
+
+def _standard(value: object) -> str:
+    try:
+        return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+
+
+def _fast(value: object) -> str:
+    try:
+        return fastjson.dumps_indent2(value)
+    except (TypeError, ValueError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+
+
+class _Level(enum.IntEnum):
+    ONE = 1
+
+
+class _Colour(enum.Enum):
+    RED = "red"
+
+
+class _Name(str):
+    pass
+
+
+EDGES: list[object] = [
+    2**64,
+    2**63,
+    -(2**63) - 1,
+    -(2**63),
+    2**64 - 1,
+    10**40,
+    "\ud800",
+    {"a": "lone \udfff surrogate"},
+    {1: "a"},
+    {True: 1},
+    {None: 1},
+    {1.5: 1},
+    {_Name("k"): 1},
+    1e-7,
+    1e-5,
+    1e-4,
+    1e16,
+    1e15,
+    1e22,
+    123456789012345680.0,
+    5e-324,
+    1.7976931348623157e308,
+    -0.0,
+    0.1,
+    float("nan"),
+    float("inf"),
+    [float("-inf")],
+    _Level.ONE,
+    _Colour.RED,
+    _Name("x"),
+    datetime(2026, 1, 1, tzinfo=UTC),
+    {"set": {1}},
+    b"bytes",
+]
+
+
+@pytest.mark.parametrize("value", EDGES, ids=[repr(v)[:40] for v in EDGES])
+def test_what_orjson_refuses_or_writes_differently_is_written_as_json_does(value: object) -> None:
+    assert _fast(value) == _standard(value)
+
+
+def test_a_deep_value_is_written_as_json_does() -> None:
+    deep: list[object] = []
+    for _ in range(400):  # deeper than orjson's limit
+        deep = [deep, {"k": 1.5}]
+    assert _fast(deep) == _standard(deep)
+
+
+def test_every_code_point_is_escaped_as_json_does() -> None:
+    points = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+    assert fastjson._orjson_agrees(points)
+    assert fastjson.dumps_indent2(points) == _standard(points)
+    assert fastjson.dumps_indent2({"".join(points): "".join(points)}) == _standard(
+        {"".join(points): "".join(points)}
+    )
+
+
+def test_floats_orjson_spells_like_repr_keep_the_fast_path() -> None:
+    assert fastjson._orjson_agrees({"confidence": 0.75, "n": [1, 2.5, None, True]})
+    assert not fastjson._orjson_agrees({"x": 1e-7})  # orjson: 1e-7, json: 1e-07
+    assert not fastjson._orjson_agrees({"x": float("nan")})  # orjson: null, json: ValueError
+
+
+def test_a_bundle_is_written_by_orjson_and_equals_the_standard_library(tmp_path: Path) -> None:
+    write_repository(tmp_path / "repo", 80, seed=5)
+    session = Session(tmp_path / "repo")
+    session.load()
+    query = Query(role="leadership", as_of=datetime(2026, 6, 1, tzinfo=UTC), task="refund")
+    bundle = bundle_dict(session.resolve(query))
+    assert fastjson._orjson_agrees(bundle)  # the fast path is taken: this test is about it
+    assert fastjson.dumps_indent2(bundle) == _standard(bundle)
