@@ -41,6 +41,7 @@ from octui.fsread import (
     resolve_inside,
 )
 from octui.model import KNOWN_FIELDS, ContextObject, Finding, FrontMatter, RepositorySource
+from octui.ranking import TokenTables
 from octui.yamlio import YamlError, decode_text, load_yaml
 
 MAX_FILE_BYTES = 1024 * 1024
@@ -245,6 +246,9 @@ class ParsedFile:
     unknown: tuple[str, ...] = ()
     error: str | None = None
     skipped: bool = False
+    tokens: Any = field(default=None, compare=False)
+    """The token table of the object these fields make, when the persistent parse cache
+    kept it (:func:`octui.ranking.fields_token_table`); never part of what a file parses to."""
 
 
 def split_front_matter(text: str) -> tuple[str, str] | None:
@@ -359,6 +363,8 @@ class Repository:
     invalid_files: int = 0
     source: RepositorySource = field(default_factory=RepositorySource)
     """Where it was read from (set by whoever reads a git revision)."""
+    tokens: TokenTables = field(default_factory=TokenTables, compare=False, repr=False)
+    """The objects' token tables for ranking (the loader's, kept across its loads)."""
 
     def by_id(self) -> dict[str, list[ContextObject]]:
         result: dict[str, list[ContextObject]] = {}
@@ -740,6 +746,8 @@ class Loader:
         self._cache: dict[FileKey, ParsedFile] = {}
         self._objects: Reuse = {}
         self._config_raw: bytes | None = None
+        self.tokens = TokenTables()
+        """Token tables of every load's objects (an unchanged file keeps its table)."""
         self.parsed_count = 0
         self.fingerprint: tuple[object, ...] | None = None
         """What the last load saw: the same tuple as ``Session.fingerprint()`` computes."""
@@ -802,6 +810,11 @@ class Loader:
             self.root, config, parsed, problems, unavailable, previous=previous, record=record
         )
         self._objects, self._config_raw = record, raw_config
+        for parsed_file, _source, obj in record.values():
+            if parsed_file.tokens is not None:  # kept by the persistent parse cache
+                self.tokens.put(obj, parsed_file.tokens)
+        self.tokens.keep_only(repo.objects)
+        repo.tokens = self.tokens
         self.fingerprint = fingerprint_of(raw_config, files, problems, unavailable)
         return repo
 

@@ -916,7 +916,8 @@ def step_relevance(run: Run, objects: list[ContextObject]) -> list[tuple[Context
     """Rank (order only) and, when asked, trim to ``limit`` / ``min_relevance``."""
     task_tokens = tokenize(run.query.task)
     floor = run.config.ranking.floor
-    scored = [(o, score(o, task_tokens, floor)) for o in objects]
+    tables = run.repo.tokens
+    scored = [(o, score(o, task_tokens, floor, tables)) for o in objects]
     current = [p for p in scored if p[0].uid not in run.historical]
     past = [p for p in scored if p[0].uid in run.historical]
     # the bundle order as one integer: (layer group, -score) first, then the object's place

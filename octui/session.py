@@ -24,7 +24,6 @@ from octui.loader import (
     scan,
 )
 from octui.pipeline import Query, Resolution, resolve
-from octui.ranking import prepare_tokens
 
 
 class Session:
@@ -52,7 +51,7 @@ class Session:
                 repo.source = tree_source(self.tree)
         with gc_paused():
             for obj in repo.objects:
-                prepare_tokens(obj)
+                repo.tokens.get(obj)
         hold_heap()  # the token tables join the held heap
         self.repository = repo
         self._fingerprint = self.loader.fingerprint

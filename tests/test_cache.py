@@ -156,13 +156,16 @@ def test_a_damaged_cache_is_a_miss_never_a_wrong_answer(
     elif damage == "wrong-shapes":
         doc = pickle.loads(store.path.read_bytes())
         for i, rel in enumerate(sorted(doc["entries"])):
-            *identity, values, unknown, error, skipped = doc["entries"][rel]
+            *identity, values, unknown, error, skipped, tokens = doc["entries"][rel]
             doc["entries"][rel] = [
-                (*identity, (values or ())[:3], unknown, error, skipped),
-                (*identity, values, "unknown", error, skipped),
-                (*identity, values, unknown, 5, skipped),
+                (*identity, (values or ())[:3], unknown, error, skipped, tokens),
+                (*identity, values, "unknown", error, skipped, tokens),
+                (*identity, values, unknown, 5, skipped, tokens),
                 "garbage",
-            ][i % 4]
+                (*identity, values, unknown, error, skipped, "not a table"),
+                (*identity, values, unknown, error, skipped, ({}, [], 3)),
+                (*identity, values, unknown, error, skipped),
+            ][i % 7]
         store.path.write_bytes(pickle.dumps(doc))
     else:
         assert isinstance(damage, bytes)

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from octui import fastjson
+from octui import cache, fastjson, ranking
 from octui.bundle import bundle_dict
+from octui.cache import ParseStore
 from octui.loader import release_heap
 from octui.pipeline import Query
 from octui.session import Session
@@ -153,3 +154,46 @@ def test_a_bundle_is_written_by_orjson_and_equals_the_standard_library(tmp_path:
     bundle = bundle_dict(session.resolve(query))
     assert fastjson._orjson_agrees(bundle)  # the fast path is taken: this test is about it
     assert fastjson.dumps_indent2(bundle) == _standard(bundle)
+
+
+# -- token tables: kept in one place, persisted with the parse cache -------------------------
+
+
+def test_the_parse_cache_keeps_each_objects_token_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cache, "RACY_NS", 0)
+    write_repository(tmp_path / "repo", 150, seed=4)
+    Session(tmp_path / "repo", store=ParseStore(tmp_path / "repo", tmp_path / "c")).load()
+    store = ParseStore(tmp_path / "repo", tmp_path / "c")
+    calls = []
+    original = ranking.token_table
+    monkeypatch.setattr(ranking, "token_table", lambda o: calls.append(o) or original(o))
+    warm = Session(tmp_path / "repo", store=store)
+    repo = warm.load()
+    assert store.hits > 100 and calls == []  # every table came from the cache
+    for obj in repo.objects:
+        assert repo.tokens.get(obj) == original(obj)  # and equals the computed one
+
+
+def test_a_reload_keeps_unchanged_tables_and_recomputes_the_edited_one(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    write_repository(root, 60, seed=4)
+    session = Session(root)
+    first = session.load()
+    before = {o.path: first.tokens.get(o) for o in first.objects}
+    target = next(o for o in first.objects if o.path.endswith(".md"))
+    path = root / target.path
+    path.write_text(path.read_text(encoding="utf-8") + "\nzqxnewword appears\n", encoding="utf-8")
+    (root / "aaa-first.md").write_text(  # renumbers every object after it
+        "---\nid: aaa.first\nauthority: canonical\n---\nBody.\n", encoding="utf-8"
+    )
+    again = session.load()
+    for obj in again.objects:
+        table = again.tokens.get(obj)
+        assert table == ranking.token_table(obj)
+        if obj.path == target.path:
+            assert "zqxnewword" in table[1]
+        elif obj.path in before:
+            assert table is before[obj.path]  # kept, not recomputed
+    assert len(again.tokens) == len(again.objects)
