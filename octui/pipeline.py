@@ -390,6 +390,12 @@ def strongly_connected(graph: list[list[int]]) -> list[int]:
     for start in range(n):
         if index[start] >= 0:
             continue
+        if not graph[start]:  # no edges (most objects): its own component, as the walk would
+            index[start] = counter
+            counter += 1
+            component[start] = components
+            components += 1
+            continue
         work: list[tuple[int, int]] = [(start, 0)]
         while work:
             node, i = work.pop()

@@ -11,12 +11,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from octui import cache, fastjson, ranking
 from octui.bundle import bundle_dict
 from octui.cache import ParseStore
 from octui.loader import release_heap
-from octui.pipeline import Query
+from octui.pipeline import Query, strongly_connected
 from octui.session import Session
 from octui.synth import write_repository
 
@@ -197,3 +199,48 @@ def test_a_reload_keeps_unchanged_tables_and_recomputes_the_edited_one(tmp_path:
         elif obj.path in before:
             assert table is before[obj.path]  # kept, not recomputed
     assert len(again.tokens) == len(again.objects)
+
+
+# -- cycles: nodes without edges skip the walk, numbered exactly as the walk numbers them -----
+
+
+def _tarjan(graph: list[list[int]]) -> list[int]:
+    """The plain recursive Tarjan: components numbered in order of completion."""
+    index: dict[int, int] = {}
+    low: dict[int, int] = {}
+    component = [-1] * len(graph)
+    stack: list[int] = []
+    count = [0, 0]
+
+    def visit(node: int) -> None:
+        index[node] = low[node] = count[0]
+        count[0] += 1
+        stack.append(node)
+        for child in graph[node]:
+            if child not in index:
+                visit(child)
+                low[node] = min(low[node], low[child])
+            elif component[child] < 0:
+                low[node] = min(low[node], index[child])
+        if low[node] == index[node]:
+            while True:
+                top = stack.pop()
+                component[top] = count[1]
+                if top == node:
+                    break
+            count[1] += 1
+
+    for start in range(len(graph)):
+        if start not in index:
+            visit(start)
+    return component
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(
+    st.integers(1, 30).flatmap(
+        lambda n: st.lists(st.lists(st.integers(0, n - 1), max_size=3), min_size=n, max_size=n)
+    )
+)
+def test_strongly_connected_numbers_components_as_tarjan_does(graph: list[list[int]]) -> None:
+    assert strongly_connected(graph) == _tarjan(graph)
