@@ -12,6 +12,7 @@ validate``: no authorization and no scope, every finding with its file.
 from __future__ import annotations
 
 import threading
+import weakref
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -480,7 +481,9 @@ class SupersessionGraph:
     Every edge counts for cycles — a draft's too; only approved replacements take effect.
     """
 
-    memo: _Memo
+    memo_ref: weakref.ref[_Memo]
+    """The repository's memo, weakly: the memo keeps this graph, and a cycle between them
+    would outlive a reload (the loaded heap is held out of the collector's passes)."""
     readable: list[ContextObject]
     component: list[int]
     """Component number by uid (objects the role may not read: -1)."""
@@ -523,7 +526,10 @@ class SupersessionGraph:
     def edges(self) -> list[Edge]:
         """Every edge, expanded (one per pair), in declaration order: computed on first use."""
         if self._edges is None:
-            self._edges = _readable_edges(self.memo, self.readable)
+            memo = self.memo_ref()
+            if memo is None:  # pragma: no cover - a resolution keeps its repository's memo
+                raise ValueError("the repository's memo is gone")
+            self._edges = _readable_edges(memo, self.readable)
         return self._edges
 
     @property
@@ -638,7 +644,7 @@ def build_graph(
         return _Cover((o for o in objs if o.uid in approved), component)
 
     return SupersessionGraph(
-        memo,
+        weakref.ref(memo),
         readable,
         component,
         cyclic,

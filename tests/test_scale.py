@@ -244,3 +244,29 @@ def _tarjan(graph: list[list[int]]) -> list[int]:
 )
 def test_strongly_connected_numbers_components_as_tarjan_does(graph: list[list[int]]) -> None:
     assert strongly_connected(graph) == _tarjan(graph)
+
+
+def test_a_replaced_repository_and_its_memo_are_freed_without_the_collector(
+    tmp_path: Path,
+) -> None:
+    """The loaded heap is held out of the collector's passes, so what a reload replaces must
+    be freed by reference counting alone: the pipeline memo makes no reference cycle."""
+    from octui.pipeline import _memo
+
+    root = tmp_path / "repo"
+    write_repository(root, 60, seed=4)
+    session = Session(root)
+    session.load()
+    query = Query(role="support", as_of=datetime(2026, 6, 1, tzinfo=UTC), task="refund")
+    session.resolve(query)
+    assert session.repository is not None
+    old_memo = weakref.ref(_memo(session.repository))
+    target = next(p for p in sorted(root.rglob("*.md")) if p.name != "README.md")
+    target.write_text(target.read_text(encoding="utf-8") + "\nEdited.\n", encoding="utf-8")
+    gc.disable()
+    try:
+        session.load()
+        session.resolve(query)
+        assert old_memo() is None
+    finally:
+        gc.enable()
