@@ -171,6 +171,9 @@ class Run:
 # same with and without the memo (tests/test_cache.py compares digests and whole bundles).
 
 _MEMO_STAGES = 6
+_MEMO_ROLES = 4
+"""Roles whose facts (steps 1-2, scope verdicts, supersession graph) are kept: the least
+recently resolved role beyond these is forgotten, so a session's memory stays bounded."""
 _format_day = lru_cache(maxsize=4096)(format_day)  # strftime is slow; instants repeat
 
 
@@ -195,7 +198,23 @@ class _Memo:
     by_version: dict[tuple[str, int], list[ContextObject]] | None = None
     """Objects by (id, version)."""
     stages: dict[tuple[str | None, datetime, bool], _Stage] = field(default_factory=dict)
+    recent_roles: dict[str | None, None] = field(default_factory=dict)
+    """Roles by last use, most recent last (see :data:`_MEMO_ROLES`)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def use_role(self, role: str | None) -> None:
+        """Mark ``role`` most recently used; forget the facts of roles beyond the bound.
+        (Called with :attr:`lock` held.)"""
+        self.recent_roles.pop(role, None)
+        self.recent_roles[role] = None
+        while len(self.recent_roles) > _MEMO_ROLES:
+            del self.recent_roles[next(iter(self.recent_roles))]
+        # also what a resolution still running for a forgotten role stored meanwhile
+        tables: list[dict[Any, Any]] = [self.first_steps, self.roles, self.scope_verdicts]
+        for table in tables:
+            for key in list(table):  # a copy: another thread may be adding
+                if key not in self.recent_roles:
+                    table.pop(key, None)
 
 
 @dataclass
@@ -1169,6 +1188,8 @@ def _stage(repo: Repository, query: Query, role: RoleConfig | None) -> _Stage:
             memo.stages[key] = stage  # most recently used last
             return stage
     run = Run(repo, replace(query, task="", limit=None, min_relevance=None), role)
+    with memo.lock:
+        memo.use_role(query.role)
     first = memo.first_steps.get(query.role)
     if first is None:  # steps 1-2 depend on the role alone
         probe = Run(repo, run.query, role)

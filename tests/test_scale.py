@@ -7,6 +7,7 @@ import enum
 import gc
 import json
 import weakref
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -270,3 +271,24 @@ def test_a_replaced_repository_and_its_memo_are_freed_without_the_collector(
         assert old_memo() is None
     finally:
         gc.enable()
+
+
+def test_the_memo_keeps_the_facts_of_the_most_recent_roles_only(tmp_path: Path) -> None:
+    from octui import pipeline
+    from octui.bundle import digest
+    from octui.pipeline import _memo, resolve
+
+    write_repository(tmp_path / "repo", 120, seed=6)
+    session = Session(tmp_path / "repo")
+    repo = session.load()
+    roles = sorted(repo.config.roles)
+    assert len(roles) > pipeline._MEMO_ROLES
+    when = datetime(2026, 6, 1, tzinfo=UTC)
+    for role in [*roles, roles[0]]:
+        query = Query(role=role, as_of=when, task="refund")
+        memoised = session.resolve(query)
+        assert digest(memoised) == digest(resolve(replace(repo), query))  # no memo: the same
+    memo = _memo(repo)
+    kept = [*roles[-(pipeline._MEMO_ROLES - 1) :], roles[0]]
+    assert list(memo.recent_roles) == kept
+    assert set(memo.first_steps) == set(memo.roles) == set(memo.scope_verdicts) == set(kept)
