@@ -5,7 +5,7 @@ with the repository's fingerprint (:meth:`octui.session.Session.fingerprint`) be
 reloading, so a missed or spurious event never changes what is shown, only when. The wait
 runs in a daemon thread (quitting never waits for it) and stops within :data:`STEP_MS` of
 :meth:`DiskEvents.close`. Where events cannot be had (``watchfiles`` missing, no inotify
-watches left, the root gone), :func:`open_events` returns None and the caller polls.
+watches left, the root gone), the caller polls.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ _TIMEOUT_MS = 60_000
 class DiskEvents:
     """Batches of filesystem events under one folder, awaited with :meth:`next`."""
 
-    def __init__(self, notify: Any) -> None:
-        self._notify = notify
+    def __init__(self, root: Path) -> None:
+        self._root = root
         self._stop = threading.Event()
         self._batches: asyncio.Queue[bool] = asyncio.Queue()
         self._loop = asyncio.get_running_loop()
@@ -35,18 +35,24 @@ class DiskEvents:
         self._thread.start()
 
     def _run(self) -> None:
+        notify: Any = None
         try:
+            from watchfiles._rust_notify import RustNotify
+
+            # Setting up the watches walks every folder: here, never on the caller's loop.
+            notify = RustNotify([str(self._root)], False, False, 300, True, True)
             while not self._stop.is_set():
-                found = self._notify.watch(DEBOUNCE_MS, STEP_MS, _TIMEOUT_MS, self._stop)
+                found = notify.watch(DEBOUNCE_MS, STEP_MS, _TIMEOUT_MS, self._stop)
                 if isinstance(found, set) and found:
                     self._post(True)
                 elif found == "stop":
                     break
         except Exception:
-            self._post(False)  # events are lost from here on: the caller falls back to polling
+            self._post(False)  # no events (or no more): the caller falls back to polling
         finally:
-            with contextlib.suppress(Exception):
-                self._notify.close()
+            if notify is not None:
+                with contextlib.suppress(Exception):
+                    notify.close()
 
     def _post(self, ok: bool) -> None:
         with contextlib.suppress(RuntimeError):  # the loop is closed: nobody is listening
@@ -64,12 +70,11 @@ class DiskEvents:
 
 
 def open_events(root: Path) -> DiskEvents | None:
-    """Events for every change under ``root`` (recursively), or None when they cannot be had.
+    """Events for every change under ``root`` (recursively), or None when ``watchfiles`` is
+    missing; :meth:`DiskEvents.next` says False when watching cannot start or stops working.
     Must be called from a running event loop."""
     try:
-        from watchfiles._rust_notify import RustNotify
-
-        notify = RustNotify([str(root)], False, False, 300, True, True)
+        import watchfiles._rust_notify  # noqa: F401
     except Exception:
         return None
-    return DiskEvents(notify)
+    return DiskEvents(root)

@@ -79,3 +79,25 @@ async def test_without_events_the_explorer_polls(
         await settle(pilot)
         (repo_copy / "policies" / "newly-added.md").write_text(NEW, encoding="utf-8")
         await wait_for(pilot, lambda: "policies.newly-added@1" in included_ids(app))
+
+
+async def test_when_watching_cannot_start_the_explorer_polls(
+    repo_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    import watchfiles._rust_notify as rust_notify
+
+    threads = []
+
+    def refused(*args: Any) -> Any:
+        threads.append(threading.current_thread().name)
+        raise OSError("no inotify watches left")
+
+    monkeypatch.setattr(rust_notify, "RustNotify", refused)
+    app = make_app(repo_copy, watch=True, poll_interval=0.05, role="support")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        (repo_copy / "policies" / "newly-added.md").write_text(NEW, encoding="utf-8")
+        await wait_for(pilot, lambda: "policies.newly-added@1" in included_ids(app))
+    assert threads == ["octui-watch"]  # set up off the event loop: walking folders takes time
