@@ -16,6 +16,7 @@ Structure (so features can be added in their own modules):
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -36,6 +37,7 @@ from textual.widgets import Checkbox, Footer, Input, Select, TabbedContent, TabP
 
 from octui.bundle import bundle_dict, dumps_bundle
 from octui.config import ConfigError, NotARepository, load_config
+from octui.loader import FsTree
 from octui.model import Exclusion, Finding
 from octui.pipeline import Included, UnknownRole
 from octui.session import Session
@@ -63,6 +65,7 @@ from octui.tui.widgets.results import ExcludedPane, IncludedTable, WarningsTable
 from octui.tui.widgets.rowtable import RowTable
 from octui.tui.widgets.status import StatusBar
 from octui.tui.widgets.timeline import TimelinePane
+from octui.watching import open_events
 
 NARROW = 110
 """Below this many columns the detail pane is shown on demand instead of beside the results."""
@@ -332,12 +335,10 @@ class OctuiApp(ExplorerAids, ExplorerExtras, App[None]):
         """(Re)load the repository in a thread; show an error screen when it cannot be read."""
         self.settled.clear()
         session = self.session
-        fingerprint = await in_daemon_thread(session.fingerprint)
         before, seen_by = self._seen_fingerprint, getattr(self, "_fingerprint_session", None)
-        self._seen_fingerprint = fingerprint
         self._fingerprint_session = session
         try:
-            await in_daemon_thread(self.session.load)
+            await in_daemon_thread(self._load_once)
         except NotARepository as exc:
             await self.show_error(
                 "Not an OpenContext repository",
@@ -358,16 +359,48 @@ class OctuiApp(ExplorerAids, ExplorerExtras, App[None]):
             await self.show_error("The repository cannot be read", str(self.root), str(exc))
             return
         self.clear_error()
-        if self.loaded and before is not None and seen_by is session:
+        after = self._seen_fingerprint
+        if self.loaded and before is not None and after is not None and seen_by is session:
             # an edit on disk (or ctrl+r): say what the reload found, in words
-            self.notify(inert(reload_note(changed_paths(before, fingerprint))), title="Reload")
+            self.notify(inert(reload_note(changed_paths(before, after))), title="Reload")
         self.loaded = True
         self._roles_changed()
         self.request_resolve(debounce=False)
 
+    def _load_once(self) -> None:
+        """Load (in a worker thread) and remember what the load's own scan saw: one walk of
+        the tree at start, not two. After a failed load, what is on disk now; if that is no
+        longer the failure the load saw (the config was just fixed), nothing, so the next
+        check reloads."""
+        try:
+            self.session.load()
+        except BaseException:
+            seen = self.session.fingerprint()
+            self._seen_fingerprint = seen if seen[0] in ("no-config", "bad-config") else None
+            raise
+        self._seen_fingerprint = self.session.loader.fingerprint
+
     @work(exclusive=True, group="watch", exit_on_error=False)
     async def watch_repository(self) -> None:
-        """Poll the disk; reload when the files changed (also while the error screen shows)."""
+        """Reload when the files changed (also while the error screen shows): on filesystem
+        events where they can be had (:mod:`octui.watching`), else by polling. Either way
+        the fingerprint confirms a change before anything reloads."""
+        if isinstance(self.session.tree, FsTree):
+            events = open_events(self.session.root)
+            if events is not None:
+                try:
+                    while await events.next():
+                        await self._reload_if_changed()
+                finally:
+                    events.close()
+        await self._poll_repository()
+
+    async def _reload_if_changed(self) -> None:
+        with contextlib.suppress(Exception):
+            if await in_daemon_thread(self.session.fingerprint) != self._seen_fingerprint:
+                self.reload_repository()
+
+    async def _poll_repository(self) -> None:
         interval = self.poll_interval
         while True:
             await asyncio.sleep(interval)
