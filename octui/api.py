@@ -51,7 +51,8 @@ class OpenContextError(ValueError):
 class Finding:
     """A warning of SPEC §4: ``code``, ``severity`` (``error`` | ``warning``), the ids it
     concerns, a message, a hint (or None) and, from :meth:`ContextRepository.validate`, the
-    files it concerns (relative to the repository)."""
+    files it concerns (relative to the repository) and ``line``: the 1-based line of the
+    offending key (or YAML error) in the first of them, where it is known."""
 
     code: str
     severity: str
@@ -59,6 +60,7 @@ class Finding:
     message: str
     hint: str | None = None
     paths: tuple[str, ...] = ()
+    line: int | None = None
 
     @property
     def is_error(self) -> bool:
@@ -195,7 +197,11 @@ class ContextRepository:
     def validate(self, as_of: When = None) -> list[Finding]:
         """Every finding about the whole repository at ``as_of`` (no role, no scope), with the
         files concerned — what ``opencontext validate`` reports."""
+        from octui.locate import locate, reader_for
+
         resolution = resolve(self._loaded, Query(role=None, as_of=_instant(as_of)))
+        with reader_for(self.path, self._loaded.source.commit) as read:
+            found = locate(resolution.warnings, read)
         return [
             Finding(
                 code=f.code.value,
@@ -204,8 +210,9 @@ class ContextRepository:
                 message=f.message,
                 hint=f.hint,
                 paths=tuple(f.paths),
+                line=f.line,
             )
-            for f in resolution.warnings
+            for f in found
         ]
 
 

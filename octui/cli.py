@@ -1,6 +1,7 @@
 """``opencontext``: the command line over the resolver core.
 
-Exit codes: 0 done; 1 a strict run failed (or ``validate`` found errors);
+Exit codes: 0 done; 1 a strict run failed (or ``validate`` found errors, or with
+``--fail-on warning`` any finding);
 2 a usage or configuration error, reported as one line on stderr.
 """
 
@@ -17,13 +18,23 @@ from typing import Any, NoReturn
 
 from octui.ansi import colour_enabled, paint_marks
 from octui.bundle import bundle_dict, digest, dumps_bundle, warning_json
+from octui.ci_formats import (
+    PathMap,
+    fails,
+    path_map_for,
+    render_github,
+    render_junit,
+    render_sarif,
+    resolve_format,
+)
 from octui.config import ConfigError, NotARepository
-from octui.enums import ColorMode
+from octui.enums import ColorMode, ReportFormat, Severity
 from octui.explain import WORKING_TREE_SOURCE, explain, finding_lines
 from octui.history import UnknownId, history
 from octui.history import render_text as render_history
-from octui.loader import Repository, load_repository
-from octui.meta import add_version_flag
+from octui.loader import Repository, gc_paused, load_repository
+from octui.meta import add_version_flag, package_version
+from octui.model import Finding
 from octui.pipeline import Query, UnknownRole, resolve
 from octui.suggest import did_you_mean
 from octui.textsafe import inert
@@ -322,10 +333,11 @@ def query_from(args: argparse.Namespace) -> Query:
 def run_resolve(args: argparse.Namespace) -> int:
     repo = load_for(args)
     resolution = resolve(repo, query_from(args))
-    if args.format == "json":
-        sys.stdout.write(dumps_bundle(bundle_dict(resolution)))
-    else:
-        emit(args, explain(resolution, digest(resolution), source=source_of(args, repo)))
+    with gc_paused():  # the bundle is tens of MB of short-lived containers at 50k objects
+        if args.format == "json":
+            sys.stdout.write(dumps_bundle(bundle_dict(resolution)))
+        else:
+            emit(args, explain(resolution, digest(resolution), source=source_of(args, repo)))
     if resolution.strict_failed:
         errors = resolution.error_count
         print(
@@ -345,10 +357,14 @@ def add_validate(sub: Any) -> None:
         help="judge the whole repository and report every finding with its file",
         description="Judge the whole repository at an instant (approval, validity and "
         "supersession over every object; no role, no scope) and report every finding with "
-        "its file. Exits 1 when any finding is an error.",
+        "its file. Exits 1 when any finding is an error (with --fail-on warning: when there "
+        "is any finding). In CI, --format github annotates the files, sarif and junit write "
+        "reports; their paths are relative to the git work tree's root.",
         epilog=_examples(
             "opencontext validate sample-repo",
             "opencontext validate sample-repo --as-of 2026-03-15 --format json",
+            "opencontext validate sample-repo --format auto --fail-on warning",
+            "opencontext validate sample-repo --format sarif > opencontext.sarif",
         ),
     )
     p.add_argument(
@@ -367,9 +383,18 @@ def add_validate(sub: Any) -> None:
     )
     p.add_argument(
         "--format",
-        choices=["text", "json"],
-        default="text",
-        help="json: the findings as one JSON document (default: text)",
+        choices=[f.value for f in ReportFormat],
+        default=ReportFormat.TEXT.value,
+        help="json: the findings as one JSON document; github: GitHub Actions annotations; "
+        "sarif: a SARIF 2.1.0 log; junit: a JUnit XML report; auto: github when "
+        "GITHUB_ACTIONS=true, else text (default: text)",
+    )
+    p.add_argument(
+        "--fail-on",
+        choices=[s.value for s in Severity],
+        default=Severity.ERROR.value,
+        help="exit 1 when a finding of this severity or worse is found; warning: on any "
+        "finding (default: error)",
     )
     add_rev_arg(p)
     p.set_defaults(run=run_validate)
@@ -379,16 +404,22 @@ def run_validate(args: argparse.Namespace) -> int:
     repo = load_for(args)
     as_of = args.as_of or now_utc()
     resolution = resolve(repo, Query(role=None, as_of=as_of))
-    findings = resolution.warnings
+    findings = located(args, repo, resolution.warnings)
     errors = resolution.error_count
     warnings = len(findings) - errors
-    if args.format == "json":
+    fail_on = Severity(args.fail_on)
+    report = resolve_format(ReportFormat(args.format))
+    if report in (ReportFormat.GITHUB, ReportFormat.SARIF, ReportFormat.JUNIT):
+        sys.stdout.write(ci_report(report, repo, findings, path_map_for(args.repo), fail_on))
+    elif report is ReportFormat.JSON:
         doc = {
             "as_of": format_instant(as_of),
             "objects": len(repo.objects),
             "errors": errors,
             "warnings": warnings,
-            "findings": [warning_json(f) | {"paths": list(f.paths)} for f in findings],
+            "findings": [
+                warning_json(f) | {"paths": list(f.paths), "line": f.line} for f in findings
+            ],
         }
         sys.stdout.write(dumps_bundle(doc))  # C1/bidi escaped like the bundle
     else:
@@ -398,7 +429,32 @@ def run_validate(args: argparse.Namespace) -> int:
             f"{warnings} warning{'s' if warnings != 1 else ''} at {format_instant(as_of)}"
         )
         emit(args, "".join(line + "\n" for line in lines))
-    return EXIT_FAILED if errors else EXIT_OK
+    return EXIT_FAILED if fails(findings, fail_on) else EXIT_OK
+
+
+def ci_report(
+    report: ReportFormat,
+    repo: Repository,
+    findings: Sequence[Finding],
+    paths: PathMap,
+    fail_on: Severity,
+) -> str:
+    """The findings as GitHub workflow commands, a SARIF log or a JUnit report."""
+    if report is ReportFormat.GITHUB:
+        return render_github(findings, paths)
+    if report is ReportFormat.SARIF:
+        return render_sarif(findings, paths, version=package_version())
+    files = [obj.path for obj in repo.objects]
+    return render_junit(findings, paths, files=files, fail_on=fail_on)
+
+
+def located(args: argparse.Namespace, repo: Repository, findings: list[Finding]) -> list[Finding]:
+    """``findings`` with the line of the offending key (or YAML error) where it is known,
+    read again from the repository ``args`` names (its files, or the commit ``--rev`` named)."""
+    from octui.locate import locate, reader_for
+
+    with reader_for(args.repo, repo.source.commit) as read:
+        return locate(findings, read)
 
 
 # -- history ------------------------------------------------------------------------------------
@@ -480,7 +536,13 @@ COMMANDS: list[Callable[[Any], None]] = [add_resolve, add_validate, add_history]
 
 def _extra_commands() -> list[Callable[[Any], None]]:
     extra: list[Callable[[Any], None]] = []
-    for module_name in ("octui.diffcli", "octui.synth", "octui.extracli", "octui.verify"):
+    for module_name in (
+        "octui.diffcli",
+        "octui.synth",
+        "octui.extracli",
+        "octui.auditcli",
+        "octui.verify",
+    ):
         try:
             module = __import__(module_name, fromlist=["add_parser"])
         except ImportError:

@@ -110,6 +110,19 @@ _SEVERITY: dict[WarningCode, Severity] = {
 }
 
 
+class ReportFormat(StrEnum):
+    """How ``validate`` reports its findings: for people (``text``), programs (``json``),
+    CI systems (``github`` workflow commands, ``sarif`` 2.1.0, ``junit`` XML), or ``auto``:
+    ``github`` inside GitHub Actions, else ``text``."""
+
+    TEXT = "text"
+    JSON = "json"
+    GITHUB = "github"
+    SARIF = "sarif"
+    JUNIT = "junit"
+    AUTO = "auto"
+
+
 class Lifecycle(StrEnum):
     """State of an included object at ``as_of``."""
 
@@ -125,3 +138,19 @@ class ColorMode(StrEnum):
     NEVER = "never"
     AUTO = "auto"
     ALWAYS = "always"
+
+
+class FateState(StrEnum):
+    """Where one object ends for one role in an audit: in the bundle or out of it."""
+
+    INCLUDED = "included"
+    EXCLUDED = "excluded"
+
+
+class AuditFormat(StrEnum):
+    """The layouts of ``opencontext audit`` (and of the explorer's audit export)."""
+
+    TEXT = "text"
+    JSON = "json"
+    CSV = "csv"
+    MARKDOWN = "markdown"

@@ -170,13 +170,18 @@ class RepositorySource:
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    """A warning of SPEC §4. ``paths`` (files concerned) appear only in ``validate``."""
+    """A warning of SPEC §4. ``paths`` (files concerned) appear only in ``validate`` and
+    ``audit``, as does ``line``: the 1-based line of the offending key (or of the YAML
+    error) in the first of ``paths``, where it is known (see :mod:`octui.locate`).
+    ``key`` names the front-matter key the finding is about, when it is about one."""
 
     code: WarningCode
     ids: tuple[str, ...]
     message: str
     hint: str | None = None
     paths: tuple[str, ...] = ()
+    line: int | None = None
+    key: str | None = None
 
     @property
     def severity(self) -> Severity:

@@ -22,7 +22,12 @@ MAX_DEPTH = 64
 
 
 class YamlError(ValueError):
-    """A YAML document that cannot be accepted; the message is one line."""
+    """A YAML document that cannot be accepted; the message is one line. ``line`` is the
+    1-based line of the problem in the text parsed, when known."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
 
 
 class _StrictLoader(_BaseLoader):  # type: ignore[misc, valid-type]
@@ -35,12 +40,11 @@ class _StrictLoader(_BaseLoader):  # type: ignore[misc, valid-type]
             try:
                 if key in seen:
                     line = key_node.start_mark.line + 1
-                    raise YamlError(f"duplicate key {key!r} (line {line})")
+                    raise YamlError(f"duplicate key {key!r} (line {line})", line)
                 seen.add(key)
             except TypeError:
-                raise YamlError(
-                    f"unhashable mapping key (line {key_node.start_mark.line + 1})"
-                ) from None
+                line = key_node.start_mark.line + 1
+                raise YamlError(f"unhashable mapping key (line {line})", line) from None
         return super().construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
 
     def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
@@ -55,7 +59,7 @@ class _StrictLoader(_BaseLoader):  # type: ignore[misc, valid-type]
             value = f" {node.value!r}" if isinstance(node, yaml.ScalarNode) else ""
             why = f": {exc}" if isinstance(exc, ValueError) and str(exc) else ""
             line = node.start_mark.line + 1
-            raise YamlError(f"invalid {kind}{value} (line {line}){why}") from None
+            raise YamlError(f"invalid {kind}{value} (line {line}){why}", line) from None
 
 
 def _check_size(data: Any) -> None:
@@ -77,6 +81,11 @@ def _check_size(data: Any) -> None:
             stack.extend((v, depth + 1) for v in item)
 
 
+def _line_of(exc: yaml.YAMLError) -> int | None:
+    mark = getattr(exc, "problem_mark", None)
+    return None if mark is None else int(mark.line) + 1
+
+
 def _one_line(exc: yaml.YAMLError) -> str:
     mark = getattr(exc, "problem_mark", None)
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
@@ -96,7 +105,7 @@ def load_yaml(text: str | bytes) -> Any:
     except YamlError:
         raise
     except yaml.YAMLError as exc:
-        raise YamlError(_one_line(exc)) from None
+        raise YamlError(_one_line(exc), _line_of(exc)) from None
     except (RecursionError, MemoryError):
         raise YamlError("document is nested too deeply") from None
     except Exception as exc:  # a constructor's own failure; never a traceback

@@ -187,6 +187,7 @@ def finding_json(f: octui.Finding) -> dict[str, Any]:
         "message": f.message,
         "hint": f.hint,
         "paths": list(f.paths),
+        "line": f.line,
     }
 
 

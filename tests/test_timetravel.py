@@ -252,6 +252,7 @@ def test_the_explain_header_names_the_commit_known_at(
         ("validate", "{repo}", "--known-at", "2026-03-15", "--as-of", "2026-03-15"),
         ("history", "policies.refunds", "{repo}", "--known-at", "2026-03-15"),
         ("changes", "{repo}", "--role", "support", "--known-at", "2026-03-15"),
+        ("audit", "{repo}", "--known-at", "2026-03-15", "--as-of", "2026-03-15"),
     ],
 )
 def test_every_reading_command_takes_known_at(

@@ -515,3 +515,27 @@ def test_every_code_is_covered_by_this_module() -> None:
     source = Path(__file__).read_text(encoding="utf-8")
     for code in WarningCode:
         assert f'"{code.value}"' in source, code
+
+
+def test_duplicate_canonical_says_which_is_older_and_what_to_add_where(tmp_path: Path) -> None:
+    root = make_repo(tmp_path, {"a/v1.md": obj("p", version=1), "b/v2.md": obj("p", version=2)})
+    w = only(resolve_at(root), "duplicate-canonical")
+    assert "p@1 (a/v1.md) is older than p@2 (b/v2.md)" in w.message
+    assert w.hint is not None and "add supersedes: [p@1] to p@2 (b/v2.md)" in w.hint
+
+
+def test_duplicate_canonical_of_one_version_held_twice(tmp_path: Path) -> None:
+    root = make_repo(tmp_path, {"a.md": obj("p"), "b.md": obj("p")})
+    w = only(resolve_at(root), "duplicate-canonical")
+    assert "p@1 is held by 2 files (a.md, b.md)" in w.message and "older" not in w.message
+    assert w.hint is not None and "Give one copy of p@1 a higher version" in w.hint
+
+
+def test_conflict_declared_has_a_hint(tmp_path: Path) -> None:
+    root = make_repo(
+        tmp_path,
+        {"a.md": obj("a", conflicts_with=["b"]), "b.md": obj("b", authority="observed")},
+    )
+    w = only(resolve_at(root), "conflict-declared")
+    assert w.hint is not None and w.hint.startswith("b@1 is left out wherever a@1 stands")
+    assert "conflicts_with" in w.hint

@@ -1,101 +1,64 @@
-"""Writing a bundle to a file: atomic, never inside the repository, no silent overwrite.
+"""Where the explorer's exports go. The writer itself (atomic, never inside the repository,
+no silent overwrite) is :mod:`octui.atomicwrite`, re-exported here.
 
 Textual-free so it can be tested directly.
 """
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import os
-import tempfile
+from datetime import UTC, datetime
 from pathlib import Path
 
-
-class ExportRefused(Exception):
-    """The target cannot or must not be written; the message says why."""
+from octui.atomicwrite import ExportExists, ExportRefused, check_target, write_atomic
 
 
-class ExportExists(ExportRefused):
-    """The target exists and overwriting was not confirmed."""
+def _safe(text: str) -> str:
+    return "".join(c if c.isascii() and (c.isalnum() or c in "-_.") else "_" for c in text)
 
 
-def check_target(path: str | Path, repo_root: str | Path) -> Path:
-    """The absolute target, refused when it is inside the repository or a folder."""
-    target = Path(path).expanduser()
-    if not str(path).strip():
-        raise ExportRefused("no file name given")
-    target = Path(os.path.abspath(target))
-    try:
-        parent = target.parent.resolve()
-        root = Path(repo_root).resolve()
-    except (OSError, RuntimeError) as exc:  # a symlink loop is a RuntimeError before 3.13
-        raise ExportRefused(f"cannot use folder {target.parent}: {_why(exc)}") from None
-    resolved = parent / target.name
-    if resolved == root or root in resolved.parents:
-        raise ExportRefused(
-            f"{resolved} is inside the repository being read ({root}); choose a path outside it"
-        )
-    if resolved.is_dir():
-        raise ExportRefused(f"{resolved} is a folder; give a file name")
-    if not parent.is_dir():
-        raise ExportRefused(f"folder {parent} does not exist")
-    return resolved
+def instant_slug(when: datetime) -> str:
+    """``2026-03-15`` at midnight UTC, else ``2026-03-15T0930Z`` (no ``:`` in a file name)."""
+    u = when.astimezone(UTC)
+    day = f"{u.year:04d}-{u.month:02d}-{u.day:02d}"
+    if u.hour or u.minute or u.second or u.microsecond:
+        return f"{day}T{u.hour:02d}{u.minute:02d}Z"
+    return day
 
 
-def write_atomic(
-    path: str | Path, text: str, repo_root: str | Path, *, overwrite: bool = False
-) -> Path:
-    """Write ``text`` (UTF-8) to ``path`` via a temporary file in the same folder.
-
-    Without ``overwrite`` an existing file is refused (and the check is race-free: the
-    temporary file is hard-linked into place, which fails if the name exists).
-    """
-    target = check_target(path, repo_root)
-    if target.exists() and not overwrite:
-        raise ExportExists(f"{target} already exists")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    except OSError as exc:
-        raise ExportRefused(f"cannot write {target}: {_why(exc)}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if overwrite:
-            os.replace(tmp, target)
-        else:
-            try:
-                os.link(tmp, target)
-            except FileExistsError:
-                raise ExportExists(f"{target} already exists") from None
-            except OSError:  # filesystems without hard links: fall back to a checked rename
-                if target.exists():
-                    raise ExportExists(f"{target} already exists") from None
-                os.replace(tmp, target)
-    except OSError as exc:
-        raise ExportRefused(f"cannot write {target}: {_why(exc)}") from None
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-    return target
-
-
-def _why(exc: Exception) -> str:
-    """The reason of an OS error in words ("Too many levels of symbolic links")."""
-    if isinstance(exc, RuntimeError) or getattr(exc, "errno", None) == errno.ELOOP:
-        return "a symbolic link loops back on itself"
-    return getattr(exc, "strerror", None) or str(exc)
+def export_name(role: str | None, as_of: datetime | None = None, digest: str | None = None) -> str:
+    """``opencontext-bundle-<role>[-<as_of>][-<short digest>].json``: one file name per
+    bundle, so exports of different roles, instants or contents never collide."""
+    parts = [_safe(role or "all")]
+    if as_of is not None:
+        parts.append(instant_slug(as_of))
+    if digest:
+        parts.append(_safe(digest.removeprefix("sha256:")[:8]))
+    return f"opencontext-bundle-{'-'.join(parts)}.json"
 
 
 def default_export_path(
-    repo_root: str | Path, role: str | None, cwd: str | Path | None = None
+    repo_root: str | Path,
+    role: str | None,
+    cwd: str | Path | None = None,
+    *,
+    as_of: datetime | None = None,
+    digest: str | None = None,
 ) -> Path:
-    """``opencontext-bundle-<role>.json`` in the current folder, or beside the repository
-    when the current folder is inside it."""
+    """:func:`export_name` in the current folder, or beside the repository when the
+    current folder is inside it."""
     here = Path(cwd or os.getcwd()).resolve()
     root = Path(repo_root).resolve()
     folder = root.parent if (here == root or root in here.parents) else here
-    safe_role = "".join(c if c.isalnum() or c in "-_." else "_" for c in (role or "all"))
-    return folder / f"opencontext-bundle-{safe_role}.json"
+    return folder / export_name(role, as_of, digest)
+
+
+__all__ = [
+    "ExportExists",
+    "ExportRefused",
+    "check_target",
+    "default_export_path",
+    "export_name",
+    "instant_slug",
+    "write_atomic",
+]

@@ -663,6 +663,19 @@ def test_broken_input_is_one_clear_finding(
     assert finding["severity"] == WarningCode(case.code).severity.value
     assert run.code == (1 if any(f["severity"] == "error" for f in findings) else 0)
 
+    # The audit lists it too, with the same line; a line is always inside the file.
+    aud = cli(["audit", str(root), "--as-of", AS_OF, "--format", "json"])
+    assert aud.err == "" and aud.code == run.code
+    listed = [
+        f
+        for f in json.loads(aud.out)["findings"]
+        if f["code"] == case.code and f["message"] == message
+    ]
+    assert len(listed) == 1 and listed[0]["line"] == finding["line"]
+    if finding["line"] is not None:
+        raw = (root / finding["paths"][0]).read_bytes()
+        assert 1 <= finding["line"] <= raw.count(b"\n") + 1
+
     # The same finding in the text layout: one line with the file and the problem.
     text = cli(["validate", str(root), "--as-of", AS_OF])
     assert text.err == ""
@@ -902,6 +915,8 @@ COMMANDS = [
     ["resolve", "--role", "reader"],
     ["resolve", "--role", "reader", "--format", "json"],
     ["history", "policies.good"],
+    ["audit"],
+    ["audit", "--format", "json"],
 ]
 
 

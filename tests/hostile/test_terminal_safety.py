@@ -16,6 +16,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 from hostile_util import cli, write_repo
@@ -109,6 +110,13 @@ def _commands() -> list[tuple[str, list[str]]]:
     out += [
         ("validate-text", ["validate", "{repo}", *base]),
         ("validate-json", ["validate", "{repo}", *base, "--format", "json"]),
+        ("validate-github", ["validate", "{repo}", *base, "--format", "github"]),
+        ("validate-sarif", ["validate", "{repo}", *base, "--format", "sarif"]),
+        ("validate-junit", ["validate", "{repo}", *base, "--format", "junit"]),
+        *(
+            (f"audit-{fmt}", ["audit", "{repo}", *base, "--format", fmt])
+            for fmt in ("text", "json", "csv", "markdown")
+        ),
         ("history-whole-repo", ["history", "policies.a", "{repo}", *base]),
         ("unknown-id-error", ["history", f"x{OSC52}", "{repo}"]),
         ("unknown-role-error", ["resolve", "{repo}", "--role", OSC52]),
@@ -128,6 +136,12 @@ def test_cli_output_is_inert(name: str, argv: list[str], repo: Path) -> None:
         found = UNSAFE.findall(stream)
         assert not found, (name, found)
     assert "Traceback" not in run.err
+    if name == "validate-github":  # one workflow command per line, none smuggled in
+        assert all(line.startswith(("::error ", "::warning ")) for line in run.out.splitlines())
+    if name == "validate-sarif":
+        assert json.loads(run.out)["runs"][0]["results"]
+    if name == "validate-junit":
+        assert len(ElementTree.fromstring(run.out).findall(".//testcase")) >= 4
     if name.startswith("resolve-json"):
         bundle = json.loads(run.out)
         a = next(o for o in bundle["objects"] if o["id"] == "policies.a")

@@ -1,0 +1,109 @@
+"""``opencontext audit``: the whole repository at once, for its owner.
+
+Every finding with its files, its line and the roles whose bundle carries it; every object
+with what each declared role gets; a summary per role. Exit codes as ``validate``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from octui.atomicwrite import ExportRefused, write_atomic
+from octui.audit import Audit, audit
+from octui.audit_render import render
+from octui.cli import (
+    EXIT_FAILED,
+    EXIT_OK,
+    UsageError,
+    _examples,
+    _when,
+    add_rev_arg,
+    emit,
+    load_for,
+)
+from octui.enums import AuditFormat
+from octui.locate import reader_for
+from octui.timeutil import now_utc
+
+
+def add_audit(sub: Any) -> None:
+    p = sub.add_parser(
+        "audit",
+        help="every finding with the roles it affects, every object with what each role gets",
+        description="Judge the whole repository at an instant, as validate does, and resolve "
+        "every declared role (empty task, no trimming, not historical): every finding with "
+        "its files, the line of the offending key and the roles whose bundle carries it; "
+        "every object with its fate for each role; a summary per role. This is the owner's "
+        "view: it names every object and file. Exits 1 when any finding is an error.",
+        epilog=_examples(
+            "opencontext audit sample-repo",
+            "opencontext audit sample-repo --as-of 2026-11-01 --format json",
+            "opencontext audit sample-repo --format csv --output /tmp/matrix.csv",
+            "opencontext audit sample-repo --format markdown --output ~/audit.md --force",
+        ),
+    )
+    p.add_argument(
+        "repo",
+        nargs="?",
+        default=".",
+        metavar="REPO",
+        help="the repository folder (default: the current folder)",
+    )
+    p.add_argument(
+        "--as-of",
+        type=_when,
+        default=None,
+        metavar="WHEN",
+        help="YYYY-MM-DD or RFC 3339 (default: now)",
+    )
+    p.add_argument(
+        "--format",
+        choices=[f.value for f in AuditFormat],
+        default=AuditFormat.TEXT.value,
+        help="text (default): findings, errors first, with roles and files, then the summary; "
+        "json: the whole audit as one document; csv: the role × object matrix; markdown: a "
+        "report (findings, summary, the objects whose fate differs between roles)",
+    )
+    p.add_argument(
+        "--output",
+        "-o",
+        metavar="FILE",
+        default=None,
+        help="write to FILE instead of stdout: atomically (a temporary file renamed into "
+        "place), never inside the repository, and never over an existing file unless --force",
+    )
+    p.add_argument("--force", action="store_true", help="with --output: replace FILE if it exists")
+    add_rev_arg(p)
+    p.set_defaults(run=run_audit)
+
+
+def audit_for(args: argparse.Namespace) -> Audit:
+    """The audit of the repository ``args`` names (files on disk or ``--rev``)."""
+    repo = load_for(args)
+    as_of = args.as_of or now_utc()
+    with reader_for(args.repo, repo.source.commit) as read:
+        return audit(repo, as_of, read=read)
+
+
+def run_audit(args: argparse.Namespace) -> int:
+    result = audit_for(args)
+    fmt = AuditFormat(args.format)
+    text = render(result, fmt)
+    if args.output is not None:
+        try:
+            target = write_atomic(args.output, text, args.repo, overwrite=args.force)
+        except ExportRefused as exc:
+            raise UsageError(str(exc)) from None
+        print(f"opencontext: wrote {target}", file=sys.stderr)
+    elif fmt is AuditFormat.TEXT:
+        emit(args, text)
+    else:
+        sys.stdout.write(text)
+    return EXIT_FAILED if result.errors else EXIT_OK
+
+
+def add_parser(sub: Any) -> None:
+    """Register ``audit`` (called by :mod:`octui.cli`)."""
+    add_audit(sub)
