@@ -41,6 +41,7 @@ from octui.pipeline import Included, UnknownRole
 from octui.session import Session
 from octui.textsafe import inert
 from octui.timeutil import now_utc
+from octui.tui.auditapp import edit_selected, show_roles_block
 from octui.tui.background import DaemonExecutor, in_daemon_thread
 from octui.tui.commands import OctuiCommands
 from octui.tui.exporting import ExportExists, ExportRefused, default_export_path, write_atomic
@@ -129,7 +130,15 @@ class OctuiApp(ExplorerExtras, App[None]):
             tooltip="detail + timeline (narrow screens; Enter opens too, Esc returns)",
         ),
         Binding("escape", "results", "Back to the results", show=False),
-        Binding("e", "export", "Export", tooltip="export the bundle (JSON) to a file"),
+        Binding("x", "export", "Export", tooltip="export the bundle (JSON) to a file"),
+        Binding(
+            "e",
+            "edit",
+            "Edit",
+            show=False,
+            tooltip="open the selected object's file in $VISUAL / $EDITOR",
+        ),
+        Binding("u", "audit", "Audit", tooltip="audit view: every finding and role at once"),
         Binding("c", "copy_digest", "Copy digest", show=False),
         Binding("ctrl+r", "reload", "Reload from disk", show=False),
         *EXTRA_BINDINGS,
@@ -156,8 +165,11 @@ class OctuiApp(ExplorerExtras, App[None]):
         clock: Callable[[], datetime] = now_utc,
         clock_check: float = 5.0,
         theme: str | None = None,
+        audit: bool = False,
     ) -> None:
         super().__init__()
+        self.open_audit = audit
+        """Open on the audit view (``octui --audit``)."""
         self.requested_theme = theme
         """``--theme`` (this run only); else the saved theme; else Textual's default."""
         self.root = Path(root)
@@ -261,6 +273,8 @@ class OctuiApp(ExplorerExtras, App[None]):
         if self.watch_disk:
             self.watch_repository()
         self.set_interval(self.clock_check, self.follow_clock)
+        if self.open_audit:
+            self.action_audit()
 
     def follow_clock(self) -> None:
         """Following "now": re-resolve when the minute changes, so as_of stays honest."""
@@ -485,6 +499,8 @@ class OctuiApp(ExplorerExtras, App[None]):
         """On the error screen only quit, help and reload make sense."""
         if self.error_screen is not None and self.screen is self.error_screen:
             return action in ("quit", "help", "reload", "command_palette")
+        if getattr(self.screen, "OWN_KEYS", False):  # e.g. the audit view: its keys only
+            return action in ("quit", "command_palette")
         if action == "toggle_side":
             return self.narrow  # wide: the detail is always beside the results
         return True
@@ -514,6 +530,7 @@ class OctuiApp(ExplorerExtras, App[None]):
         view = self.view
         self.main.query_one(DetailPane).show(view, item)
         self.item_selected(view, item)
+        show_roles_block(self, view, item)
         timeline = self.main.query_one(TimelinePane)
         if view is None or item is None:
             timeline.show(view, None)
@@ -780,6 +797,16 @@ class OctuiApp(ExplorerExtras, App[None]):
         self.notify(inert(f"wrote {written}"), title="Exported", markup=False)
         return written
 
+    def action_audit(self) -> None:
+        """Open the audit view (every finding and every role's fate at once)."""
+        from octui.tui.screens.audit import AuditScreen
+
+        if not isinstance(self.screen, AuditScreen):
+            self.push_screen(AuditScreen())
+
+    async def action_edit(self) -> None:
+        await edit_selected(self)
+
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
             return
@@ -841,7 +868,9 @@ class OctuiApp(ExplorerExtras, App[None]):
                 partial(self.focus_field, "#as-of"),
                 "type a date (or: 'as_of 2026-03-15' here)",
             ),
-            ("Export bundle", self.action_export, "write the bundle JSON to a file"),
+            ("Export bundle", self.action_export, "x: write the bundle JSON to a file"),
+            ("Audit the repository", self.action_audit, "u: every finding and role at once"),
+            ("Open in editor", self.action_edit, "e: the selected object's file, at its line"),
             ("Copy digest", self.action_copy_digest, "to the terminal clipboard"),
             ("Toggle include-historical", partial(self.action_flip, "historical"), ""),
             ("Toggle strict", partial(self.action_flip, "strict"), ""),

@@ -78,7 +78,7 @@ async def _narrow_detail(app: OctuiApp, pilot: Pilot[Any]) -> None:
 
 async def _export(app: OctuiApp, pilot: Pilot[Any]) -> None:
     await _settle(app, pilot)
-    await pilot.press("e")
+    await pilot.press("x")
     await pilot.pause(0.2)
     field = app.screen.query_one("#export-path")
     field.value = "/home/me/bundles/support-refund.json"  # type: ignore[attr-defined]

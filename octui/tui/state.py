@@ -175,7 +175,7 @@ def make_view(resolution: Resolution, generation: int) -> View:
     widest = max((t.id_width for t in excluded.values()), default=0)
     excluded[ALL_REASONS] = table_rows(resolution.exclusions, row_key, id_width=widest)
     view.excluded_rows = excluded
-    view.warning_rows = table_rows(resolution.warnings, warning_key)
+    view.warning_rows = table_rows(severity_first(resolution.warnings), warning_key)
     view.errors  # noqa: B018 - counted here, off the UI thread
     return view
 
@@ -190,6 +190,11 @@ def _included_id(inc: Included) -> str:
 
 def _excluded_id(ex: Exclusion) -> str:
     return ex.id
+
+
+def severity_first(warnings: Sequence[Finding]) -> list[Finding]:
+    """Errors before warnings; otherwise the bundle's order (the Warnings tab's order)."""
+    return sorted(warnings, key=lambda w: w.severity != "error")
 
 
 def warning_key(w: Finding) -> tuple[object, ...]:
