@@ -7,6 +7,7 @@ keys: ``u`` opens the audit view, ``e`` opens the selected object's file in the 
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -95,7 +96,17 @@ def show_roles_block(
         if app.view is view and app.selected is item:
             detail.show_roles(role_lines(a, uid))
 
-    app.run_worker(compute, group="roles-block", exclusive=True, exit_on_error=False)
+    app.roles_worker = app.run_worker(
+        compute, group="roles-block", exclusive=True, exit_on_error=False
+    )
+
+
+async def roles_settled(app: Any) -> None:
+    """Wait until the Roles block of the selected object is filled in (for tests)."""
+    worker = getattr(app, "roles_worker", None)
+    if worker is not None:
+        with contextlib.suppress(Exception):  # cancelled by a newer selection
+            await worker.wait()
 
 
 # -- the fix loop -----------------------------------------------------------------------------

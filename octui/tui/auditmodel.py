@@ -31,19 +31,19 @@ SEVERITIES = ("all", "error", "warning")
 
 SHORT_REASON: dict[ExclusionReason, str] = {
     ExclusionReason.PERMISSION_DENIED: "denied",
-    ExclusionReason.CLASSIFICATION_DENIED: "classified",
-    ExclusionReason.SCOPE_EXCLUSION: "scope-excl",
-    ExclusionReason.NOT_IN_SCOPE: "not-scope",
-    ExclusionReason.SUPERSEDED: "superseded",
+    ExclusionReason.CLASSIFICATION_DENIED: "classif",
+    ExclusionReason.SCOPE_EXCLUSION: "scope-ex",
+    ExclusionReason.NOT_IN_SCOPE: "no-scope",
+    ExclusionReason.SUPERSEDED: "supersed",
     ExclusionReason.EXPIRED: "expired",
     ExclusionReason.NOT_YET_VALID: "not-yet",
-    ExclusionReason.OUTRANKED: "outranked",
-    ExclusionReason.UNAPPROVED: "unapproved",
-    ExclusionReason.NOT_RELEVANT: "not-relevant",
+    ExclusionReason.OUTRANKED: "outrankd",
+    ExclusionReason.UNAPPROVED: "unapprvd",
+    ExclusionReason.NOT_RELEVANT: "irrelev",
     ExclusionReason.CONFLICT: "conflict",
-    ExclusionReason.SOURCE_UNAVAILABLE: "no-source",
+    ExclusionReason.SOURCE_UNAVAILABLE: "no-src",
 }
-"""Each exclusion reason in at most 12 cells (the matrix cell; the legend spells them out)."""
+"""Each exclusion reason in at most 8 cells (the matrix cell; the legend spells them out)."""
 
 INCLUDED_GLYPH = "✓"
 DENIED_GLYPH = "⊘"

@@ -47,6 +47,7 @@ from octui.tui.auditmodel import (
 from octui.tui.exporting import ExportExists, ExportRefused, default_export_path, write_atomic
 from octui.tui.screens.export import ExportScreen
 from octui.tui.screens.help import HelpScreen
+from octui.tui.widgets.results import ReasonCounts
 from octui.tui.widgets.rowtable import Cell, Column, RowTable
 
 FORMATS = {".json": AuditFormat.JSON, ".csv": AuditFormat.CSV}
@@ -146,6 +147,14 @@ class MatrixTable(RowTable):
             cells.append((text, style))
         return cells
 
+    def widths(self, total: int) -> list[int]:
+        """Role columns share what the id column leaves (at least 16 cells for it), at most
+        12 cells each; the id column takes the rest."""
+        n = len(self.roles)
+        avail = total - 3 - (n + 1)
+        role = min(12, max(6, (avail - 16) // n)) if n else 0
+        return [max(avail - role * n, 4), 3, *([role] * n)]
+
     def action_column(self, delta: int) -> None:
         if self.roles:
             self.column = min(max(self.column + delta, 0), len(self.roles) - 1)
@@ -177,21 +186,34 @@ class AuditScreen(Screen[None]):
             "t",
             "differs",
             "Differs",
+            show=False,
             tooltip="matrix: only objects whose fate differs between roles",
         ),
-        Binding("o", "sort", "Sort", tooltip="matrix: sort by id / by how many roles receive it"),
+        Binding(
+            "o",
+            "sort",
+            "Sort",
+            show=False,
+            tooltip="matrix: sort by id / by how many roles receive it",
+        ),
         Binding("e", "edit", "Edit", tooltip="open the file in $VISUAL / $EDITOR at the line"),
         Binding("x", "export", "Export", tooltip="export the audit: .json, .csv or .md report"),
     ]
 
     DEFAULT_CSS = """
-    AuditScreen #audit-head { height: auto; padding: 0 1; background: $boost; }
+    AuditScreen #audit-head { height: 1; padding: 0 1; background: $boost; text-style: bold; }
     AuditScreen #audit-counts { height: auto; max-height: 2; padding: 0 1; color: $text-muted; }
+    AuditScreen #audit-tabs { height: 1fr; }
+    AuditScreen #audit-tabs > ContentSwitcher { height: 1fr; }
+    AuditScreen TabPane { height: 1fr; padding: 0; }
     AuditScreen .audit-bar { height: 1; }
     AuditScreen .audit-bar Input { width: 1fr; }
     AuditScreen .audit-bar Static { width: auto; padding: 0 1; color: $text-muted; }
+    AuditScreen RowTable { overflow-x: hidden; }
     AuditScreen #findings-table { height: 1fr; }
-    AuditScreen #finding-box { height: 40%; border-top: solid $primary-background; padding: 0 1; }
+    AuditScreen #finding-box {
+        height: 1fr; max-height: 14; border-top: solid $primary-background; padding: 0 1;
+    }
     AuditScreen #matrix-legend { height: auto; max-height: 3; padding: 0 1; color: $text-muted; }
     """
 
@@ -208,7 +230,7 @@ class AuditScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static("Audit · loading…", id="audit-head", markup=False)
-        yield Static("", id="audit-counts", markup=False)
+        yield ReasonCounts(id="audit-counts")
         with TabbedContent(id="audit-tabs"):
             with TabPane("1 Findings", id="audit-findings"):
                 with Horizontal(classes="audit-bar"):
@@ -272,15 +294,14 @@ class AuditScreen(Screen[None]):
 
     def show_audit(self, a: Audit, index: FindingsIndex) -> None:
         self.audit, self.index = a, index
-        revision = a.source.commit[:12] if a.source.commit else "working tree"
+        revision = f" (git {a.source.commit[:12]})" if a.source.commit else ""
         self.query_one("#audit-head", Static).update(
-            f"Audit at {format_instant(a.as_of)} ({revision}) · {len(a.objects)} objects · "
-            f"{len(a.roles)} roles · {a.errors} errors, {a.warnings} warnings · "
-            "the owner's view: every object and file"
+            f"Audit {format_instant(a.as_of)}{revision} · {len(a.objects)} objects · "
+            f"{len(a.roles)} roles · {a.errors} errors, {a.warnings} warnings"
         )
-        self.query_one("#audit-counts", Static).update(
-            " · ".join(f"{code} {n}" for code, n in index.code_counts()) or "no findings"
-        )
+        counts = self.query_one("#audit-counts", ReasonCounts)
+        counts.parts = [f"{code} {n}" for code, n in index.code_counts()] or ["no findings"]
+        counts.refresh(layout=True)
         self._refill_findings()
         self._mount_matrix(a)
 
@@ -371,14 +392,17 @@ class AuditScreen(Screen[None]):
         """What the detail box says about a finding (plain text)."""
         assert self.audit is not None
         w = f.finding
-        lines = [f"{glyph(w)} {w.code.value} ({w.severity.value})", _one(w.message)]
+        roles = _one(", ".join(f.roles)) or "(no role's bundle carries it)"
+        lines = [
+            f"{glyph(w)} {w.code.value} ({w.severity.value}) · roles: {roles}",
+            _one(w.message),
+        ]
         if w.hint:
             lines.append(f"→ {_one(w.hint)}")
         files = [
             f"{p}:{w.line}" if n == 0 and w.line is not None else p for n, p in enumerate(w.paths)
         ]
         lines.append("files: " + (_one(", ".join(files)) or "(none)"))
-        lines.append("roles: " + (_one(", ".join(f.roles)) or "(no role's bundle carries it)"))
         lines += [_one(s) for s in also_on(self.audit, f)]
         if w.ids:
             role = self._role_for(f)
@@ -429,7 +453,7 @@ class AuditScreen(Screen[None]):
 
     def action_tab(self, pane: str) -> None:
         self.query_one("#audit-tabs", TabbedContent).active = pane
-        self.call_after_refresh(lambda: self._active_table().focus())
+        self._active_table().focus()  # now: the keys typed next go to the table
 
     def action_filter(self) -> None:
         which = "#matrix-filter" if self._active_tab() == "audit-matrix" else "#findings-filter"
