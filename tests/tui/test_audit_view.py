@@ -39,7 +39,14 @@ async def open_audit(pilot: Pilot[Any]) -> AuditScreen:
     await wait_for(pilot, lambda: isinstance(app.screen, AuditScreen))
     screen = app.screen
     assert isinstance(screen, AuditScreen)
-    await wait_for(pilot, lambda: screen.audit is not None and bool(screen.query(MatrixTable)))
+    await wait_for(
+        pilot,
+        lambda: (
+            screen.audit is not None
+            and bool(screen.query(MatrixTable))
+            and bool(screen.query_one(FindingsTable).rows)
+        ),
+    )
     await pilot.pause()
     return screen
 
@@ -112,17 +119,13 @@ async def test_severity_key_filters_to_errors_then_warnings() -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_audit(pilot)
         await pilot.press("s")
-        await pilot.pause()
-        rows = findings(screen)
-        assert len(rows) == 7
-        assert {f.finding.severity for f in rows} == {Severity.ERROR}
+        await wait_for(pilot, lambda: len(findings(screen)) == 7)
+        assert {f.finding.severity for f in findings(screen)} == {Severity.ERROR}
         await pilot.press("s")
-        await pilot.pause()
-        assert len(findings(screen)) == 13
+        await wait_for(pilot, lambda: len(findings(screen)) == 13)
         assert {f.finding.severity for f in findings(screen)} == {Severity.WARNING}
         await pilot.press("s")
-        await pilot.pause()
-        assert len(findings(screen)) == 20
+        await wait_for(pilot, lambda: len(findings(screen)) == 20)
 
 
 async def test_typing_filters_by_code_id_path_and_role() -> None:

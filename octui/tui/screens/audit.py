@@ -13,7 +13,7 @@ This is the owner's view (like ``opencontext audit``): it names every object and
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -45,6 +45,7 @@ from octui.tui.auditmodel import (
     where,
 )
 from octui.tui.exporting import ExportExists, ExportRefused, default_export_path, write_atomic
+from octui.tui.measure import text_width
 from octui.tui.screens.export import ExportScreen
 from octui.tui.screens.help import HelpScreen
 from octui.tui.widgets.results import ReasonCounts
@@ -71,6 +72,18 @@ def _where(f: AuditFinding) -> str:
 def _finding_key(f: AuditFinding) -> tuple[object, ...]:
     w = f.finding
     return (w.code.value, w.ids, w.message, w.paths)
+
+
+def _prepare(
+    table: RowTable, index: FindingsIndex, text: str, severity: str
+) -> tuple[list[AuditFinding], dict[Hashable, int], int]:
+    """The findings a filter keeps, indexed and measured (in a worker thread, so a
+    keystroke costs the UI thread only what is on screen)."""
+    rows = index.filter(text, severity)
+    widths: dict[int, int] = index.__dict__.setdefault("_where_widths", {})
+    if not widths:
+        widths.update({id(f): text_width(_where(f)) for f in index.findings})
+    return rows, table.key_index(rows), max((widths[id(f)] for f in rows), default=0)
 
 
 class FindingsTable(RowTable):
@@ -289,8 +302,14 @@ class AuditScreen(Screen[None]):
         if a is None:
             return
         index = await asyncio.to_thread(FindingsIndex, a.findings)
+        table = self.query_one(FindingsTable)
+        text = self.findings_text
+        prepared = await asyncio.to_thread(_prepare, table, index, text, self.severity)
         self._repo, self._as_of = repo, as_of
         self.show_audit(a, index)
+        if text == self.findings_text:
+            rows, keys, width = prepared
+            table.set_rows(rows, index=keys, widths={3: width})
 
     def show_audit(self, a: Audit, index: FindingsIndex) -> None:
         self.audit, self.index = a, index
@@ -302,14 +321,12 @@ class AuditScreen(Screen[None]):
         counts = self.query_one("#audit-counts", ReasonCounts)
         counts.parts = [f"{code} {n}" for code, n in index.code_counts()] or ["no findings"]
         counts.refresh(layout=True)
-        self._refill_findings()
         self._mount_matrix(a)
 
     def _refill_findings(self) -> None:
         if self.index is None:
             return
-        rows = self.index.filter(self.findings_text, self.severity)
-        self.query_one(FindingsTable).set_rows(rows)
+        self._filter_findings(self.findings_text, debounce=False)
 
     def _mount_matrix(self, a: Audit) -> None:
         old = self.query(MatrixTable)
@@ -344,16 +361,17 @@ class AuditScreen(Screen[None]):
         self._filter_findings(event.value)
 
     @work(exclusive=True, group="findings-filter", exit_on_error=False)
-    async def _filter_findings(self, text: str) -> None:
-        await asyncio.sleep(DEBOUNCE)  # a newer keystroke cancels this one
+    async def _filter_findings(self, text: str, debounce: bool = True) -> None:
+        if debounce:
+            await asyncio.sleep(DEBOUNCE)  # a newer keystroke cancels this one
         index = self.index
-        if index is None:
-            self.findings_text = text
-            return
-        rows = await asyncio.to_thread(index.filter, text, self.severity)
         self.findings_text = text
-        if index is self.index:
-            self.query_one(FindingsTable).set_rows(rows)
+        if index is None:
+            return
+        table = self.query_one(FindingsTable)
+        rows, keys, width = await asyncio.to_thread(_prepare, table, index, text, self.severity)
+        if index is self.index and text == self.findings_text:
+            table.set_rows(rows, index=keys, widths={3: width})
 
     @on(Input.Changed, "#matrix-filter")
     def _matrix_typed(self, event: Input.Changed) -> None:
