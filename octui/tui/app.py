@@ -41,7 +41,7 @@ from octui.pipeline import Included, UnknownRole
 from octui.session import Session
 from octui.textsafe import inert
 from octui.timeutil import now_utc
-from octui.tui.auditapp import edit_selected, show_roles_block
+from octui.tui.auditapp import edit_selected, roles_settled, show_roles_block
 from octui.tui.background import DaemonExecutor, in_daemon_thread
 from octui.tui.commands import OctuiCommands
 from octui.tui.exporting import ExportExists, ExportRefused, default_export_path, write_atomic
@@ -506,8 +506,10 @@ class OctuiApp(ExplorerExtras, App[None]):
         return True
 
     async def wait_settled(self) -> None:
-        """Wait until the newest resolution (or load error) is on screen (for tests)."""
+        """Wait until the newest resolution (or load error) is on screen, with the detail
+        pane's Roles block (for tests)."""
         await self.settled.wait()
+        await roles_settled(self)
 
     # -- selection -----------------------------------------------------------------------
 

@@ -23,11 +23,13 @@ from octui.textsafe import inert
 from octui.tui.auditmodel import audit_of, cached_audit, fate_sentence, object_fates, object_line
 from octui.tui.background import in_daemon_thread
 from octui.tui.editor import EditorError, editor_command
+from octui.whynot import visible_to
 
 if TYPE_CHECKING:
     from octui.tui.state import View
 
-ROLES_TITLE = "Roles (each declared role at this as_of, empty task)"
+ROLES_TITLE = "Roles (this as_of, empty task)"
+ROLES_JUDGED = "  judged on what this role may read"
 
 
 async def audit_for(app: Any, as_of: datetime | None = None) -> Audit | None:
@@ -59,12 +61,13 @@ def _readable_uid(view: View, item: Included | Exclusion | Finding | None) -> in
     return None
 
 
-def role_lines(a: Audit, uid: int) -> list[str] | None:
+def role_lines(a: Audit, uid: int, *, judged: bool = False) -> list[str] | None:
     fates = object_fates(a, uid)
     if fates is None:
         return None
     width = max((len(inert(r, keep_newlines=False)) for r, _ in fates), default=0)
-    return [ROLES_TITLE] + [
+    head = [ROLES_TITLE, ROLES_JUDGED] if judged else [ROLES_TITLE]
+    return head + [
         f"  {inert(role, keep_newlines=False):<{width}}  {fate_sentence(fate)}"
         for role, fate in fates
     ]
@@ -84,21 +87,54 @@ def show_roles_block(
         detail = app.main.query_one("#detail")
     except NoMatches:
         return
-    repo = view.resolution.repository
-    found = cached_audit(repo, view.query.as_of)
+    repo, role, as_of = view.resolution.repository, view.query.role, view.query.as_of
+    found = cached_roles(repo, role, as_of, uid)
     if found is not None:
-        detail.show_roles(role_lines(found, uid))
+        detail.show_roles(found)
         return
     detail.show_roles([ROLES_TITLE, "  resolving every role…"])
 
     async def compute() -> None:
-        a = await in_daemon_thread(audit_of, repo, view.query.as_of, app.root)
+        lines = await in_daemon_thread(roles_of, repo, role, as_of, uid)
         if app.view is view and app.selected is item:
-            detail.show_roles(role_lines(a, uid))
+            detail.show_roles(lines)
 
     app.roles_worker = app.run_worker(
         compute, group="roles-block", exclusive=True, exit_on_error=False
     )
+
+
+def _judged(repo: Repository, role: str | None, uid: int) -> tuple[Repository, int | None]:
+    """The repository a role view judges other roles on (what ``role`` may read: the
+    objects it may not read never change what it is shown), and ``uid`` there."""
+    if role is None:
+        return repo, uid
+    judged, uids = visible_to(repo, role)
+    return judged, uids.get(uid)
+
+
+def roles_of(repo: Repository, role: str | None, as_of: datetime, uid: int) -> list[str] | None:
+    """The Roles block of object ``uid`` in the view of ``role`` (runs in a thread)."""
+    judged, seen = _judged(repo, role, uid)
+    if seen is None:
+        return None
+    return role_lines(audit_of(judged, as_of), seen, judged=role is not None)
+
+
+def cached_roles(repo: Repository, role: str | None, as_of: datetime, uid: int) -> list[str] | None:
+    """:func:`roles_of` when it is already computed (None otherwise)."""
+    if role is None:
+        a = cached_audit(repo, as_of)
+        return role_lines(a, uid) if a is not None else None
+    memo = repo.__dict__.get("_visible_to", {}).get(role)
+    if memo is None:
+        return None
+    judged, uids = memo
+    a = cached_audit(judged, as_of)
+    seen = uids.get(uid)
+    if a is None or seen is None:
+        return None
+    return role_lines(a, seen, judged=True)
 
 
 async def roles_settled(app: Any) -> None:

@@ -78,10 +78,10 @@ _NEAR = {ExclusionReason.SUPERSEDED, ExclusionReason.CONFLICT, ExclusionReason.O
 def fate_sentence(fate: Fate) -> str:
     """One role's fate spelled out (the detail pane's Roles block)."""
     if fate.state is FateState.INCLUDED:
-        return f"{INCLUDED_GLYPH} included at rank {fate.rank}"
+        return f"{INCLUDED_GLYPH} included #{fate.rank}"
     reason = fate.reason.value if fate.reason is not None else "excluded"
     glyph = DENIED_GLYPH if fate.reason is not None and fate.reason.is_denial else EXCLUDED_GLYPH
-    return f"{glyph} excluded: {reason}"
+    return f"{glyph} {reason}"
 
 
 # -- the memoised audit ---------------------------------------------------------------------

@@ -12,7 +12,6 @@ from textual.pilot import Pilot
 
 from octui.timeutil import parse_instant
 from octui.tui.app import OctuiApp, create_app
-from octui.tui.auditapp import roles_settled
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample-repo"
@@ -35,7 +34,6 @@ async def settle(pilot: Pilot[Any]) -> None:
     for _ in range(3):
         await pilot.pause()
         await app.wait_settled()
-        await roles_settled(app)  # the detail pane's Roles block (computed in a thread)
     await pilot.pause()
 
 

@@ -226,20 +226,21 @@ async def test_the_detail_pane_has_a_roles_block_for_objects_the_role_may_read()
         await settle(pilot)
         detail = app.main.query_one(DetailPane)
         app.action_jump("policies.data-retention@2")
-        await wait_for(pilot, lambda: "included at rank" in detail.roles_text)
+        await wait_for(pilot, lambda: "included #" in detail.roles_text)
         text = detail.roles_text
         lines = text.splitlines()
         assert lines[0].startswith("Roles")
-        assert [line.split()[0] for line in lines[1:]] == [
+        assert lines[1] == "  judged on what this role may read"
+        assert [line.split()[0] for line in lines[2:]] == [
             "engineering",
             "leadership",
             "public-bot",
             "sales",
             "support",
         ]
-        assert "engineering  ✗ excluded: not-in-scope" in text
-        assert "public-bot   ⊘ excluded: classification-denied" in text
-        assert "support      ✓ included at rank 6" in text
+        assert "engineering  ✗ not-in-scope" in text
+        assert "public-bot   ⊘ classification-denied" in text
+        assert "support      ✓ included #6" in text
         # a row denied to this role shows its id and reason only: no Roles block
         denied = next(e for e in app.view.exclusions if e.reason.is_denial)  # type: ignore[union-attr]
         app.action_jump(denied.id)
