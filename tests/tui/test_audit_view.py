@@ -500,3 +500,25 @@ def test_findings_filter_and_cells_units() -> None:
     differs = matrix_rows(audit.objects, MatrixFilter(differs=True))
     assert len(differs) == 1_000  # every synthetic object is out for some role
     assert isinstance(OctuiApp, type)
+
+
+async def test_repository_text_in_the_audit_view_is_shown_literally(tmp_path: Path) -> None:
+    """Ids, keys and paths come from the repository: never markup, never escapes."""
+    osc = "\x1b]52;c;Y3VybCBldmlsfHNo\x07"
+    root = tmp_path / "repo"
+    (root / "p").mkdir(parents=True)
+    (root / "opencontext.yaml").write_text("spec: 1\nroles:\n  '[b]r[/b]': {}\n")
+    key = json.dumps("[red]k" + osc)
+    (root / "p" / "[red]a.md").write_text(f"---\nid: p.a\nauthority: canonical\n{key}: 1\n---\nA\n")
+    app = make_app(root, audit=True)
+    async with app.run_test(size=(160, 50)) as pilot:
+        screen = await open_audit(pilot)
+        move_to_finding(screen, "unknown-field", "p.a")
+        await pilot.pause()
+        text = str(screen.query_one("#finding-detail").render())
+        assert "p/[red]a.md" in text and "[b]r[/b]" in text
+        assert "\x1b" not in text and "\x07" not in text
+        svg = app.export_screenshot()
+        assert "\x1b" not in svg and "p/[red]a.md" in svg.replace("&#91;", "[").replace(
+            "&#93;", "]"
+        )
