@@ -1,30 +1,32 @@
 """``python -m octui.bench``: how resolution scales with the size of an organization.
 
 For each size it writes a synthetic repository (``opencontext synth``) into a temporary
-folder and measures, in one run:
+folder and measures, in one run, in **CPU seconds** (user + system: the machine is shared,
+so wall time says more about the neighbours than about octui):
 
-- **floor** — the parsing floor: walk the tree, read every object file and parse its
-  front matter with ``yaml.CSafeLoader`` (:func:`octui.loader.parse_frontmatter_only`),
-  nothing else; in-process, best of ``--repeat``;
-- **cold** — ``opencontext resolve --format json`` as a whole new process with the parse
-  cache off (``--no-cache``), best of ``--repeat``;
+- **two floors** — ``floor_csafeloader_s``: walk the tree, read every object file and
+  parse its front matter with ``yaml.CSafeLoader``; ``floor_io_s``: walk, ``lstat`` and
+  read every file, nothing else. Both in-process;
+- **cold** — ``opencontext resolve --format json --no-cache`` as a whole new process
+  (interpreter and imports included);
 - **first** — the same with an empty persistent cache (it parses and writes the cache);
-- **cached** — the same with the persistent cache warm, best of ``--repeat``;
-- **task / role / as_of** — warm in-process re-resolution (a loaded :class:`Session`)
-  after changing only that input, each to a value not resolved before (median);
-- **edit** — after editing one file on disk: reload (re-parses that file) + re-resolve;
-- **audit** — ``opencontext audit``'s work after a load, in a fresh process: the whole
-  repository judged once, every declared role resolved once, the findings' lines found;
-- **peak** — peak resident memory of the cold process and of the in-process session;
-- **tui** — in the explorer (headless ``run_test``), time from the last keystroke of a
-  task edit to the updated tables (debounce included), and the longest a keystroke
-  waited to be handled while typing.
+- **cached** — the same with the persistent cache warm;
+- **task / role / as_of** — re-resolution in a loaded :class:`Session` after changing only
+  that input, each to a value not resolved before, the bundle digest included (median);
+- **edit** — one file edited on disk (a body-only edit, and an edit of a field steps 1–7
+  read), then reload + re-resolve + digest (median of each kind; ``edit_ms`` is the worse);
+- **session peak** — peak resident memory of the session after 8 roles × 8 instants;
+- **explorer** — headless ``run_test()`` with a warm cache: CPU from process start to the
+  first tables, the longest a keystroke took to be handled (wall: it is a latency), and the
+  CPU the idle explorer spends watching the repository.
 
-Every output is also checked: the cold, first and cached runs must print the same bundle
-(up to ``bundle_id`` and ``generated_at``), and each warm re-resolution must digest like
-a resolution of the same repository without the pipeline memo.
+Every output is also checked (``identical``): the cold, first and cached runs print the same
+bundle (up to ``bundle_id`` and ``generated_at``), every memoised answer of the session equals
+a resolution of the same repository without the memo, and after the edits the session's
+answer equals one from a fresh load without any cache.
 
-Workers run in child processes so that each peak-memory figure is its own.
+A figure that cannot be measured is ``null`` and the reason is printed (``reasons``).
+Workers run in child processes so that each CPU and peak-memory figure is its own.
 """
 
 from __future__ import annotations
@@ -32,9 +34,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import json
+import math
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -52,18 +57,28 @@ TASK = "refund invoice"
 TASKS = ["password reset", "outage credit", "enterprise pricing", "billing escalation", "api"]
 ROLES = ["sales", "engineering", "finance", "legal", "leadership"]
 INSTANTS = ["2025-01-15", "2025-07-01", "2024-03-01", "2026-02-01", "2023-10-10"]
+PEAK_INSTANTS = [
+    "2022-06-01",
+    "2023-03-01",
+    "2024-01-01",
+    "2024-09-01",
+    "2025-05-01",
+    "2026-01-01",
+    "2026-06-01",
+    "2027-06-01",
+]
 TYPED_TASK = "refund policy"
+IDLE_SECONDS = 8.0
+SIZES = "1000,10000,50000"
+HUGE = 100_000
 
 
-# -- the parsing floor ----------------------------------------------------------------------
+# -- the floors -----------------------------------------------------------------------------
 
 
-def parsing_floor(root: Path) -> tuple[float, int]:
-    """Seconds to walk, read and CSafeLoader-parse every object file; and how many files."""
-    from octui.loader import parse_frontmatter_only
-
-    start = time.perf_counter()
-    count = 0
+def object_files(root: Path) -> list[str]:
+    """Every object file under ``root``, in walk order (hidden entries skipped)."""
+    found = []
     stack = [str(root)]
     while stack:
         folder = stack.pop()
@@ -72,30 +87,67 @@ def parsing_floor(root: Path) -> tuple[float, int]:
         for entry in reversed(entries):
             if entry.name.startswith("."):
                 continue
-            if entry.is_dir():
+            if entry.is_dir(follow_symlinks=False):
                 stack.append(entry.path)
             elif entry.name.endswith((".md", ".yaml", ".yml")) and entry.name != "opencontext.yaml":
-                with open(entry.path, "rb") as handle:
-                    raw = handle.read()
-                with contextlib.suppress(Exception):  # a broken file costs what it costs
-                    parse_frontmatter_only(raw, entry.name)
-                count += 1
-    return time.perf_counter() - start, count
+                found.append(entry.path)
+    return found
+
+
+def cpu() -> float:
+    """CPU seconds (user + system) of this process so far."""
+    return time.process_time()
+
+
+def parsing_floor(root: Path) -> tuple[float, int]:
+    """CPU seconds to walk, read and CSafeLoader-parse every object file; how many files."""
+    from octui.loader import parse_frontmatter_only
+
+    start = cpu()
+    count = 0
+    for path in object_files(root):
+        with open(path, "rb") as handle:
+            raw = handle.read()
+        with contextlib.suppress(Exception):  # a broken file costs what it costs
+            parse_frontmatter_only(raw, os.path.basename(path))
+        count += 1
+    return cpu() - start, count
+
+
+def io_floor(root: Path) -> float:
+    """CPU seconds to walk, ``lstat`` and read every object file: the least any loader does."""
+    start = cpu()
+    for path in object_files(root):
+        os.lstat(path)
+        with open(path, "rb") as handle:
+            handle.read()
+    return cpu() - start
 
 
 # -- child processes --------------------------------------------------------------------------
 
 
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run_child(argv: list[str], env: dict[str, str] | None = None) -> dict[str, Any]:
-    """Run a process: wall seconds, exit code, stdout and stderr (workers report their own
-    peak memory on stderr)."""
-    start = time.perf_counter()
+    """Run a process: its CPU seconds (user + system), wall seconds, exit code, stdout and
+    stderr (workers report their own peak memory on stderr)."""
+    before, start = _children_cpu(), time.perf_counter()
     proc = subprocess.Popen(
         argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tempfile.gettempdir()
     )
     out, err = proc.communicate()
     wall = time.perf_counter() - start
-    return {"wall": wall, "code": proc.returncode, "out": out, "err": err}
+    return {
+        "cpu": _children_cpu() - before,
+        "wall": wall,
+        "code": proc.returncode,
+        "out": out,
+        "err": err,
+    }
 
 
 def resolve_argv(repo: Path, *extra: str) -> list[str]:
@@ -156,53 +208,78 @@ def _instant(text: str) -> datetime:
 
 
 def warm_worker(repo: Path) -> dict[str, Any]:
-    """Warm re-resolution timings in one process holding one loaded session."""
-    import resource
-
-    from octui.bundle import digest
+    """Session timings in CPU seconds, in one process holding one loaded session."""
+    from octui.bundle import bundle_dict, digest
     from octui.pipeline import Query, resolve
     from octui.session import Session
 
     session = Session(repo)
-    start = time.perf_counter()
+    start = cpu()
     session.load()
     base = Query(role=ROLE, as_of=_instant(AS_OF), task=TASK)
-    session.resolve(base)
-    load_and_first = time.perf_counter() - start
-    results: dict[str, Any] = {"load_and_first": load_and_first, "mismatches": []}
-
+    digest(session.resolve(base))
+    results: dict[str, Any] = {"load_and_first": cpu() - start, "mismatches": []}
     asked: list[Query] = []
 
     def timed(query: Query) -> float:
-        t0 = time.perf_counter()
-        session.resolve(query)
+        t0 = cpu()
+        digest(session.resolve(query))
+        elapsed = cpu() - t0
         asked.append(query)
-        return time.perf_counter() - t0
+        return elapsed
 
     results["task"] = [timed(replace(base, task=t)) for t in TASKS]
     results["role"] = [timed(replace(base, role=r)) for r in ROLES]
     results["as_of"] = [timed(replace(base, as_of=_instant(d))) for d in INSTANTS]
     before = session.loader.parsed_count
-    edits = []
     files = sorted(p for p in repo.rglob("*.md") if p.name != "README.md")
-    for i in range(3):
-        target = files[(i * 7919) % len(files)]
-        text = target.read_text(encoding="utf-8")
-        target.write_text(text + f"\nEdited by the benchmark ({i}).\n", encoding="utf-8")
-        t0 = time.perf_counter()
-        session.load()
-        session.resolve(base)
-        edits.append(time.perf_counter() - t0)
-    results["edit"] = edits
+    results["edit_body"] = [timed_edit(session, base, files, i, body=True) for i in range(3)]
+    results["edit_field"] = [timed_edit(session, base, files, i, body=False) for i in range(3)]
     results["reparsed"] = session.loader.parsed_count - before
+    for role in sorted(session.repository.config.roles if session.repository else ()):
+        for day in PEAK_INSTANTS:
+            digest(session.resolve(Query(role=role, as_of=_instant(day), task=TASK)))
     results["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    # Checks, after the peak was taken: the memoised answers equal a memo-free resolution.
+    # Checks, after the peak was taken: the memoised answers equal a memo-free resolution,
+    # and the session after its edits equals a fresh load without any cache.
     assert session.repository is not None
     for query in [*asked, base]:
         fresh = resolve(replace(session.repository), query)  # a new repository: no memo
         if digest(fresh) != digest(session.resolve(query)):
             results["mismatches"].append(str(query))
+    os.environ["OCTUI_NO_CACHE"] = "1"
+    fresh_session = Session(repo)
+    fresh_session.load()
+    if _comparable(bundle_dict(fresh_session.resolve(base))) != _comparable(
+        bundle_dict(session.resolve(base))
+    ):
+        results["mismatches"].append("after edits: " + str(base))
     return results
+
+
+def _comparable(bundle: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in bundle.items() if k not in ("bundle_id", "generated_at")}
+
+
+_CREATED = re.compile(r"^created: (\d{4})-", re.MULTILINE)
+
+
+def timed_edit(session: Any, base: Any, files: list[Path], i: int, *, body: bool) -> float:
+    """Edit one file (its body, or its ``created`` year, which step 3 reads); CPU seconds of
+    reload + re-resolve + digest."""
+    from octui.bundle import digest
+
+    target = files[(i * 7919 + (0 if body else 3571)) % len(files)]
+    text = target.read_text(encoding="utf-8")
+    if body:
+        text += f"\nEdited by the benchmark ({i}).\n"
+    else:
+        text = _CREATED.sub(lambda m: f"created: {int(m.group(1)) - 1}-", text, count=1)
+    target.write_text(text, encoding="utf-8")
+    t0 = cpu()
+    session.load()
+    digest(session.resolve(base))
+    return cpu() - t0
 
 
 def audit_worker(repo: Path) -> dict[str, Any]:
@@ -217,41 +294,72 @@ def audit_worker(repo: Path) -> dict[str, Any]:
     session = Session(repo)
     loaded = session.load()
     as_of = _instant(AS_OF)
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     with reader_for(repo, None) as read:
         result = audit(loaded, as_of, read=read)
-    seconds = time.perf_counter() - t0
-    t1 = time.perf_counter()
+    seconds = time.process_time() - t0
+    t1 = time.process_time()
     render_json(result)
     return {
         "audit": seconds,
-        "audit_json": time.perf_counter() - t1,
+        "audit_json": time.process_time() - t1,
         "audit_roles": len(result.roles),
         "audit_findings": len(result.findings),
         "audit_lines": sum(1 for f in result.findings if f.finding.line is not None),
     }
 
 
+# -- the change agenda ----------------------------------------------------------------------------
+
+AGENDA_DAYS = 90
+
+
+def agenda_worker(repo: Path) -> dict[str, Any]:
+    """CPU seconds of one resolution and of the 90-day agenda, each on its own fresh load."""
+    from octui.changes import change_agenda
+    from octui.loader import load_repository
+    from octui.pipeline import Query, resolve
+    from octui.timeutil import add_days
+
+    query = Query(role=ROLE, as_of=_instant(AS_OF))
+    fresh = load_repository(repo)
+    t0 = time.process_time()
+    resolve(fresh, query)
+    resolution = time.process_time() - t0
+    fresh = load_repository(repo)
+    t0 = time.process_time()
+    agenda = change_agenda(
+        fresh, query, since=query.as_of, until=add_days(query.as_of, AGENDA_DAYS)
+    )
+    sweep = time.process_time() - t0
+    return {"resolution": resolution, "agenda": sweep, "points": len(agenda.points)}
+
+
 # -- the explorer ---------------------------------------------------------------------------------
 
 
 def tui_worker(repo: Path) -> dict[str, Any]:
-    """Headless explorer: first screen, keystroke latency, last keystroke → updated tables."""
-    start = time.perf_counter()
-    return asyncio.run(_tui(repo, start))
+    """Headless explorer: first screen, keystroke latency, idle CPU while watching."""
+    return asyncio.run(_tui(repo))
 
 
-async def _tui(repo: Path, start: float) -> dict[str, Any]:
+async def _settle(app: Any) -> None:
+    target = app.generation
+    while not (app.applied_generation >= target and app.settled.is_set()):
+        await asyncio.sleep(0.002)
+
+
+async def _tui(repo: Path) -> dict[str, Any]:
     from octui.tui.app import create_app
 
     app = create_app(
-        repo, role=ROLE, task="", as_of=_instant(AS_OF), watch=False, cursor_blink=False
+        repo, role=ROLE, task="", as_of=_instant(AS_OF), watch=True, cursor_blink=False
     )
     out: dict[str, Any] = {}
     async with app.run_test(size=(160, 48)) as pilot:
         await app.wait_settled()
         await pilot.pause()
-        out["first_screen"] = time.perf_counter() - start
+        out["first_screen"] = cpu()  # CPU since the process started, imports included
         out["included_rows"] = len(app.view.included) if app.view else 0
         app.action_focus_task()
         await pilot.pause()
@@ -263,41 +371,16 @@ async def _tui(repo: Path, start: float) -> dict[str, Any]:
             key_waits.append(time.perf_counter() - t0)
             await asyncio.sleep(0.03)  # a fast typist: ~33 keys a second
         last_key = time.perf_counter()
-        target = app.generation
-        while not (app.applied_generation >= target and app.settled.is_set()):
-            await asyncio.sleep(0.002)
+        await _settle(app)
         await pilot.pause()  # the refresh that paints the new rows
         out["keystroke_to_tables"] = time.perf_counter() - last_key
         out["key_wait_max"] = max(key_waits)
         out["task_shown"] = app.view.query.task if app.view else None
-        # the largest table: every role's objects (leadership reads everything)
-        t0 = time.perf_counter()
-        app.set_role("leadership")
-        target = app.generation
-        while not (app.applied_generation >= target and app.settled.is_set()):
-            await asyncio.sleep(0.002)
-        await pilot.pause()
-        out["role_switch_to_tables"] = time.perf_counter() - t0
-        out["leadership_rows"] = len(app.view.included) if app.view else 0
-        out["leadership_exclusions"] = len(app.view.exclusions) if app.view else 0
-        t0 = time.perf_counter()
-        await pilot.press("end")
-        await pilot.pause()
-        out["scroll_to_end"] = time.perf_counter() - t0
+        await asyncio.sleep(1.0)  # let the typing's work finish
+        c0, w0 = cpu(), time.perf_counter()
+        await asyncio.sleep(IDLE_SECONDS)  # idle: only the watcher and textual's timers run
+        out["idle_cpu_pct"] = 100 * (cpu() - c0) / (time.perf_counter() - w0)
     return out
-
-
-def sample_first_screen(work: Path) -> float | None:
-    """Seconds from process start (imports included) to the first screen on sample-repo."""
-    sample = Path(__file__).resolve().parent.parent / "sample-repo"
-    if not sample.is_dir():
-        return None
-    env = dict(os.environ, XDG_CACHE_HOME=str(work / "cache-sample"))
-    result = run_child([sys.executable, "-m", "octui.bench", "--worker", "tui", str(sample)], env)
-    if result["code"] != 0:
-        return None
-    data = json.loads(result["out"])
-    return float(data["first_screen"])
 
 
 # -- the driver -----------------------------------------------------------------------------------
@@ -319,18 +402,24 @@ def tui_available() -> bool:
     return True
 
 
+def _ms(values: list[float]) -> float:
+    return round(statistics.median(values) * 1000, 1)
+
+
 def measure(size: int, work: Path, seed: int, repeat: int, tui: bool) -> dict[str, Any]:
+    """One size: every figure of the table, as CPU seconds / milliseconds (see the module)."""
     from octui.synth import write_repository
 
     repo = work / f"org-{size}"
     log(f"{size}: writing the repository")
     write_repository(repo, size, seed)
     age(repo)
-    row: dict[str, Any] = {"size": size}
-    log(f"{size}: parsing floor")
+    row: dict[str, Any] = {"objects": size, "reasons": {}}
+    log(f"{size}: floors")
     floors = [parsing_floor(repo) for _ in range(repeat)]
-    row["floor"] = min(f[0] for f in floors)
     row["files"] = floors[0][1]
+    row["floor_csafeloader_s"] = round(min(f[0] for f in floors), 3)
+    row["floor_io_s"] = round(min(io_floor(repo) for _ in range(repeat)), 3)
     env = dict(os.environ)
     env["XDG_CACHE_HOME"] = str(work / f"cache-{size}")  # every child: never the user's cache
     env.pop("OCTUI_NO_CACHE", None)
@@ -341,32 +430,58 @@ def measure(size: int, work: Path, seed: int, repeat: int, tui: bool) -> dict[st
     cached = [run_child(resolve_argv(repo), env) for _ in range(repeat)]
     outputs = {normalised(r["out"]) for r in [*cold, first, *cached]}
     codes = {r["code"] for r in [*cold, first, *cached]}
-    row["identical"] = len(outputs) == 1 and codes == {0}
-    row["cold"] = min(r["wall"] for r in cold)
-    row["first"] = first["wall"]
-    row["cached"] = min(r["wall"] for r in cached)
-    row["cold_peak"] = max(peak_of(r) for r in cold)
-    row["cached_peak"] = max(peak_of(r) for r in cached)
-    log(f"{size}: warm in-process re-resolution")
+    identical = len(outputs) == 1 and codes == {0}
+    row["cold_s"] = round(min(r["cpu"] for r in cold), 3)
+    row["first_s"] = round(first["cpu"], 3)
+    row["cached_s"] = round(min(r["cpu"] for r in cached), 3)
+    row["cold_wall_s"] = round(min(r["wall"] for r in cold), 3)
+    row["cold_peak_mb"] = max(peak_of(r) for r in cold)
+    row["cached_peak_mb"] = max(peak_of(r) for r in cached)
+    log(f"{size}: session")
     warm = run_child([sys.executable, "-m", "octui.bench", "--worker", "warm", str(repo)], env)
     if warm["code"] != 0:
         raise RuntimeError(warm["err"].decode(errors="replace"))
     w = json.loads(warm["out"])
-    for key in ("task", "role", "as_of", "edit"):
-        row[key] = statistics.median(w[key])
-        row[key + "_max"] = max(w[key])
-    row["session_peak"] = w["peak_mb"]
-    row["memo_ok"] = not w["mismatches"]
+    for key in ("task", "role", "as_of", "edit_body", "edit_field"):
+        row[key + "_ms"] = _ms(w[key])
+        row[key + "_max_ms"] = round(max(w[key]) * 1000, 1)
+    row["edit_ms"] = max(row["edit_body_ms"], row["edit_field_ms"])
+    row["session_peak_mb"] = round(w["peak_mb"])
     row["reparsed"] = w["reparsed"]
+    row["mismatches"] = w["mismatches"]
+    row["identical"] = identical and not w["mismatches"]
     log(f"{size}: audit after load")
     a = run_child([sys.executable, "-m", "octui.bench", "--worker", "audit", str(repo)], env)
     if a["code"] != 0:
         raise RuntimeError(a["err"].decode(errors="replace"))
-    row.update(json.loads(a["out"]))
-    if tui:
+    audit = json.loads(a["out"])
+    row["audit_s"] = round(audit["audit"], 3)
+    row["audit_roles"] = audit["audit_roles"]
+    log(f"{size}: change agenda, {AGENDA_DAYS} days")
+    g = run_child([sys.executable, "-m", "octui.bench", "--worker", "agenda", str(repo)], env)
+    if g["code"] != 0:
+        raise RuntimeError(g["err"].decode(errors="replace"))
+    agenda = json.loads(g["out"])
+    row["agenda_s"] = round(agenda["agenda"], 3)
+    row["agenda_ratio"] = round(agenda["agenda"] / max(agenda["resolution"], 1e-9), 1)
+    for key in ("first_screen_s", "idle_cpu_pct", "key_ms"):
+        row[key] = None
+    if not tui:
+        for key in ("first_screen_s", "idle_cpu_pct", "key_ms"):
+            row["reasons"][key] = "explorer not measured (--no-tui, or octui.tui not importable)"
+    else:
         log(f"{size}: explorer")
         t = run_child([sys.executable, "-m", "octui.bench", "--worker", "tui", str(repo)], env)
-        row["tui"] = json.loads(t["out"]) if t["code"] == 0 else {"error": t["err"][-400:]}
+        if t["code"] != 0:
+            why = "the explorer worker failed: " + t["err"][-300:].decode(errors="replace")
+            for key in ("first_screen_s", "idle_cpu_pct", "key_ms"):
+                row["reasons"][key] = why
+        else:
+            data = json.loads(t["out"])
+            row["first_screen_s"] = round(data["first_screen"], 3)
+            row["idle_cpu_pct"] = round(data["idle_cpu_pct"], 2)
+            row["key_ms"] = round(data["key_wait_max"] * 1000, 1)
+            row["keystroke_to_tables_ms"] = round(data["keystroke_to_tables"] * 1000, 1)
     shutil.rmtree(repo, ignore_errors=True)
     return row
 
@@ -375,60 +490,104 @@ def log(text: str) -> None:
     print(f"[bench {time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
 
 
-def ms(seconds: float) -> str:
-    return f"{seconds * 1000:.0f} ms"
+def _cell(value: Any, unit: str) -> str:
+    if value is None:
+        return "n/a"
+    if unit == "s":
+        return f"{value:.2f} s"
+    if unit == "%":
+        return f"{value:.2f} %"
+    if unit == "×":
+        return f"{value:.1f}×"
+    return f"{value:.0f} {unit}"
 
 
-def secs(seconds: float) -> str:
-    return f"{seconds:.2f} s"
+COLUMNS = [
+    ("objects", "objects", ""),
+    ("floor_csafeloader_s", "CSafeLoader floor", "s"),
+    ("floor_io_s", "I/O floor", "s"),
+    ("cold_s", "cold (no cache)", "s"),
+    ("cached_s", "cold (cache warm)", "s"),
+    ("first_s", "first run (fills cache)", "s"),
+    ("task_ms", "new task", "ms"),
+    ("role_ms", "new role", "ms"),
+    ("as_of_ms", "new as_of", "ms"),
+    ("edit_body_ms", "edit: body", "ms"),
+    ("edit_field_ms", "edit: field", "ms"),
+    ("session_peak_mb", "session peak", "MB"),
+    ("audit_s", "audit, every role", "s"),
+    ("agenda_s", "agenda 90 d (CPU)", "s"),
+    ("agenda_ratio", "agenda ÷ 1 resolution", "×"),
+    ("first_screen_s", "explorer first screen", "s"),
+    ("idle_cpu_pct", "explorer idle CPU", "%"),
+    ("key_ms", "keystroke", "ms"),
+]
 
 
-def table(rows: list[dict[str, Any]], sample: float | None, tui: bool) -> str:
-    head = [
-        "objects",
-        "floor",
-        "cold (no cache)",
-        "cold ÷ floor",
-        "cold (cache warm)",
-        "cached ÷ floor",
-        "first run (fills cache)",
-        "task Δ",
-        "role Δ",
-        "as_of Δ",
-        "1 file edited",
-        "audit (all roles)",
-        "peak: cold / cached / session",
-        "explorer: last key → tables",
-        "identical",
-    ]
+def table(rows: list[dict[str, Any]]) -> str:
+    head = [title for _, title, _ in COLUMNS] + ["cold ÷ floors", "cached ÷ floor", "identical"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
-        t = r.get("tui") or {}
-        if not tui:
-            explorer = "not measured"
-        elif "error" in t:
-            explorer = "failed"
-        else:
-            explorer = f"{ms(t['keystroke_to_tables'])} (key wait ≤ {ms(t['key_wait_max'])})"
-        cells = [
-            f"{r['size']:,}",
-            secs(r["floor"]),
-            secs(r["cold"]),
-            f"{r['cold'] / r['floor']:.2f}×",
-            secs(r["cached"]),
-            f"{r['cached'] / r['floor']:.2f}×",
-            secs(r["first"]),
-            ms(r["task"]),
-            ms(r["role"]),
-            ms(r["as_of"]),
-            ms(r["edit"]),
-            f"{ms(r['audit'])} ({r['audit_roles']} roles)",
-            f"{r['cold_peak']:.0f} / {r['cached_peak']:.0f} / {r['session_peak']:.0f} MB",
-            explorer,
-            "yes" if r["identical"] and r["memo_ok"] else "NO",
-        ]
+        cells = [f"{r['objects']:,}"] + [_cell(r[key], unit) for key, _, unit in COLUMNS[1:]]
+        cells.append(
+            f"{r['cold_s'] / r['floor_csafeloader_s']:.2f}× / {r['cold_s'] / r['floor_io_s']:.1f}×"
+        )
+        cells.append(f"{r['cached_s'] / r['floor_csafeloader_s']:.2f}×")
+        cells.append("yes" if r["identical"] else "NO")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+# (figure, size → limit or None, how to read it off a row)
+TARGETS: list[tuple[str, dict[int, float], Any]] = [
+    ("cold ≤ 1.0× CSafeLoader floor", {10_000: 1.0, 50_000: 1.0, HUGE: 1.0},
+     lambda r: r["cold_s"] / r["floor_csafeloader_s"]),
+    ("cold ≤ 4× I/O floor", {10_000: 4.0, 50_000: 4.0, HUGE: 4.0},
+     lambda r: r["cold_s"] / r["floor_io_s"]),
+    ("cached ≤ 0.35× CSafeLoader floor", {10_000: 0.35, 50_000: 0.35},
+     lambda r: r["cached_s"] / r["floor_csafeloader_s"]),
+    ("new role (ms)", {10_000: 40, 50_000: 150}, lambda r: r["role_ms"]),
+    ("new as_of (ms)", {10_000: 30, 50_000: 120}, lambda r: r["as_of_ms"]),
+    ("new task (ms)", {10_000: 15, 50_000: 60}, lambda r: r["task_ms"]),
+    ("one edited file (ms)", {10_000: 100, 50_000: 300}, lambda r: r["edit_ms"]),
+    ("explorer first screen (s)", {10_000: 1.5, 50_000: 4.0}, lambda r: r["first_screen_s"]),
+    ("explorer idle CPU (%)", {50_000: 1.0}, lambda r: r["idle_cpu_pct"]),
+    ("keystroke (ms)", {50_000: 50}, lambda r: r["key_ms"]),
+    ("session peak (MB)", {50_000: 600, HUGE: 1200}, lambda r: r["session_peak_mb"]),
+    ("audit, every role (s)", {10_000: 3.0}, lambda r: r["audit_s"]),
+    ("agenda 90 d ÷ 1 resolution", {10_000: 3.0}, lambda r: r["agenda_ratio"]),
+    ("agenda 90 d (s)", {50_000: 30.0}, lambda r: r["agenda_s"]),
+]  # fmt: skip
+
+
+def verdicts(rows: list[dict[str, Any]]) -> list[str]:
+    """One line per target and size measured: the figure and whether it holds."""
+    out = []
+    by_size = {r["objects"]: r for r in rows}
+    for name, limits, figure in TARGETS:
+        for size, limit in limits.items():
+            row = by_size.get(size)
+            if row is None:
+                continue
+            try:
+                value = figure(row)
+            except TypeError:
+                value = None
+            if value is None:
+                out.append(f"- {name} at {size:,}: not measured")
+            else:
+                holds = "holds" if value <= limit else "DOES NOT HOLD"
+                out.append(f"- {name} at {size:,}: {value:.2f} (target ≤ {limit:g}) {holds}")
+    sizes = sorted(by_size)
+    for small, big in itertools.pairwise(sizes):
+        ratio = by_size[big]["cold_s"] / by_size[small]["cold_s"]
+        per_doubling = ratio ** (1 / math.log2(big / small))
+        holds = "holds" if per_doubling <= 2.2 else "DOES NOT HOLD"
+        out.append(
+            f"- cold growth {small:,} → {big:,}: {per_doubling:.2f}× per doubling "
+            f"(target ≤ 2.2) {holds}"
+        )
+    return out
 
 
 def machine() -> str:
@@ -442,14 +601,20 @@ def machine() -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m octui.bench",
-        description="Build synthetic repositories and measure resolution at each size.",
+        description="Build synthetic repositories and measure resolution at each size "
+        "(CPU seconds).",
     )
-    parser.add_argument("--sizes", default="1000,10000,50000", help="comma-separated sizes")
+    parser.add_argument("--sizes", default=SIZES, help=f"comma-separated sizes ({SIZES})")
+    parser.add_argument("--huge", action="store_true", help=f"also measure {HUGE:,} objects")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--repeat", type=int, default=3, help="runs per timing (best is kept)")
-    parser.add_argument("--no-tui", action="store_true", help="skip the explorer timings")
-    parser.add_argument("--json", metavar="FILE", help="also write the raw results as JSON")
-    parser.add_argument("--worker", choices=["cli", "warm", "audit", "tui"], help=argparse.SUPPRESS)
+    parser.add_argument("--repeat", type=int, default=1, help="runs per timing (best is kept)")
+    parser.add_argument("--no-tui", action="store_true", help="skip the explorer figures")
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON object per size instead of the table"
+    )
+    parser.add_argument(
+        "--worker", choices=["cli", "warm", "audit", "tui", "agenda"], help=argparse.SUPPRESS
+    )
     parser.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker == "cli":
@@ -461,6 +626,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.worker == "audit":
         print(json.dumps(audit_worker(Path(args.rest[0]))))
         return 0
+    if args.worker == "agenda":
+        print(json.dumps(agenda_worker(Path(args.rest[0]))))
+        return 0
     if args.worker == "tui":
         print(json.dumps(tui_worker(Path(args.rest[0]))))
         return 0
@@ -468,47 +636,34 @@ def main(argv: list[str] | None = None) -> int:
         sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     except ValueError:
         parser.error(f"--sizes: expected comma-separated whole numbers, got {args.sizes!r}")
+    if args.huge and HUGE not in sizes:
+        sizes.append(HUGE)
     tui = not args.no_tui and tui_available()
     work = Path(tempfile.mkdtemp(prefix="octui-bench-"))
     started = time.perf_counter()
     before = machine()
+    rows = []
     try:
-        rows = [measure(n, work, args.seed, args.repeat, tui) for n in sizes]
-        sample = sample_first_screen(work) if tui else None
+        for n in sizes:
+            row = measure(n, work, args.seed, args.repeat, tui)
+            rows.append(row)
+            for key, why in row["reasons"].items():
+                log(f"{n}: {key} is null: {why}")
+            if args.json:
+                print(json.dumps(row), flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print(f"octui benchmark — {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}")
-    print(f"machine: {before} (at start); {machine()} (at end)")
-    print(f"query: --role {ROLE} --task {TASK!r} --as-of {AS_OF}; best of {args.repeat}")
-    print()
-    print(table(rows, sample, tui))
-    print()
-    for r in rows:
-        extra = ""
-        t = r.get("tui") or {}
-        if tui and "error" not in t:
-            extra = (
-                f"; explorer: leadership ({t['leadership_rows']:,} included, "
-                f"{t['leadership_exclusions']:,} excluded) shown in "
-                f"{ms(t['role_switch_to_tables'])}, End key {ms(t['scroll_to_end'])}"
-            )
-        print(
-            f"- {r['size']:,} objects ({r['files']:,} files): worst task/role/as_of/edit "
-            f"{ms(r['task_max'])}/{ms(r['role_max'])}/{ms(r['as_of_max'])}/{ms(r['edit_max'])}"
-            f" (3 edits re-parsed {r['reparsed']} files); audit {ms(r['audit'])} for "
-            f"{r['audit_roles']} roles and {r['audit_findings']:,} findings "
-            f"({r['audit_lines']:,} with a line), its JSON in {ms(r['audit_json'])}{extra}"
-        )
-    if sample is not None:
-        print(
-            f"- explorer first screen on sample-repo (process start → first tables): {secs(sample)}"
-        )
-    elif not tui:
-        print("- explorer: not measured (octui.tui not importable or --no-tui)")
-    print(f"- total benchmark time: {secs(time.perf_counter() - started)}")
-    if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=2, default=str), encoding="utf-8")
-    return 0 if all(r["identical"] and r["memo_ok"] for r in rows) else 1
+    if not args.json:
+        print(f"octui benchmark — {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}")
+        print(f"machine: {before} (at start); {machine()} (at end)")
+        print(f"query: --role {ROLE} --task {TASK!r} --as-of {AS_OF}; CPU seconds, best of "
+              f"{args.repeat}")  # fmt: skip
+        print()
+        print(table(rows))
+        print()
+        print("\n".join(verdicts(rows)))
+        print(f"- total benchmark time: {time.perf_counter() - started:.0f} s (wall)")
+    return 0 if all(r["identical"] for r in rows) else 1
 
 
 if __name__ == "__main__":

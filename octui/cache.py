@@ -39,7 +39,7 @@ from typing import Any, BinaryIO
 
 from octui.loader import FileKey, ParsedFile
 
-FORMAT = 2
+FORMAT = 3
 """Bumped whenever the payload changes: a cache of another format is cold."""
 ENV_DISABLE = "OCTUI_NO_CACHE"
 RACY_NS = 2_000_000_000
@@ -48,10 +48,19 @@ MIN_ENTRIES = 100
 MAX_FILES = 32
 MAX_BYTES = 1 << 30
 """The cache directory keeps the most recently written files within these bounds."""
-_PARSER_MODULES = ("loader", "fastyaml", "model", "yamlio", "timeutil", "enums", "config")
+_PARSER_MODULES = (
+    "loader",
+    "fastyaml",
+    "model",
+    "yamlio",
+    "timeutil",
+    "enums",
+    "config",
+    "ranking",  # the token tables kept beside each parsed file
+)
 
 Key = FileKey
-Payload = tuple[int, int, int, int, tuple[Any, ...] | None, tuple[str, ...], str | None, bool]
+Payload = tuple[int, int, int, int, tuple[Any, ...] | None, tuple[str, ...], str | None, bool, Any]
 
 
 def _parser_fingerprint() -> str:
@@ -224,18 +233,26 @@ def _field_names() -> tuple[str, ...]:
 
 def _pack(identity: tuple[int, int, int, int], parsed: ParsedFile) -> Payload | None:
     """The payload to store, or None when the result is not of the expected shape."""
-    values = None
+    values = tokens = None
     if parsed.fields is not None:
         if tuple(parsed.fields) != _field_names():
             return None
         values = tuple(parsed.fields.values())
-    return (*identity, values, parsed.unknown, parsed.error, parsed.skipped)
+        tokens = parsed.tokens
+        if tokens is None:
+            from octui.ranking import fields_token_table
+
+            try:
+                tokens = fields_token_table(parsed.fields)
+            except Exception:
+                tokens = None  # ranking computes it when needed
+    return (*identity, values, parsed.unknown, parsed.error, parsed.skipped, tokens)
 
 
 def _unpack(rel: str, payload: Any) -> ParsedFile | None:
     """The parsed file a payload holds, or None when it is not exactly the expected shape."""
     try:
-        _size, _mtime, _ino, _ctime, values, unknown, error, skipped = payload
+        _size, _mtime, _ino, _ctime, values, unknown, error, skipped, tokens = payload
         if type(unknown) is not tuple or type(skipped) is not bool:
             return None
         if error is not None and type(error) is not str:
@@ -246,7 +263,17 @@ def _unpack(rel: str, payload: Any) -> ParsedFile | None:
             if type(values) is not tuple or len(values) != len(names):
                 return None
             fields = dict(zip(names, values, strict=True))
-        return ParsedFile(rel, fields=fields, unknown=unknown, error=error, skipped=skipped)
+        if tokens is not None and not (
+            fields is not None
+            and type(tokens) is tuple
+            and len(tokens) == 2
+            and type(tokens[0]) is dict
+            and type(tokens[1]) is tuple
+        ):
+            tokens = None  # not a token table: ranking computes it again
+        return ParsedFile(
+            rel, fields=fields, unknown=unknown, error=error, skipped=skipped, tokens=tokens
+        )
     except Exception:
         return None
 

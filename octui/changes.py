@@ -18,17 +18,57 @@ Pure: the same repository and query give the same agenda.
 
 from __future__ import annotations
 
+import hashlib
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
-from octui.bundle import digest
-from octui.diff import Diff, describe_change, diff_resolutions
+from octui.bundle import (
+    _exclusion_json,
+    _included_json,
+    canonical_json,
+    digest,
+    warning_digest_form,
+)
+from octui.diff import (
+    Diff,
+    EntryView,
+    SideInfo,
+    describe_change,
+    diff_entries,
+    diff_resolutions,
+    excluded_view,
+    field_lines,
+    included_view,
+    receivable_ids,
+    warning_changes,
+)
+from octui.enums import ExclusionReason, Lifecycle, WarningCode
 from octui.loader import Repository
-from octui.model import ContextObject, Exclusion
-from octui.pipeline import Query, Resolution, freshness_window, resolve
+from octui.model import ContextObject, Exclusion, Finding
+from octui.pipeline import (
+    Included,
+    Query,
+    Resolution,
+    Run,
+    _fixed_order,
+    _memo,
+    freshness_window,
+    is_stale,
+    resolve,
+    step_approval,
+    step_competition,
+    step_conflicts,
+    step_scope,
+    step_supersession,
+    step_temporal,
+    version_findings,
+)
+from octui.ranking import score, tokenize
 from octui.textsafe import inert
 from octui.timeutil import BEGINNING_OF_TIME, add_days, format_instant
 
@@ -58,6 +98,10 @@ class ChangePoint:
     """True when the change holds only strictly after ``at`` (staleness)."""
     causes: tuple[Cause, ...]
     diff: Diff
+    """What changes, without the objects that only moved in rank (counted in
+    :attr:`rank_moves`): an agenda says what enters, leaves or changes."""
+    rank_moves: int = 0
+    """How many included objects only moved in rank."""
 
     @property
     def first_instant(self) -> datetime:
@@ -66,9 +110,25 @@ class ChangePoint:
     def upcoming(self, as_of: datetime) -> bool:
         return self.first_instant > as_of
 
-    def to_json(self, as_of: datetime) -> dict[str, Any]:
-        """The change; objects that only moved in rank are counted, not listed."""
-        d = self.diff.to_json()
+    @property
+    def receives(self) -> bool:
+        """Whether what the role receives changes here: an object enters, leaves or changes
+        in the bundle, or a finding is added or removed. Otherwise only exclusion entries
+        change (an out-of-scope object starting, a loser's reason)."""
+        d = self.diff
+        if d.warnings_added or d.warnings_removed:
+            return True
+        return any(
+            (c.before is not None and c.before.included)
+            or (c.after is not None and c.after.included)
+            for c in d.objects
+        )
+
+    def to_json(self, as_of: datetime, everything: bool = True) -> dict[str, Any]:
+        """The change; objects that only moved in rank are counted, not listed. Without
+        ``everything``, only changes to objects the role could receive are listed."""
+        diff = self.diff if everything else self.diff.receivable_only()
+        d = diff.to_json()
         return {
             "at": format_instant(self.at),
             "holds": "after" if self.after else "from",
@@ -79,8 +139,10 @@ class ChangePoint:
             "digest_after": self.diff.b.digest,
             "summary": d["summary"],
             "versions": d["versions"],
-            "objects": [o for o in d["objects"] if o["changes"] != ["rank"]],
-            "rank_moves": sum(1 for o in d["objects"] if o["changes"] == ["rank"]),
+            "objects": d["objects"],
+            "rank_moves": self.rank_moves,
+            "hidden": d["hidden"],
+            "receives": self.receives,
             "warnings": d["warnings"],
         }
 
@@ -92,6 +154,13 @@ class Agenda:
     until: datetime | None
     points: tuple[ChangePoint, ...]
     rev: str | None = None
+    everything: bool = True
+    """False: only the changes to what the role receives (:attr:`ChangePoint.receives`)."""
+
+    def receiving(self) -> Agenda:
+        """The changes to what the role receives: the agenda without the instants at which
+        only exclusion entries change, each listing only what the role could receive."""
+        return replace(self, points=tuple(p for p in self.points if p.receives), everything=False)
 
     def upcoming(self) -> list[ChangePoint]:
         return [p for p in self.points if p.upcoming(self.query.as_of)]
@@ -117,7 +186,8 @@ class Agenda:
             "since": format_instant(self.since) if self.since else None,
             "until": format_instant(self.until) if self.until else None,
             "rev": self.rev,
-            "changes": [p.to_json(q.as_of) for p in self.points],
+            "everything": self.everything,
+            "changes": [p.to_json(q.as_of, self.everything) for p in self.points],
         }
 
 
@@ -247,12 +317,26 @@ class _Resolver:
         da, db = self.digest(before), self.digest(after)
         if da == db:
             return None
-        diff = diff_resolutions(
+        full = diff_resolutions(
             before, after, rev_a=self.rev, rev_b=self.rev, digest_a=da, digest_b=db
         )
-        touched = _touched_ids(diff)
-        relevant = tuple(c for c in candidate.causes if touched.intersection(c.ids))
-        return ChangePoint(candidate.at, candidate.after, relevant or candidate.causes, diff)
+        diff, moves = without_rank_moves(full)
+        return _point(candidate, diff, moves)
+
+
+def without_rank_moves(diff: Diff) -> tuple[Diff, int]:
+    """The diff without the objects that only moved in rank, and how many there were."""
+    kept = tuple(c for c in diff.objects if c.aspects != ("rank",))
+    return replace(diff, objects=kept), len(diff.objects) - len(kept)
+
+
+def _point(candidate: _Candidate, diff: Diff, rank_moves: int) -> ChangePoint:
+    """A change point; its causes are those naming an id that changed (all, if none does)."""
+    touched = _touched_ids(diff)
+    relevant = tuple(c for c in candidate.causes if touched.intersection(c.ids))
+    return ChangePoint(
+        candidate.at, candidate.after, relevant or candidate.causes, diff, rank_moves
+    )
 
 
 def change_agenda(
@@ -265,17 +349,43 @@ def change_agenda(
 ) -> Agenda:
     """The instants in ``(since, until]`` at which ``query``'s bundle changes (None: unbounded).
 
-    The bundle can change only at a candidate instant, so it is constant from one candidate's
-    first instant to the next: one resolution per candidate suffices.
+    Found by sweeping the candidate instants in order and re-judging, at each, only what its
+    causes touch (see :class:`_Sweep`); a query that trims (``limit``, ``min_relevance``)
+    depends on the whole order, and is resolved at every candidate instead.
     """
-    resolver = _Resolver(repository, query, rev)
     base = resolve(repository, query)
-    window = [
+    window = _window(base, since, until)
+    if not window:
+        return Agenda(query, since, until, (), rev)
+    if query.limit is None and query.min_relevance is None:
+        points = _sweep_agenda(repository, query, base, window, rev)
+        return Agenda(query, since, until, tuple(points), rev)
+    return brute_force_agenda(repository, query, since=since, until=until, rev=rev)
+
+
+def _window(base: Resolution, since: datetime | None, until: datetime | None) -> list[_Candidate]:
+    return [
         c
         for c in sorted_candidates(base)
         if (since is None or c.first_instant > since)
         and (until is None or c.first_instant <= until)
     ]
+
+
+def brute_force_agenda(
+    repository: Repository,
+    query: Query,
+    *,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    rev: str | None = None,
+) -> Agenda:
+    """:func:`change_agenda` by resolving the whole repository at every candidate instant
+    (the bundle is constant from one candidate's first instant to the next): the slow,
+    obviously right method the sweep is tested against."""
+    resolver = _Resolver(repository, query, rev)
+    base = resolve(repository, query)
+    window = _window(base, since, until)
     points: list[ChangePoint] = []
     if window:
         previous = resolver.at(window[0].first_instant - EPSILON)
@@ -288,19 +398,419 @@ def change_agenda(
     return Agenda(query, since, until, tuple(points), rev)
 
 
+# -- the sweep -----------------------------------------------------------------------------------
+#
+# Between two consecutive candidate instants nothing changes, and at a candidate only the
+# objects its causes name can change state: their validity (step 3), the supersession edges
+# that start there (step 5), their staleness. What they touch beyond themselves is bounded:
+# the competition within their id (step 6) and the declared conflicts reaching their id
+# (step 7, transitively). So the ids are split once into *clusters* — ids joined by
+# ``conflicts_with`` — and at each candidate only the clusters its causes name are judged
+# again (steps 2-7 over those objects, by the pipeline's own step functions), spliced into
+# the bundle kept from the instant before. Ranking needs no work: an object's place in the
+# bundle order depends on the task and the object only. The digest is hashed from cached
+# per-entry pieces; only changes are diffed, and only over the ids they touch.
+
+_DYNAMIC_CODES = frozenset(
+    {
+        WarningCode.STALE,
+        WarningCode.DUPLICATE_CANONICAL,
+        WarningCode.MULTIPLE_ACTIVE_VERSIONS,
+        WarningCode.CONFLICT_AMBIGUOUS,
+        WarningCode.CONFLICT_DECLARED,
+    }
+)
+"""The warnings that depend on ``as_of``; every other finding is fixed for a role."""
+
+
+@dataclass
+class _ClusterState:
+    exclusions: dict[int, Exclusion]
+    findings: list[Finding]
+    standing: dict[int, Lifecycle]
+    """Included objects by uid, with their lifecycle (historical ones too)."""
+    stale: dict[int, bool]
+
+
+def _stale_finding(config: Any, obj: ContextObject) -> Finding:
+    window = freshness_window(config, obj)
+    return Finding(
+        WarningCode.STALE,
+        (obj.id,),
+        f"has not been updated inside its freshness window ({window}d)",
+        "Review it and update `updated`, or set review_every.",
+        (obj.path,),
+    )
+
+
+class _Sorted:
+    """A sorted list of unique keys with parallel lists of values and of their canonical
+    JSON (bisect, in place)."""
+
+    __slots__ = ("blobs", "keys", "values")
+
+    def __init__(self) -> None:
+        self.keys: list[Any] = []
+        self.values: list[Any] = []
+        self.blobs: list[bytes] = []
+
+    def add(self, key: Any, value: Any, blob: bytes) -> None:
+        i = bisect_left(self.keys, key)
+        self.keys.insert(i, key)
+        self.values.insert(i, value)
+        self.blobs.insert(i, blob)
+
+    def remove(self, key: Any) -> None:
+        i = bisect_left(self.keys, key)
+        del self.keys[i]
+        del self.values[i]
+        del self.blobs[i]
+
+    def index(self, key: Any) -> int:
+        return bisect_left(self.keys, key)
+
+
+@lru_cache(maxsize=1 << 17)
+def _warning_bytes(w: Finding) -> bytes:
+    return canonical_json(warning_digest_form(w))
+
+
+class _Sweep:
+    """The bundle of one query kept from candidate to candidate, re-judging only the
+    clusters each candidate touches. Needs a query without ``limit`` / ``min_relevance``
+    (trimming depends on the whole order)."""
+
+    def __init__(self, repository: Repository, query: Query, base: Resolution, rev: str | None):
+        self.repository = repository
+        self.query = query
+        self.rev = rev
+        self.config = repository.config
+        self.role = repository.config.roles.get(query.role) if query.role is not None else None
+        first = _memo(repository).first_steps[query.role]  # resolve() has run for this role
+        self.readable: list[ContextObject] = first[1]
+        self.approved: set[int] = first[2]
+        readable_ids = {o.id for o in self.readable}
+        parent: dict[str, str] = {i: i for i in readable_ids}
+
+        def find(x: str) -> str:
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        for obj in self.readable:  # clusters: ids joined by declared conflicts
+            for other in obj.conflicts_with:
+                if other in parent:
+                    ra, rb = find(obj.id), find(other)
+                    if ra != rb:
+                        parent[max(ra, rb)] = min(ra, rb)
+        self.cluster_of = {i: find(i) for i in readable_ids}
+        self.members: dict[str, list[ContextObject]] = defaultdict(list)
+        for obj in self.readable:
+            self.members[self.cluster_of[obj.id]].append(obj)
+        tokens = tokenize(query.task)
+        floor = self.config.ranking.floor
+        self.scores = {o.uid: score(o, tokens, floor) for o in self.readable}
+        groups, places = _fixed_order(Run(repository, query, self.role))
+        width = len(places) + 1
+        self.order = {
+            o.uid: ((groups[o.uid] << 40) - self.scores[o.uid].score) * width + places[o.uid]
+            for o in self.readable
+        }
+        self.by_uid = {o.uid: o for o in self.readable}
+        self.receivable = receivable_ids(base, base)
+        self.clusters: dict[str, _ClusterState] = {}
+        self.instant: datetime | None = None
+        self.current = _Sorted()  # order key → Included (active)
+        self.historical = _Sorted()  # order key → Included (expired / superseded)
+        self.exclusions = _Sorted()  # Exclusion.sort_key → Exclusion
+        self.warnings = _Sorted()  # Finding.sort_key → Finding
+        for ex in dict.fromkeys(base.exclusions):
+            if ex.reason.is_denial or ex.reason is ExclusionReason.SOURCE_UNAVAILABLE:
+                self.exclusions.add(ex.sort_key(), ex, _exclusion_json(ex))
+        for w in set(base.warnings):
+            if w.code not in _DYNAMIC_CODES:
+                self.warnings.add(w.sort_key(), w, _warning_bytes(w))
+        self._digest: str | None = None
+        self._included: list[Included] | None = None
+
+    # -- judging -------------------------------------------------------------------------------
+
+    def judge(self, clusters: list[str], instant: datetime) -> dict[str, _ClusterState]:
+        """Steps 2-7 (and staleness) over the objects of ``clusters`` at ``instant``, by the
+        pipeline's own steps: no step joins objects of two clusters."""
+        query = replace(self.query, as_of=instant, task="", limit=None, min_relevance=None)
+        run = Run(self.repository, query, self.role)
+        run.readable = self.readable
+        objects = [o for c in clusters for o in self.members[c]]
+        standing = step_approval(run, objects)
+        run.approved = self.approved
+        standing = step_temporal(run, standing)
+        standing = step_scope(run, standing)
+        standing = step_supersession(run, standing)
+        run.findings.clear()  # supersession cycles: fixed for the role, kept apart
+        current = [o for o in standing if o.uid not in run.historical]
+        version_findings(run, current)
+        current = step_competition(run, current)
+        current = step_conflicts(run, current)
+        states = {c: _ClusterState({}, [], {}, {}) for c in clusters}
+        cluster_of = self.cluster_of
+        for uid, ex in run.exclusions.items():
+            states[cluster_of[ex.id]].exclusions[uid] = ex
+        for obj in current:
+            states[cluster_of[obj.id]].standing[obj.uid] = Lifecycle.ACTIVE
+        for obj in standing:
+            if obj.uid in run.historical:
+                states[cluster_of[obj.id]].standing[obj.uid] = run.historical[obj.uid]
+        config = self.config
+        for state in states.values():
+            for uid in state.standing:
+                obj = self.by_uid[uid]
+                stale = state.stale[uid] = is_stale(config, obj, instant)
+                if stale:
+                    state.findings.append(_stale_finding(config, obj))
+        for f in run.findings:
+            states[cluster_of[f.ids[0]]].findings.append(f)
+        for state in states.values():
+            state.findings.sort(key=Finding.sort_key)
+        return states
+
+    def probe(self, instant: datetime, ids: set[str]) -> dict[str, _ClusterState]:
+        """The clusters of ``ids`` judged at ``instant``: those whose state changes."""
+        clusters = sorted({self.cluster_of[i] for i in ids if i in self.cluster_of})
+        judged = self.judge(clusters, instant)
+        return {c: s for c, s in judged.items() if s != self.clusters.get(c)}
+
+    def start(self, instant: datetime) -> None:
+        self.commit(instant, self.judge(sorted(self.members), instant))
+
+    def commit(self, instant: datetime, changed: dict[str, _ClusterState]) -> None:
+        """Move to ``instant``, splicing the re-judged clusters into the bundle."""
+        self.instant = instant
+        for cluster, state in changed.items():
+            old = self.clusters.get(cluster)
+            if old is not None:
+                self._splice(old, -1)
+            self._splice(state, +1)
+            self.clusters[cluster] = state
+        if changed:
+            self._digest = None
+            self._included = None
+
+    def _splice(self, state: _ClusterState, sign: int) -> None:
+        for uid, lifecycle in state.standing.items():
+            into = self.current if lifecycle is Lifecycle.ACTIVE else self.historical
+            key = self.order[uid]
+            if sign < 0:
+                into.remove(key)
+            else:
+                s = self.scores[uid]
+                inc = Included(self.by_uid[uid], lifecycle, state.stale[uid], s.score, s.matched)
+                into.add(key, inc, _included_json(inc))
+        for ex in state.exclusions.values():
+            if sign < 0:
+                self.exclusions.remove(ex.sort_key())
+            else:
+                self.exclusions.add(ex.sort_key(), ex, _exclusion_json(ex))
+        for w in state.findings:
+            if sign < 0:
+                self.warnings.remove(w.sort_key())
+            else:
+                self.warnings.add(w.sort_key(), w, _warning_bytes(w))
+
+    # -- the bundle ----------------------------------------------------------------------------
+
+    def size(self) -> int:
+        """How many objects the bundle includes."""
+        return len(self.current.keys) + len(self.historical.keys)
+
+    def located(self, states: list[_ClusterState]) -> dict[int, tuple[int, Included]]:
+        """The 1-based rank and entry of each object ``states`` include, in this bundle."""
+        out: dict[int, tuple[int, Included]] = {}
+        for state in states:
+            for uid, lifecycle in state.standing.items():
+                key = self.order[uid]
+                if lifecycle is Lifecycle.ACTIVE:
+                    i = self.current.index(key)
+                    out[uid] = (i + 1, self.current.values[i])
+                else:
+                    i = self.historical.index(key)
+                    out[uid] = (len(self.current.keys) + i + 1, self.historical.values[i])
+        return out
+
+    def included(self) -> list[Included]:
+        """The bundle's objects in order (one list until the next change)."""
+        if self._included is None:
+            self._included = self.current.values + self.historical.values
+        return self._included
+
+    def side(self) -> SideInfo:
+        q = self.query
+        assert self.instant is not None
+        return SideInfo(
+            role=q.role,
+            task=q.task,
+            as_of=format_instant(self.instant),
+            digest=self.digest(),
+            rev=self.rev,
+            include_historical=q.include_historical,
+            limit=q.limit,
+            min_relevance=q.min_relevance,
+        )
+
+    def digest(self) -> str:
+        """The digest of SPEC §5, hashed from each entry's cached canonical JSON."""
+        if self._digest is None:
+            h = hashlib.sha256(b'{"exclusions":[')
+            h.update(b",".join(self.exclusions.blobs))
+            h.update(b'],"objects":[')
+            h.update(b",".join(self.current.blobs + self.historical.blobs))
+            h.update(b'],"warnings":[')
+            h.update(b",".join(self.warnings.blobs))
+            h.update(b"]}")
+            self._digest = "sha256:" + h.hexdigest()
+        return self._digest
+
+
+def _sweep_agenda(
+    repository: Repository,
+    query: Query,
+    base: Resolution,
+    window: list[_Candidate],
+    rev: str | None,
+) -> list[ChangePoint]:
+    start = window[0].first_instant - EPSILON
+    return list(sweep_points(repository, query, base, window, rev, start, forward=True))
+
+
+def sweep_points(
+    repository: Repository,
+    query: Query,
+    base: Resolution,
+    ordered: list[_Candidate],
+    rev: str | None,
+    start: datetime,
+    *,
+    forward: bool,
+) -> Iterator[ChangePoint]:
+    """The change points at ``ordered`` candidates, found lazily by sweeping from the bundle
+    at ``start``: forward (soonest first, candidates after ``start``) or backward (latest
+    first, candidates in effect at ``start``)."""
+    sweep = _Sweep(repository, query, base, rev)
+    sweep.start(start)
+    ids_at: dict[datetime, set[str]] = defaultdict(set)
+    for candidate in ordered:
+        for cause in candidate.causes:
+            ids_at[candidate.first_instant].update(cause.ids)
+    for candidate in ordered:
+        instant = candidate.first_instant if forward else candidate.first_instant - EPSILON
+        changed = sweep.probe(instant, ids_at[candidate.first_instant])
+        if not changed:
+            sweep.commit(instant, changed)
+            continue
+        old_states = [sweep.clusters[c] for c in changed]
+        old: _Side = (sweep.side(), sweep.located(old_states), old_states, sweep.size())
+        sweep.commit(instant, changed)
+        if sweep.digest() == old[0].digest:
+            continue
+        new_states = list(changed.values())
+        new: _Side = (sweep.side(), sweep.located(new_states), new_states, sweep.size())
+        diff, moves = _diff(sweep, old, new) if forward else _diff(sweep, new, old)
+        yield _point(candidate, diff, moves)
+
+
+_Side = tuple[SideInfo, dict[int, tuple[int, Included]], list[_ClusterState], int]
+"""One side of a change: its description, the re-judged objects it includes (uid → rank and
+entry), the re-judged clusters, and how many objects it includes."""
+
+
+def _diff(sweep: _Sweep, a: _Side, b: _Side) -> tuple[Diff, int]:
+    """The diff of two consecutive bundles without rank-only moves, and their count. Only the
+    re-judged clusters can differ in more than rank; every other included object keeps its
+    place among the others, so whether it moved is counted from the positions of the
+    re-judged ones alone."""
+    side_a, located_a, states_a, _size_a = a
+    side_b, located_b, states_b, size_b = b
+    changes, versions = diff_entries(
+        _entries(located_a, states_a), _entries(located_b, states_b), sweep.receivable
+    )
+    kept = [ch for ch in changes if ch.aspects != ("rank",)]
+    moves = len(changes) - len(kept)
+    moves += _moved_elsewhere(
+        sorted(rank - 1 for rank, _ in located_a.values()),
+        sorted(rank - 1 for rank, _ in located_b.values()),
+        size_b - len(located_b),
+    )
+    added, removed = warning_changes(
+        sorted((w for s in states_a for w in s.findings), key=Finding.sort_key),
+        sorted((w for s in states_b for w in s.findings), key=Finding.sort_key),
+    )
+    return Diff(side_a, side_b, tuple(kept), tuple(versions), added, removed), moves
+
+
+def _moved_elsewhere(touched_a: list[int], touched_b: list[int], untouched: int) -> int:
+    """How many of the ``untouched`` included objects change position between two bundles in
+    which the others sit at positions ``touched_a`` and ``touched_b`` (0-based, sorted).
+
+    The m-th untouched object sits after every touched one whose position minus its own index
+    is at most m; it moved exactly when those counts differ on the two sides, and they change
+    only at those values."""
+    xa = [p - k for k, p in enumerate(touched_a)]
+    xb = [p - k for k, p in enumerate(touched_b)]
+    breaks = sorted({0, *xa, *xb})
+    moved = 0
+    for i, begin in enumerate(breaks):
+        if begin >= untouched:
+            break
+        end = min(breaks[i + 1] if i + 1 < len(breaks) else untouched, untouched)
+        if bisect_right(xa, begin) != bisect_right(xb, begin):
+            moved += end - begin
+    return moved
+
+
+def _entries(
+    located: dict[int, tuple[int, Included]], states: list[_ClusterState]
+) -> list[EntryView]:
+    """The bundle entries (as :func:`octui.diff.entries`) of the objects of ``states``."""
+    out: list[EntryView] = []
+    for state in states:
+        for uid in state.standing:
+            rank, inc = located[uid]
+            out.append(included_view(inc, rank))
+        out.extend(excluded_view(ex) for ex in state.exclusions.values())
+    return out
+
+
 def walk_changes(
     repository: Repository, query: Query, *, forward: bool = True, rev: str | None = None
 ) -> Iterator[ChangePoint]:
     """Changes after ``query.as_of`` (forward, soonest first) or already in effect at it
-    (backward, latest first), found lazily: each step resolves once."""
-    resolver = _Resolver(repository, query, rev)
+    (backward, latest first), found lazily by sweeping from ``query.as_of``."""
     here = resolve(repository, query)
     ordered = sorted_candidates(here)
     if forward:
+        ordered = [c for c in ordered if c.first_instant > query.as_of]
+    else:
+        ordered = [c for c in reversed(ordered) if c.first_instant <= query.as_of]
+    if query.limit is not None or query.min_relevance is not None:
+        yield from _brute_walk(repository, query, here, ordered, forward, rev)
+        return
+    yield from sweep_points(repository, query, here, ordered, rev, query.as_of, forward=forward)
+
+
+def _brute_walk(
+    repository: Repository,
+    query: Query,
+    here: Resolution,
+    ordered: list[_Candidate],
+    forward: bool,
+    rev: str | None,
+) -> Iterator[ChangePoint]:
+    """:func:`walk_changes` by resolving at every candidate (a query that trims)."""
+    resolver = _Resolver(repository, query, rev)
+    if forward:
         previous = here
         for candidate in ordered:
-            if candidate.first_instant <= query.as_of:
-                continue
             current = resolver.at(candidate.first_instant)
             point = resolver.point(candidate, previous, current)
             if point is not None:
@@ -308,9 +818,7 @@ def walk_changes(
             previous = current
     else:
         current = here
-        for candidate in reversed(ordered):
-            if candidate.first_instant > query.as_of:
-                continue
+        for candidate in ordered:
             before = resolver.at(candidate.first_instant - EPSILON)
             point = resolver.point(candidate, before, current)
             if point is not None:
@@ -345,6 +853,8 @@ def render_text(agenda: Agenda) -> str:
     if agenda.rev is not None:
         head += f", revision {agenda.rev}"
     lines = [head + "):"]
+    if not agenda.everything:
+        lines.append("Changes to what the role receives (--all: every digest change).")
     if not agenda.points:
         lines.append("  (no changes in this window)")
     for point in agenda.points:
@@ -353,18 +863,20 @@ def render_text(agenda: Agenda) -> str:
         lines.append(f"{holds} {format_instant(point.at)}  ({when})")
         for cause in point.causes:
             lines.append(f"  because {cause.detail}")
-        ranks = 0
-        for change in point.diff.objects:
-            if change.aspects == ("rank",):
-                ranks += 1
-                continue
+        diff = point.diff if agenda.everything else point.diff.receivable_only()
+        ranks = point.rank_moves
+        for change in diff.objects:
             lines.append(f"  {_mark(change.primary)} {describe_change(change)}")
+            lines.extend(f"      {line}" for line in field_lines(change))
         if ranks:
             lines.append(f"  ↕ {ranks} object{'s' if ranks != 1 else ''} moved in rank")
         for w in point.diff.warnings_added:
             lines.append(f"  + warning {w.code} {' '.join(w.ids)}")
         for w in point.diff.warnings_removed:
             lines.append(f"  - warning {w.code} {' '.join(w.ids)}")
+        if diff.hidden:
+            n = diff.hidden
+            lines.append(f"  ({n} exclusion change{'s' if n != 1 else ''} the role cannot receive)")
         lines.append(f"  digest {point.diff.a.digest} → {point.diff.b.digest}")
     return "\n".join(inert(line, keep_newlines=False) for line in lines) + "\n"
 
@@ -377,6 +889,7 @@ __all__ = [
     "Agenda",
     "Cause",
     "ChangePoint",
+    "brute_force_agenda",
     "candidates",
     "change_agenda",
     "next_change",

@@ -32,7 +32,7 @@ from octui.enums import ColorMode, ReportFormat, Severity
 from octui.explain import WORKING_TREE_SOURCE, explain, finding_lines
 from octui.history import UnknownId, history
 from octui.history import render_text as render_history
-from octui.loader import Repository, load_repository
+from octui.loader import Repository, gc_paused, load_repository
 from octui.meta import add_version_flag, package_version
 from octui.model import Finding
 from octui.pipeline import Query, UnknownRole, resolve
@@ -298,10 +298,11 @@ def query_from(args: argparse.Namespace) -> Query:
 def run_resolve(args: argparse.Namespace) -> int:
     repo = load_for(args)
     resolution = resolve(repo, query_from(args))
-    if args.format == "json":
-        sys.stdout.write(dumps_bundle(bundle_dict(resolution)))
-    else:
-        emit(args, explain(resolution, digest(resolution), source=source_of(args)))
+    with gc_paused():  # the bundle is tens of MB of short-lived containers at 50k objects
+        if args.format == "json":
+            sys.stdout.write(dumps_bundle(bundle_dict(resolution)))
+        else:
+            emit(args, explain(resolution, digest(resolution), source=source_of(args)))
     if resolution.strict_failed:
         errors = resolution.error_count
         print(

@@ -19,8 +19,11 @@ Warnings are matched by ``(code, ids)``, counting repeats.
 
 from __future__ import annotations
 
+import difflib
+import json
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
@@ -116,26 +119,62 @@ class ObjectChange:
     after: EntryView | None
     aspects: tuple[str, ...]
     changed_fields: tuple[str, ...] = ()
+    receivable: bool = True
+    """Whether the role may read the object and has its id in scope on either side: the
+    change is about something the role could receive, not a never-visible exclusion."""
 
     @property
     def primary(self) -> str:
         return self.aspects[0]
+
+    def field_values(self) -> dict[str, tuple[Any, Any]]:
+        """Each changed field as (old, new), normalised as in the bundle (RFC 3339 instants,
+        durations in days, lists as lists)."""
+        a = self.before.obj if self.before else None
+        b = self.after.obj if self.after else None
+        if a is None or b is None or not self.changed_fields:
+            return {}
+        fa, fb = object_fields(a), object_fields(b)
+        return {name: (fa.get(name), fb.get(name)) for name in self.changed_fields}
+
+    def body_diff(self) -> str | None:
+        """The unified diff of the body (``content``) when it changed, else None."""
+        values = self.field_values()
+        if "content" not in values:
+            return None
+        old, new = (v or "" for v in values["content"])
+        label_a = self.before.label if self.before else self.id
+        label_b = self.after.label if self.after else self.id
+        lines = difflib.unified_diff(
+            str(old).splitlines(),
+            str(new).splitlines(),
+            f"a/{label_a}",
+            f"b/{label_b}",
+            lineterm="",
+        )
+        return "\n".join(lines) + "\n"
 
     def sort_key(self) -> tuple[str, int, int, str]:
         vb = self.before.version if self.before and self.before.version is not None else 0
         va = self.after.version if self.after and self.after.version is not None else 0
         return (self.id, vb, va, ",".join(self.aspects))
 
-    def to_json(self) -> dict[str, Any]:
-        return {
+    def to_json(self, body: bool = False) -> dict[str, Any]:
+        out: dict[str, Any] = {
             "id": self.id,
             "version_before": self.before.version if self.before else None,
             "version_after": self.after.version if self.after else None,
             "changes": list(self.aspects),
             "changed_fields": list(self.changed_fields),
+            "receivable": self.receivable,
             "before": self.before.to_json() if self.before else None,
             "after": self.after.to_json() if self.after else None,
         }
+        if self.changed_fields:
+            out["fields"] = {k: [old, new] for k, (old, new) in self.field_values().items()}
+            if body:
+                out["body_diff"] = self.body_diff()
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,6 +254,8 @@ class Diff:
     versions: tuple[VersionChange, ...]
     warnings_added: tuple[WarningView, ...]
     warnings_removed: tuple[WarningView, ...]
+    hidden: int = 0
+    """Changes left out by :meth:`receivable_only` (objects the role can never receive)."""
 
     @property
     def same(self) -> bool:
@@ -231,14 +272,27 @@ class Diff:
         counts["warnings-removed"] = len(self.warnings_removed)
         return counts
 
-    def to_json(self) -> dict[str, Any]:
+    def receivable_only(self) -> Diff:
+        """The changes to what the role could receive (objects it may read and has in scope
+        on either side) and its findings; :attr:`hidden` counts the rest."""
+        kept = tuple(c for c in self.objects if c.receivable)
+        ids = {c.id for c in kept}
+        return replace(
+            self,
+            objects=kept,
+            versions=tuple(v for v in self.versions if v.id in ids),
+            hidden=self.hidden + len(self.objects) - len(kept),
+        )
+
+    def to_json(self, body: bool = False) -> dict[str, Any]:
         return {
             "a": self.a.to_json(),
             "b": self.b.to_json(),
             "same": self.same,
             "summary": self.summary(),
             "versions": [v.to_json() for v in self.versions],
-            "objects": [c.to_json() for c in self.objects],
+            "objects": [c.to_json(body) for c in self.objects],
+            "hidden": self.hidden,
             "warnings": {
                 "added": [w.to_json() for w in self.warnings_added],
                 "removed": [w.to_json() for w in self.warnings_removed],
@@ -376,12 +430,12 @@ def _pair_group(
 
 
 def _compare(
-    object_id: str, before: EntryView | None, after: EntryView | None
+    object_id: str, before: EntryView | None, after: EntryView | None, receivable: bool = True
 ) -> ObjectChange | None:
     if before is None and after is not None:
-        return ObjectChange(object_id, None, after, ("added",))
+        return ObjectChange(object_id, None, after, ("added",), receivable=receivable)
     if after is None and before is not None:
-        return ObjectChange(object_id, before, None, ("removed",))
+        return ObjectChange(object_id, before, None, ("removed",), receivable=receivable)
     assert before is not None and after is not None
     aspects: list[str] = []
     changed: tuple[str, ...] = ()
@@ -412,7 +466,7 @@ def _compare(
         return None
     order = {name: i for i, name in enumerate(ASPECTS)}
     aspects.sort(key=order.__getitem__)
-    return ObjectChange(object_id, before, after, tuple(aspects), changed)
+    return ObjectChange(object_id, before, after, tuple(aspects), changed, receivable)
 
 
 def _warning_view(w: Finding) -> WarningView:
@@ -453,8 +507,45 @@ def _warning_changes(
     return tuple(added), tuple(removed)
 
 
+Receivable = Callable[[str], bool]
+"""Whether an id is one the role could receive (readable and in scope) on either side."""
+
+
+def receivable_ids(a: Resolution, b: Resolution) -> Receivable:
+    """The test of :class:`Receivable` for two resolutions: on side A with A's role, or on
+    side B with B's role, the id is not denied and the role's scope takes it in."""
+    sides = [(_scope_test(r), _denied_ids(r)) for r in (a, b)]
+    known: dict[str, bool] = {}
+
+    def test(object_id: str) -> bool:
+        found = known.get(object_id)
+        if found is None:
+            found = known[object_id] = any(
+                object_id not in denied and in_scope(object_id) for in_scope, denied in sides
+            )
+        return found
+
+    return test
+
+
+def _denied_ids(resolution: Resolution) -> set[str]:
+    return {e.id for e in resolution.exclusions if e.reason in DENIAL_REASONS}
+
+
+def _scope_test(resolution: Resolution) -> Callable[[str], bool]:
+    role_name = resolution.query.role
+    if role_name is None:
+        return lambda _id: True
+    role = resolution.repository.config.roles.get(role_name)
+    if role is None:  # pragma: no cover - resolve refuses undeclared roles
+        return lambda _id: True
+    return lambda object_id: role.excluded_by(object_id) is None and role.includes(object_id)
+
+
 def diff_entries(
-    a_entries: list[EntryView], b_entries: list[EntryView]
+    a_entries: list[EntryView],
+    b_entries: list[EntryView],
+    receivable: Receivable | None = None,
 ) -> tuple[list[ObjectChange], list[VersionChange]]:
     """Object changes and version changes between two lists of bundle entries."""
     group_a: dict[str, list[EntryView]] = defaultdict(list)
@@ -469,8 +560,9 @@ def diff_entries(
         ea, eb = group_a.get(object_id, []), group_b.get(object_id, [])
         if ea == eb and all(x.obj is y.obj for x, y in zip(ea, eb, strict=True)):
             continue  # the same entries in the same order: nothing changed for this id
+        can = receivable(object_id) if receivable is not None else True
         for before, after in _pair_group(ea, eb):
-            change = _compare(object_id, before, after)
+            change = _compare(object_id, before, after, can)
             if change is not None:
                 changes.append(change)
         va = tuple(sorted({e.version for e in ea if e.included and e.version is not None}))
@@ -494,7 +586,7 @@ def diff_resolutions(
 
     ``digest_a`` / ``digest_b`` may pass digests already computed for ``a`` / ``b``.
     """
-    changes, versions = diff_entries(entries(a), entries(b))
+    changes, versions = diff_entries(entries(a), entries(b), receivable_ids(a, b))
     added, removed = _warning_changes(a.warnings, b.warnings)
     return Diff(
         a=side_info(a, rev_a, digest_a),
@@ -557,7 +649,7 @@ def describe_change(change: ObjectChange) -> str:
         elif aspect == "authority":
             parts.append(f"authority {b.authority or 'none'} → {a.authority or 'none'}")
         elif aspect == "fields":
-            parts.append("fields changed: " + ", ".join(change.changed_fields))
+            parts.append("changed " + ", ".join(change.changed_fields))
         elif aspect == "rank":
             parts.append(f"rank {b.rank} → {a.rank}")
     return f"{label}: " + "; ".join(parts)
@@ -574,25 +666,71 @@ def _state_text(e: EntryView) -> str:
     return e.reason or "excluded"
 
 
-def render_text(diff: Diff) -> str:
-    """The human layout of ``opencontext diff``."""
+def value_text(value: Any) -> str:
+    """A field value as the bundle writes it: strings quoted, lists as lists, null."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def field_lines(change: ObjectChange, body: bool = False) -> list[str]:
+    """One line per changed field, old → new; the body's unified diff when ``body``."""
+    lines: list[str] = []
+    for name, (old, new) in change.field_values().items():
+        if name == "content":
+            a, b = (len(str(v or "").splitlines()) for v in (old, new))
+            hint = "" if body else "; --body shows the diff"
+            lines.append(f"content: body changed ({a} → {b} lines{hint})")
+        else:
+            lines.append(f"{name}: {value_text(old)} → {value_text(new)}")
+    if body:
+        text = change.body_diff()
+        if text:
+            lines.extend(text.rstrip("\n").split("\n"))
+    return lines
+
+
+def grouped(
+    diff: Diff,
+) -> tuple[dict[str, list[ObjectChange]], list[tuple[str, list[ObjectChange]]]]:
+    """Each object under exactly one heading: the object changes of every id whose included
+    version changed (by id, listed under "Version changed"), then the rest by section."""
+    versioned = {v.id for v in diff.versions}
+    by_version: dict[str, list[ObjectChange]] = {v.id: [] for v in diff.versions}
+    rest: list[ObjectChange] = []
+    for change in diff.objects:
+        if change.id in versioned:
+            by_version[change.id].append(change)
+        else:
+            rest.append(change)
+    sections = [(key, [c for c in rest if section_of(c) == key]) for key, _t, _m in SECTIONS]
+    return by_version, [(key, rows) for key, rows in sections if rows]
+
+
+def render_text(diff: Diff, *, body: bool = False) -> str:
+    """The human layout of ``opencontext diff``: each object under one heading, each changed
+    field old → new (the body's unified diff with ``body``)."""
     lines = [
         f"A: {diff.a.describe()}",
         f"B: {diff.b.describe()}",
     ]
     if diff.same:
         lines.append("Same context: the two bundles digest identically.")
+    by_version, sections = grouped(diff)
     if diff.versions:
         lines.append("Version changed:")
         for v in diff.versions:
             before = ", ".join(f"@{n}" for n in v.before)
             after = ", ".join(f"@{n}" for n in v.after)
             lines.append(f"  ~ {v.id} {before} → {after}")
-    for key, title, mark in SECTIONS:
-        rows = [c for c in diff.objects if section_of(c) == key]
-        if rows:
-            lines.append(f"{title}:")
-            lines.extend(f"  {mark} {describe_change(c)}" for c in rows)
+            for change in by_version[v.id]:
+                lines.append(f"      {describe_change(change)}")
+                lines.extend(f"        {line}" for line in field_lines(change, body))
+    titles = {key: (title, mark) for key, title, mark in SECTIONS}
+    for key, rows in sections:
+        title, mark = titles[key]
+        lines.append(f"{title}:")
+        for c in rows:
+            lines.append(f"  {mark} {describe_change(c)}")
+            lines.extend(f"      {line}" for line in field_lines(c, body))
     if diff.warnings_added:
         lines.append("Warnings added:")
         lines.extend(f"  + {_warning_text(w)}" for w in diff.warnings_added)
@@ -600,7 +738,13 @@ def render_text(diff: Diff) -> str:
         lines.append("Warnings removed:")
         lines.extend(f"  - {_warning_text(w)}" for w in diff.warnings_removed)
     if not diff.objects and not diff.warnings_added and not diff.warnings_removed:
-        lines.append("No differences.")
+        lines.append("No differences." if not diff.hidden else "No differences the role sees.")
+    if diff.hidden:
+        n = diff.hidden
+        lines.append(
+            f"({n} change{'s' if n != 1 else ''} to objects the role cannot receive not shown; "
+            "--all shows every exclusion change)"
+        )
     lines.append(f"Digest A: {diff.a.digest}")
     lines.append(f"Digest B: {diff.b.digest}")
     return "\n".join(inert(line, keep_newlines=False) for line in lines) + "\n"
@@ -611,6 +755,10 @@ def _warning_text(w: WarningView) -> str:
     ids = " ".join(w.ids)
     return f"{mark} {w.code} {ids}: {w.message}" if ids else f"{mark} {w.code}: {w.message}"
 
+
+included_view = _included_view
+excluded_view = _excluded_view
+warning_changes = _warning_changes
 
 __all__ = [
     "ASPECTS",
@@ -625,6 +773,12 @@ __all__ = [
     "diff_entries",
     "diff_resolutions",
     "entries",
+    "excluded_view",
+    "field_lines",
+    "grouped",
+    "included_view",
+    "receivable_ids",
     "render_text",
     "section_of",
+    "warning_changes",
 ]

@@ -69,9 +69,12 @@ def add_diff(sub: Any) -> None:
         "diff",
         help="compare two resolutions (instants, roles, tasks or git revisions)",
         description="Resolve twice and compare: side A from --role/--task/--as-of/--rev, side B "
-        "the same with every --against-* option applied. Reports every object added, removed, "
+        "the same with every --against-* option applied. Reports every object the role could "
+        "receive (it may read it and has it in scope on either side) that was added, removed, "
         "moved between included and excluded, whose exclusion reason, version, lifecycle or "
-        "rank changed; warnings added and removed; both digests. --as-of is what was in effect "
+        "rank changed, each changed field old → new; warnings added and removed; both "
+        "digests. --all adds the exclusion changes of objects the role can never receive; "
+        "--body shows the body's unified diff. --as-of is what was in effect "
         "at an instant; --rev is what the repository said at a git revision.",
         epilog=_examples(
             "opencontext diff sample-repo --role support --as-of 2026-03-15 "
@@ -101,6 +104,18 @@ def add_diff(sub: Any) -> None:
         choices=["text", "json"],
         default="text",
         help="json: the comparison as one JSON document (default: text)",
+    )
+    p.add_argument(
+        "--all",
+        action="store_true",
+        dest="everything",
+        help="list every exclusion change, also of objects the role can never receive "
+        "(default: only objects it may read and has in scope on either side, and its findings)",
+    )
+    p.add_argument(
+        "--body",
+        action="store_true",
+        help="show the unified diff of each changed body (JSON: body_diff)",
     )
     p.add_argument(
         "--exit-code", action="store_true", help="exit 1 when the two bundles digest differently"
@@ -140,10 +155,11 @@ def run_diff(args: argparse.Namespace) -> int:
     diff = diff_resolutions(
         resolve(repo_a, query_a), resolve(repo_b, query_b), rev_a=rev_a, rev_b=rev_b
     )
+    shown = diff if args.everything else diff.receivable_only()
     if args.format == "json":
-        _dump(diff.to_json())
+        _dump(shown.to_json(body=args.body))
     else:
-        emit(args, render_text(diff))
+        emit(args, render_text(shown, body=args.body))
     return EXIT_FAILED if args.exit_code and not diff.same else EXIT_OK
 
 
@@ -171,8 +187,10 @@ def add_changes(sub: Any) -> None:
         help="list the instants at which a role's bundle changes, and what changes",
         description="The change agenda: every instant at which the role's bundle changes, "
         "with what changes. An instant is a candidate when an object starts (valid_from, "
-        "else created), expires (valid_until), supersedes another or goes stale; each is "
-        "checked by resolving on both sides of it.\n\n"
+        "else created), expires (valid_until), supersedes another or goes stale; the "
+        "candidates are swept in order, re-judging only what each one touches. By default "
+        "only the changes to what the role receives are listed; --all lists every digest "
+        "change.\n\n"
         "Lists the changes after --as-of (default: now); --since reaches back, --until stops. "
         "Both take a date, an RFC 3339 datetime or a duration counted from --as-of (90d).",
         epilog=_examples(
@@ -197,6 +215,13 @@ def add_changes(sub: Any) -> None:
     )
     p.add_argument("--rev", metavar="GIT_REV", default=None, help=_rev_help(""))
     p.add_argument(
+        "--all",
+        action="store_true",
+        dest="everything",
+        help="every digest change (default: the changes to what the role receives — objects "
+        "entering, leaving or changing in its bundle, and its findings)",
+    )
+    p.add_argument(
         "--format",
         choices=["text", "json"],
         default="text",
@@ -218,6 +243,8 @@ def run_changes(args: argparse.Namespace) -> int:
     repo = load_for(args)
     query = Query(role=args.role, as_of=as_of, task=args.task)
     agenda = change_agenda(repo, query, since=since, until=until, rev=args.rev)
+    if not args.everything:
+        agenda = agenda.receiving()
     if args.format == "json":
         _dump(agenda.to_json())
     else:

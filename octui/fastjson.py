@@ -6,6 +6,14 @@ generator per value; a 50k-object bundle spends most of its output time there.
 function and the C string encoder. Anything it does not know (keys that are not
 strings, unusual types) is handed to ``json.dumps`` itself, so the result, or the
 error, is always the standard library's.
+
+When ``orjson`` is installed it writes the text instead, after one walk of the value has
+shown that orjson's bytes are the standard library's: only plain dicts with string keys,
+lists, tuples, strings and integers (their subclasses too, as enums), booleans and None,
+and floats that orjson spells as
+``repr`` does (it writes ``1e-7`` where ``json`` writes ``1e-07``, and ``null`` for NaN).
+Anything else, or anything orjson refuses (integers over 64 bits, lone surrogates, depth),
+goes to the writer below.
 """
 
 from __future__ import annotations
@@ -15,6 +23,11 @@ import math
 from json.encoder import encode_basestring  # the C implementation when available
 from typing import Any
 
+try:
+    import orjson as _orjson
+except ImportError:  # pragma: no cover - orjson is a dependency; the writer below is exact
+    _orjson = None  # type: ignore[assignment]
+
 
 class _Unusual(Exception):
     """A value outside what the fast writer handles: use json.dumps."""
@@ -22,6 +35,36 @@ class _Unusual(Exception):
 
 def dumps_indent2(value: Any) -> str:
     """Exactly ``json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)``."""
+    if _orjson is not None:
+        try:
+            if _orjson_agrees(value):
+                return str(_orjson.dumps(value, option=_orjson.OPT_INDENT_2).decode("utf-8"))
+        except (TypeError, ValueError, RecursionError):  # JSONEncodeError is a TypeError
+            pass
+    return _dumps_python(value)
+
+
+def _orjson_agrees(o: Any) -> bool:
+    """Whether orjson writes ``o`` byte for byte as ``json.dumps`` does (see the module)."""
+    kind = type(o)
+    if kind is dict:
+        for key, item in o.items():
+            if type(key) is not str:
+                return False
+            if type(item) is not str and not _orjson_agrees(item):
+                return False
+        return True
+    if kind is list or kind is tuple:
+        return all(type(item) is str or _orjson_agrees(item) for item in o)
+    if o is None or isinstance(o, (str, int)):  # subclasses (StrEnum, bool) write as values
+        return True
+    if kind is float:
+        assert _orjson is not None
+        return math.isfinite(o) and _orjson.dumps(o) == float.__repr__(o).encode("ascii")
+    return False
+
+
+def _dumps_python(value: Any) -> str:
     out: list[str] = []
     try:
         _write(value, "\n", out)

@@ -41,6 +41,7 @@ from octui.fsread import (
     resolve_inside,
 )
 from octui.model import KNOWN_FIELDS, ContextObject, Finding, FrontMatter, RepositorySource
+from octui.ranking import TokenTables
 from octui.yamlio import YamlError, decode_text, load_yaml
 
 MAX_FILE_BYTES = 1024 * 1024
@@ -245,6 +246,9 @@ class ParsedFile:
     unknown: tuple[str, ...] = ()
     error: str | None = None
     skipped: bool = False
+    tokens: Any = field(default=None, compare=False)
+    """The token table of the object these fields make, when the persistent parse cache
+    kept it (:func:`octui.ranking.fields_token_table`); never part of what a file parses to."""
 
 
 def split_front_matter(text: str) -> tuple[str, str] | None:
@@ -359,6 +363,8 @@ class Repository:
     invalid_files: int = 0
     source: RepositorySource = field(default_factory=RepositorySource)
     """Where it was read from (set by whoever reads a git revision)."""
+    tokens: TokenTables = field(default_factory=TokenTables, compare=False, repr=False)
+    """The objects' token tables for ranking (the loader's, kept across its loads)."""
 
     def by_id(self) -> dict[str, list[ContextObject]]:
         result: dict[str, list[ContextObject]] = {}
@@ -675,6 +681,31 @@ def object_findings(obj: ContextObject) -> list[Finding]:
     return out
 
 
+_heap_held = False
+"""Whether the loaded heap is frozen (:func:`hold_heap`) until the next load."""
+
+
+def hold_heap() -> None:
+    """Exempt everything alive now from the cyclic collector's passes until the next load.
+
+    A loaded repository is millions of long-lived containers that make no garbage cycles;
+    without this, every full collection (triggered by ordinary allocation later) walks all
+    of them again: half a second or more at 50k objects. Reference counting still frees
+    anything that is dropped, and :func:`release_heap` (called by every load) hands the
+    frozen objects back to the collector, so an old repository's cycles are still freed.
+    """
+    global _heap_held
+    gc.freeze()
+    _heap_held = True
+
+
+def release_heap() -> None:
+    """Give everything :func:`hold_heap` froze back to the collector (oldest generation)."""
+    global _heap_held
+    gc.unfreeze()
+    _heap_held = False
+
+
 @contextlib.contextmanager
 def gc_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector around allocation-heavy work that makes no cycles.
@@ -688,10 +719,13 @@ def gc_paused() -> Iterator[None]:
     try:
         yield
     finally:
-        # Count what was made as old: without this the first allocation after re-enabling
-        # would walk every young object at once. Nothing is exempt from collection for good.
-        gc.freeze()
-        gc.unfreeze()
+        if not _heap_held:
+            # Count what was made as old: without this the first allocation after re-enabling
+            # would walk every young object at once. Nothing is exempt for good. (While the
+            # heap is held this would unfreeze it, so what was made stays young and is
+            # collected, if ever, by passes that skip the frozen heap.)
+            gc.freeze()
+            gc.unfreeze()
         if was_enabled:
             gc.enable()
 
@@ -713,13 +747,19 @@ class Loader:
         self._cache: dict[FileKey, ParsedFile] = {}
         self._objects: Reuse = {}
         self._config_raw: bytes | None = None
+        self.tokens = TokenTables()
+        """Token tables of every load's objects (an unchanged file keeps its table)."""
         self.parsed_count = 0
         self.fingerprint: tuple[object, ...] | None = None
         """What the last load saw: the same tuple as ``Session.fingerprint()`` computes."""
 
     def load(self) -> Repository:
+        """Load (or reload) the repository; the loaded heap is then held (:func:`hold_heap`)."""
+        release_heap()  # the previous repository, if unreferenced, can be collected again
         with gc_paused():
-            return self._load()
+            repo = self._load()
+        hold_heap()
+        return repo
 
     def _load(self) -> Repository:
         raw_config = read_config(self.tree, self.root)
@@ -771,6 +811,11 @@ class Loader:
             self.root, config, parsed, problems, unavailable, previous=previous, record=record
         )
         self._objects, self._config_raw = record, raw_config
+        for parsed_file, _source, obj in record.values():
+            if parsed_file.tokens is not None:  # kept by the persistent parse cache
+                self.tokens.put(obj, parsed_file.tokens)
+        self.tokens.keep_only(repo.objects)
+        repo.tokens = self.tokens
         self.fingerprint = fingerprint_of(raw_config, files, problems, unavailable)
         return repo
 

@@ -12,6 +12,7 @@ validate``: no authorization and no scope, every finding with its file.
 from __future__ import annotations
 
 import threading
+import weakref
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -170,6 +171,9 @@ class Run:
 # same with and without the memo (tests/test_cache.py compares digests and whole bundles).
 
 _MEMO_STAGES = 6
+_MEMO_ROLES = 4
+"""Roles whose facts (steps 1-2, scope verdicts, supersession graph) are kept: the least
+recently resolved role beyond these is forgotten, so a session's memory stays bounded."""
 _format_day = lru_cache(maxsize=4096)(format_day)  # strftime is slow; instants repeat
 
 
@@ -194,7 +198,23 @@ class _Memo:
     by_version: dict[tuple[str, int], list[ContextObject]] | None = None
     """Objects by (id, version)."""
     stages: dict[tuple[str | None, datetime, bool], _Stage] = field(default_factory=dict)
+    recent_roles: dict[str | None, None] = field(default_factory=dict)
+    """Roles by last use, most recent last (see :data:`_MEMO_ROLES`)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def use_role(self, role: str | None) -> None:
+        """Mark ``role`` most recently used; forget the facts of roles beyond the bound.
+        (Called with :attr:`lock` held.)"""
+        self.recent_roles.pop(role, None)
+        self.recent_roles[role] = None
+        while len(self.recent_roles) > _MEMO_ROLES:
+            del self.recent_roles[next(iter(self.recent_roles))]
+        # also what a resolution still running for a forgotten role stored meanwhile
+        tables: list[dict[Any, Any]] = [self.first_steps, self.roles, self.scope_verdicts]
+        for table in tables:
+            for key in list(table):  # a copy: another thread may be adding
+                if key not in self.recent_roles:
+                    table.pop(key, None)
 
 
 @dataclass
@@ -390,6 +410,12 @@ def strongly_connected(graph: list[list[int]]) -> list[int]:
     for start in range(n):
         if index[start] >= 0:
             continue
+        if not graph[start]:  # no edges (most objects): its own component, as the walk would
+            index[start] = counter
+            counter += 1
+            component[start] = components
+            components += 1
+            continue
         work: list[tuple[int, int]] = [(start, 0)]
         while work:
             node, i = work.pop()
@@ -474,7 +500,9 @@ class SupersessionGraph:
     Every edge counts for cycles — a draft's too; only approved replacements take effect.
     """
 
-    memo: _Memo
+    memo_ref: weakref.ref[_Memo]
+    """The repository's memo, weakly: the memo keeps this graph, and a cycle between them
+    would outlive a reload (the loaded heap is held out of the collector's passes)."""
     readable: list[ContextObject]
     component: list[int]
     """Component number by uid (objects the role may not read: -1)."""
@@ -517,7 +545,10 @@ class SupersessionGraph:
     def edges(self) -> list[Edge]:
         """Every edge, expanded (one per pair), in declaration order: computed on first use."""
         if self._edges is None:
-            self._edges = _readable_edges(self.memo, self.readable)
+            memo = self.memo_ref()
+            if memo is None:  # pragma: no cover - a resolution keeps its repository's memo
+                raise ValueError("the repository's memo is gone")
+            self._edges = _readable_edges(memo, self.readable)
         return self._edges
 
     @property
@@ -632,7 +663,7 @@ def build_graph(
         return _Cover((o for o in objs if o.uid in approved), component)
 
     return SupersessionGraph(
-        memo,
+        weakref.ref(memo),
         readable,
         component,
         cyclic,
@@ -939,7 +970,8 @@ def step_relevance(run: Run, objects: list[ContextObject]) -> list[tuple[Context
     """Rank (order only) and, when asked, trim to ``limit`` / ``min_relevance``."""
     task_tokens = tokenize(run.query.task)
     floor = run.config.ranking.floor
-    scored = [(o, score(o, task_tokens, floor)) for o in objects]
+    tables = run.repo.tokens
+    scored = [(o, score(o, task_tokens, floor, tables)) for o in objects]
     current = [p for p in scored if p[0].uid not in run.historical]
     past = [p for p in scored if p[0].uid in run.historical]
     # the bundle order as one integer: (layer group, -score) first, then the object's place
@@ -1181,6 +1213,8 @@ def _stage(repo: Repository, query: Query, role: RoleConfig | None) -> _Stage:
             memo.stages[key] = stage  # most recently used last
             return stage
     run = Run(repo, replace(query, task="", limit=None, min_relevance=None), role)
+    with memo.lock:
+        memo.use_role(query.role)
     first = memo.first_steps.get(query.role)
     if first is None:  # steps 1-2 depend on the role alone
         probe = Run(repo, run.query, role)

@@ -12,6 +12,7 @@ import unicodedata
 from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from octui.model import ContextObject
 
@@ -98,34 +99,97 @@ TokenTable = tuple[dict[str, int], tuple[str, ...]]
 """token -> bit mask of the short fields holding it; the content's tokens, sorted."""
 
 
-def _token_table(obj: ContextObject) -> TokenTable:
-    """What scoring needs, computed once and cached on the object: for the short fields an
-    index token -> fields (a few dict look-ups per task token instead of six set
-    intersections), and the content's tokens as a sorted tuple (a body's hundreds of
-    tokens take a fifth of the memory of a set; the task's few are found by bisection)."""
-    cached = obj.__dict__.get("_tokens")
-    if cached is not None:
-        return cached  # type: ignore[no-any-return]
+def _table_of(
+    applies_to: tuple[str, ...] | list[str],
+    tags: tuple[str, ...] | list[str],
+    title: str | None,
+    object_id: str,
+    summary: str | None,
+    kind: str | None,
+    content: str,
+) -> TokenTable:
     texts = (
-        " ".join(obj.applies_to),
-        " ".join(obj.tags),
-        obj.title or "",
-        obj.id,
-        obj.summary or "",
-        obj.type or "",
+        " ".join(applies_to),
+        " ".join(tags),
+        title or "",
+        object_id,
+        summary or "",
+        kind or "",
     )
     index: dict[str, int] = {}
     for bit, text in enumerate(texts):
         for token in tokenize(text):
             index[token] = index.get(token, 0) | (1 << bit)
-    table = (index, tuple(sorted(tokenize(obj.content))))
-    obj.__dict__["_tokens"] = table
-    return table
+    return index, tuple(sorted(tokenize(content)))
 
 
-def prepare_tokens(obj: ContextObject) -> None:
-    """Compute (and cache on the object) what scoring ``obj`` needs."""
-    _token_table(obj)
+def token_table(obj: ContextObject) -> TokenTable:
+    """What scoring needs: for the short fields an index token -> fields (a few dict look-ups
+    per task token instead of six set intersections), and the content's tokens as a sorted
+    tuple (a body's hundreds of tokens take a fifth of the memory of a set; the task's few
+    are found by bisection)."""
+    return _table_of(
+        obj.applies_to, obj.tags, obj.title, obj.id, obj.summary, obj.type, obj.content
+    )
+
+
+def fields_token_table(fields: dict[str, Any]) -> TokenTable:
+    """:func:`token_table` of the object a file's parsed fields make (see ``assemble``)."""
+    return _table_of(
+        fields["applies_to"],
+        fields["tags"],
+        fields["title"],
+        fields["id"],
+        fields["summary"],
+        fields["type"],
+        fields["content"],
+    )
+
+
+def _same_text(a: ContextObject, b: ContextObject) -> bool:
+    """Whether ``a`` and ``b`` hold the very same texts scoring reads (a moved copy does)."""
+    return (
+        a.content is b.content
+        and a.id is b.id
+        and a.title is b.title
+        and a.summary is b.summary
+        and a.type is b.type
+        and a.tags == b.tags
+        and a.applies_to == b.applies_to
+    )
+
+
+class TokenTables:
+    """The token tables of a repository's objects: the one place they are kept.
+
+    A :class:`~octui.loader.Loader` owns one for all its loads (so an unchanged file keeps
+    its table across reloads, and a table read from the persistent parse cache is not
+    computed again). Entries are by path and name their object: a table serves that object,
+    or another one holding the very same texts (an unchanged file renumbered by a reload).
+    """
+
+    def __init__(self) -> None:
+        self._by_path: dict[str, tuple[ContextObject, TokenTable]] = {}
+
+    def get(self, obj: ContextObject) -> TokenTable:
+        entry = self._by_path.get(obj.path)
+        if entry is not None and (entry[0] is obj or _same_text(entry[0], obj)):
+            return entry[1]
+        table = token_table(obj)
+        self._by_path[obj.path] = (obj, table)
+        return table
+
+    def put(self, obj: ContextObject, table: TokenTable) -> None:
+        self._by_path[obj.path] = (obj, table)
+
+    def keep_only(self, objects: list[ContextObject]) -> None:
+        """Forget the tables of paths no longer in ``objects``."""
+        paths = {o.path for o in objects}
+        for path in [p for p in self._by_path if p not in paths]:
+            del self._by_path[path]
+
+    def __len__(self) -> int:
+        return len(self._by_path)
 
 
 def _content_hits(content: tuple[str, ...], task_tokens: frozenset[str]) -> list[str]:
@@ -143,12 +207,15 @@ class Score:
     matched: dict[str, list[str]]
 
 
-def score(obj: ContextObject, task_tokens: frozenset[str], floor: int) -> Score:
-    """Score ``obj`` against the task; L0/L1 objects score at least ``floor``."""
+def score(
+    obj: ContextObject, task_tokens: frozenset[str], floor: int, tables: TokenTables | None = None
+) -> Score:
+    """Score ``obj`` against the task; L0/L1 objects score at least ``floor``. ``tables``
+    keeps the token tables (else they are computed for this call)."""
     total = 0
     matched: dict[str, list[str]] = {}
     if task_tokens:
-        index, content = obj.__dict__.get("_tokens") or _token_table(obj)
+        index, content = tables.get(obj) if tables is not None else token_table(obj)
         masks = [(t, m) for t in task_tokens if (m := index.get(t))]
         if masks:
             for bit, name in enumerate(_SMALL_FIELDS):

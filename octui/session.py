@@ -20,10 +20,10 @@ from octui.loader import (
     Tree,
     fingerprint_of,
     gc_paused,
+    hold_heap,
     scan,
 )
 from octui.pipeline import Query, Resolution, resolve
-from octui.ranking import prepare_tokens
 
 
 class Session:
@@ -51,7 +51,8 @@ class Session:
                 repo.source = tree_source(self.tree)
         with gc_paused():
             for obj in repo.objects:
-                prepare_tokens(obj)
+                repo.tokens.get(obj)
+        hold_heap()  # the token tables join the held heap
         self.repository = repo
         self._fingerprint = self.loader.fingerprint
         return repo
@@ -71,7 +72,8 @@ class Session:
             config = load_config_bytes(raw, CONFIG_FILE)
         except Exception:
             return ("bad-config", raw)
-        return fingerprint_of(raw, *scan(self.tree, config))
+        with gc_paused():  # a poll makes a tuple per file: never a full pass over the heap
+            return fingerprint_of(raw, *scan(self.tree, config))
 
     def changed_on_disk(self) -> bool:
         """True when the files differ from what the last ``load`` saw."""

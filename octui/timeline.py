@@ -129,6 +129,25 @@ def _fit(text: str, width: int) -> str:
     return text[: max(width - 1, 0)] + "…"
 
 
+def fit_key(key: str, width: int) -> str:
+    """``key`` (``id@version`` or an id) in ``width`` columns: the ``@version`` that tells
+    the rows of a lineage apart is always kept; a long id loses its middle (``…``), so its
+    start and its end, where ids differ, both stay."""
+    if len(key) <= width:
+        return key.ljust(width)
+    head, at, version = key.rpartition("@")
+    if not at or not version.isdigit():
+        head, version = key, ""
+    suffix = f"@{version}" if version else ""
+    room = width - len(suffix)
+    if room < 3:  # no room for an id: the version alone, then plain truncation
+        return _fit(key, width)
+    keep = room - 1
+    front = (keep + 1) // 2
+    back = keep - front
+    return head[:front] + "…" + (head[len(head) - back :] if back else "") + suffix
+
+
 def layout(resolution: Resolution, object_id: str, width: int) -> Timeline:
     """Draw the lineage of ``object_id`` in ``width`` columns.
 
@@ -185,7 +204,7 @@ def layout(resolution: Resolution, object_id: str, width: int) -> Timeline:
         o = r.obj
         assert o is not None
         c = _Canvas(width)
-        c.put(0, _fit(o.key, label_w), "label")
+        c.put(0, fit_key(o.key, label_w), "label")
         start_open = o.effective_start == BEGINNING_OF_TIME
         a = 0 if start_open else col(o.effective_start)
         b = area - 1 if o.valid_until is None else max(col(o.valid_until) - 1, a)
@@ -238,7 +257,7 @@ def layout(resolution: Resolution, object_id: str, width: int) -> Timeline:
     for r in rows:
         if r.obj is None:
             d = _Canvas(width)
-            d.put(0, _fit(r.id, label_w), "denied")
+            d.put(0, fit_key(r.id, label_w), "denied")
             d.put(offset, _fit(f"{r.state} (only id and reason are shown)", area), "denied")
             lines.append(d.line())
 

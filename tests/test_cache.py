@@ -156,13 +156,16 @@ def test_a_damaged_cache_is_a_miss_never_a_wrong_answer(
     elif damage == "wrong-shapes":
         doc = pickle.loads(store.path.read_bytes())
         for i, rel in enumerate(sorted(doc["entries"])):
-            *identity, values, unknown, error, skipped = doc["entries"][rel]
+            *identity, values, unknown, error, skipped, tokens = doc["entries"][rel]
             doc["entries"][rel] = [
-                (*identity, (values or ())[:3], unknown, error, skipped),
-                (*identity, values, "unknown", error, skipped),
-                (*identity, values, unknown, 5, skipped),
+                (*identity, (values or ())[:3], unknown, error, skipped, tokens),
+                (*identity, values, "unknown", error, skipped, tokens),
+                (*identity, values, unknown, 5, skipped, tokens),
                 "garbage",
-            ][i % 4]
+                (*identity, values, unknown, error, skipped, "not a table"),
+                (*identity, values, unknown, error, skipped, ({}, [], 3)),
+                (*identity, values, unknown, error, skipped),
+            ][i % 7]
         store.path.write_bytes(pickle.dumps(doc))
     else:
         assert isinstance(damage, bytes)
@@ -291,12 +294,16 @@ def test_digest_from_cached_pieces_equals_the_definition(synth_repo: Path) -> No
             )
 
 
-def test_gc_pause_restores_the_collector_and_freezes_nothing(synth_repo: Path) -> None:
+def test_gc_pause_restores_the_collector_and_holds_only_the_loaded_heap(synth_repo: Path) -> None:
     import gc
 
+    from octui.loader import release_heap
+
     assert gc.isenabled()
+    release_heap()
+    assert gc.get_freeze_count() == 0
     load_repository(synth_repo)
-    assert gc.isenabled() and gc.get_freeze_count() == 0
+    assert gc.isenabled() and gc.get_freeze_count() > 0  # held until the next load
     gc.disable()
     try:
         load_repository(synth_repo)

@@ -4,26 +4,33 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
 from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 from git_fixture import GitSample, git_sample
 from repo_builder import obj
+from test_properties import ROLE_NAMES, SETTINGS, specs, write
 
 from octui.bundle import digest
 from octui.changes import (
     EPSILON,
+    _brute_walk,
+    brute_force_agenda,
     candidates,
     change_agenda,
     next_change,
     previous_change,
     render_text,
+    sorted_candidates,
     walk_changes,
 )
 from octui.cli import main
@@ -339,3 +346,105 @@ def test_walking_both_ways_lists_the_agenda(sample: Repository) -> None:
     behind = [p.first_instant for p in walk_changes(sample, query, forward=False)]
     assert ahead == [p.first_instant for p in agenda.upcoming()]
     assert behind == [p.first_instant for p in reversed(agenda.past())]
+
+
+# -- the sweep equals the brute force ------------------------------------------------------------
+
+
+def _same_agenda(repo: Repository, query: Query, since: Any, until: Any) -> None:
+    """The sweep's agenda equals the brute force's: every point, cause, diff and digest."""
+    swept = change_agenda(repo, query, since=since, until=until)
+    brute = brute_force_agenda(repo, query, since=since, until=until)
+    assert swept.to_json() == brute.to_json()
+    assert [p.diff.to_json() for p in swept.points] == [p.diff.to_json() for p in brute.points]
+    assert [p.causes for p in swept.points] == [p.causes for p in brute.points]
+    assert render_text(swept) == render_text(brute)
+
+
+def _same_walks(repo: Repository, query: Query) -> None:
+    """Walking forward and backward from ``query.as_of`` by the sweep equals the brute force."""
+    here = resolve(repo, query)
+    ordered = sorted_candidates(here)
+    for forward in (True, False):
+        if forward:
+            chosen = [c for c in ordered if c.first_instant > query.as_of]
+        else:
+            chosen = [c for c in reversed(ordered) if c.first_instant <= query.as_of]
+        swept = list(walk_changes(repo, query, forward=forward))
+        brute = list(_brute_walk(repo, query, here, chosen, forward, None))
+        assert [p.diff.to_json() for p in swept] == [p.diff.to_json() for p in brute]
+        assert [(p.at, p.after, p.causes, p.rank_moves) for p in swept] == [
+            (p.at, p.after, p.causes, p.rank_moves) for p in brute
+        ]
+
+
+@pytest.mark.parametrize("role", ["support", "sales", "engineering", "leadership", "public-bot"])
+@pytest.mark.parametrize("historical", [False, True])
+def test_sweep_equals_brute_force_on_the_sample(
+    sample: Repository, role: str, historical: bool
+) -> None:
+    query = Query(role=role, as_of=TODAY, task="refund", include_historical=historical)
+    _same_agenda(sample, query, None, None)
+    _same_agenda(sample, query, parse_instant("2026-03-15"), IN_90_DAYS)
+    for when in ("2026-03-15", "2026-06-01", "2026-11-30"):
+        _same_walks(sample, replace(query, as_of=parse_instant(when)))
+
+
+def test_the_sweep_is_used_and_finds_the_refund_supersession(sample: Repository) -> None:
+    """Not a brute force in disguise: the sweep resolves the repository once, whatever the
+    number of candidates (the memo of whole-repository stages stays as it was)."""
+    from octui.pipeline import _memo
+
+    query = Query(role="support", as_of=TODAY)
+    resolve(sample, query)
+    stages = set(_memo(sample).stages)
+    agenda = change_agenda(sample, query, since=parse_instant("2025-01-01"))
+    assert len(agenda.points) > 20
+    assert set(_memo(sample).stages) == stages
+    june = next(p for p in agenda.points if p.at == parse_instant("2026-06-01"))
+    assert "policies.refunds@2 starts" in {c.detail for c in june.causes}
+
+
+@SETTINGS
+@given(
+    spec=specs(),
+    role=st.sampled_from(ROLE_NAMES),
+    window=st.sampled_from([(None, None), ("2026-01-01", "2026-12-31"), ("2026-05-31", None)]),
+    historical=st.booleans(),
+    task=st.sampled_from(["", "refund policy"]),
+)
+def test_sweep_equals_brute_force_on_generated_repositories(
+    spec: Any, role: str, window: tuple[str | None, str | None], historical: bool, task: str
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = load_repository(write(spec, Path(tmp) / "repo"))
+        since, until = (parse_instant(w) if w else None for w in window)
+        query = Query(role=role, as_of=TODAY, task=task, include_historical=historical)
+        _same_agenda(repo, query, since, until)
+        _same_walks(repo, replace(query, as_of=parse_instant("2026-06-01")))
+
+
+def test_changes_lists_what_the_role_receives_unless_all(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["changes", str(SAMPLE), "--role", "support", "--as-of", "2026-03-15"]
+    argv += ["--until", "2026-12-31", "--format", "json"]
+    default = cli_json(capsys, *argv)
+    everything = cli_json(capsys, *argv, "--all")
+    assert default["everything"] is False and everything["everything"] is True
+    assert all(p["receives"] for p in default["changes"])
+    assert any(not p["receives"] for p in everything["changes"])
+    assert [p for p in everything["changes"] if p["receives"]] != []
+    assert {p["at"] for p in default["changes"]} == {
+        p["at"] for p in everything["changes"] if p["receives"]
+    }
+    # an out-of-scope object starting changes the digest, not what support receives
+    only_all = {p["at"] for p in everything["changes"]} - {p["at"] for p in default["changes"]}
+    assert "2026-05-12T00:00:00Z" in only_all  # decisions.2026-05-12-event-bus-sqs starts
+    assert all(o["receivable"] for p in default["changes"] for o in p["objects"])
+    argv.remove("json")
+    argv.remove("--format")
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "Changes to what the role receives (--all: every digest change)." in text
+    assert "decisions." not in text

@@ -354,3 +354,114 @@ def test_diff_properties_over_roles_and_instants(
 
 
 _SAMPLE_REPO = load_repository(SAMPLE)
+
+
+# -- what the role could receive; one heading per object; old → new ------------------------------
+
+MARCH_VS_NOW = ("--role", "support", "--as-of", "2026-03-15", "--against-as-of", "2026-11-30")
+
+
+def test_by_default_a_diff_lists_only_what_the_role_could_receive(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["diff", str(SAMPLE), *MARCH_VS_NOW]) == 0
+    default = capsys.readouterr().out
+    assert main(["diff", str(SAMPLE), *MARCH_VS_NOW, "--all"]) == 0
+    everything = capsys.readouterr().out
+    # decisions.* and notes.* are out of support's scope: their reason changes are noise
+    assert "decisions.2026-05-12-event-bus-sqs" not in default
+    assert "decisions.2026-05-12-event-bus-sqs@1: not-yet-valid" in everything
+    assert "pricing.team@2" not in default and "pricing.team@2" in everything
+    assert "12 changes to objects the role cannot receive not shown" in default
+    assert "not shown" not in everything
+    # what the role receives and its findings are in both
+    for text in (default, everything):
+        assert "policies.refunds-observed@1: not-yet-valid" in text  # in scope: a conflict loser
+        assert "conflict-declared policies.refunds policies.refunds-observed" in text
+    doc = cli_json(capsys, "diff", str(SAMPLE), *MARCH_VS_NOW, "--format", "json")
+    full = cli_json(capsys, "diff", str(SAMPLE), *MARCH_VS_NOW, "--all", "--format", "json")
+    assert all(c["receivable"] for c in doc["objects"])
+    assert doc["hidden"] == 12 and full["hidden"] == 0
+    hidden = [c for c in full["objects"] if not c["receivable"]]
+    assert len(hidden) == 12 and all(c["changes"] == ["reason"] for c in hidden)
+    assert doc["warnings"] == full["warnings"]
+
+
+def test_a_denied_id_is_not_receivable(sample: Repository) -> None:
+    a = resolve(sample, Query(role="public-bot", as_of=MARCH))
+    b = resolve(sample, Query(role="public-bot", as_of=TODAY))
+    d = diff_resolutions(a, b)
+    denied = {e.id for e in a.exclusions if e.reason.is_denial}
+    assert denied
+    assert not any(c.receivable for c in d.objects if c.id in denied)
+    assert all(c.id not in denied for c in d.receivable_only().objects)
+
+
+def _headings(text: str) -> dict[str, list[str]]:
+    """Object label (id@version, or the id of a version change) → the headings it is listed
+    under (top-level lines end with ':')."""
+    found: dict[str, list[str]] = {}
+    heading = ""
+    for line in text.splitlines():
+        if not line.startswith(" ") and line.endswith(":"):
+            heading = line
+            continue
+        stripped = line.strip()
+        if line.startswith("  ") and heading and not heading.startswith("Warnings"):
+            label = stripped.split(" ")[1] if stripped[:1] in "+-*~↕" else stripped.split(":")[0]
+            found.setdefault(label.split("→")[0].rstrip(":"), []).append(heading)
+    return found
+
+
+def test_each_object_appears_under_exactly_one_heading(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["diff", str(SAMPLE), *MARCH_VS_NOW, "--all"]) == 0
+    text = capsys.readouterr().out
+    headings = _headings(text)
+    for label in ("policies.refunds", "policies.refunds@1", "policies.refunds@2"):
+        assert headings[label] == ["Version changed:"]
+    assert all(len(h) == 1 for h in headings.values()), headings
+    assert "Now included:\n" in text and "policies.refunds@2: not-yet-valid" in text
+    now_included = text.split("Now included:\n")[1].split(":\n")[0]
+    assert "policies.refunds" not in now_included
+
+
+def test_changed_fields_show_old_and_new_values(
+    repo_factory: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = obj(
+        "policies.refunds",
+        version=2,
+        summary="Refunds within 30 days.",
+        updated="2026-03-01",
+        tags=["refund"],
+        content="Customers may ask for a refund within 30 days.\nKeep the receipt.\n",
+    )
+    new = {
+        **old,
+        "summary": "Refunds within 45 days.",
+        "updated": "2026-04-01",
+        "tags": ["refund", "billing"],
+        "content": "Customers may ask for a refund within 45 days.\nKeep the receipt.\n",
+    }
+    before = load_repository(repo_factory({"p.md": old}, name="a"))
+    after = load_repository(repo_factory({"p.md": new}, name="b"))
+    q = Query(role="reader", as_of=TODAY)
+    d = diff_resolutions(resolve(before, q), resolve(after, q))
+    text = render_text(d)
+    assert "fields changed" not in text
+    assert 'summary: "Refunds within 30 days." → "Refunds within 45 days."' in text
+    assert 'updated: "2026-03-01T00:00:00Z" → "2026-04-01T00:00:00Z"' in text
+    assert 'tags: ["refund"] → ["refund", "billing"]' in text
+    assert "content: body changed (2 → 2 lines; --body shows the diff)" in text
+    with_body = render_text(d, body=True)
+    assert "-Customers may ask for a refund within 30 days." in with_body
+    assert "+Customers may ask for a refund within 45 days." in with_body
+    doc = d.to_json(body=True)
+    change = doc["objects"][0]
+    assert change["changed_fields"] == ["content", "summary", "tags", "updated"]
+    assert change["fields"]["updated"] == ["2026-03-01T00:00:00Z", "2026-04-01T00:00:00Z"]
+    assert change["fields"]["tags"] == [["refund"], ["refund", "billing"]]
+    assert "+Customers may ask for a refund within 45 days." in change["body_diff"]
+    assert "body_diff" not in d.to_json()["objects"][0]

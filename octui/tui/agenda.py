@@ -2,15 +2,16 @@
 
 ``.`` / ``,`` move ``as_of`` (and so the timeline marker) to the next / previous instant
 at which the bundle of the current role, task and revision changes — objects starting,
-expiring, being superseded or going stale — and say what changed. ``A`` lists the
-changes around ``as_of`` (found lazily, a few at a time, off the UI thread); Enter on
-one moves ``as_of`` there.
+expiring, being superseded or going stale — and say what changed. ``A`` lists every
+change at any instant (swept once, off the UI thread, in a virtualised table), each with
+its cause and what changes; Enter on one moves ``as_of`` there. Both offer the changes to
+what the role receives (the default) or every digest change (``a`` in the agenda).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import ClassVar
@@ -23,7 +24,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from octui.changes import ChangePoint, walk_changes
+from octui.changes import ChangePoint, change_agenda, walk_changes
 from octui.diff import ObjectChange
 from octui.loader import Repository
 from octui.pipeline import Query
@@ -31,9 +32,6 @@ from octui.textsafe import inert
 from octui.timeutil import format_day, format_instant
 from octui.tui.background import in_daemon_thread
 from octui.tui.widgets.rowtable import Cell, Column, RowTable
-
-AROUND = 12
-"""How many changes the agenda lists on each side of ``as_of``."""
 
 
 def summarize(point: ChangePoint) -> str:
@@ -67,22 +65,30 @@ def _label(change: ObjectChange) -> str:
     return entry.label if entry is not None else change.id
 
 
+def causes_text(point: ChangePoint) -> str:
+    """Why the bundle changes then: "policies.refunds@2 starts", "pricing.team@1 goes stale"."""
+    return inert("; ".join(c.detail for c in point.causes), keep_newlines=False)
+
+
 def when_text(point: ChangePoint) -> str:
     return ("after " if point.after else "") + format_day(point.at)
 
 
-def around(
-    repository: Repository, query: Query, rev: str | None, count: int = AROUND
-) -> tuple[Iterator[ChangePoint], Iterator[ChangePoint]]:
-    """Lazy walkers: changes after ``query.as_of`` and changes already in effect at it."""
-    return (
-        walk_changes(repository, query, forward=True, rev=rev),
-        walk_changes(repository, query, forward=False, rev=rev),
-    )
+MODES = {
+    False: "changes to what the role receives",
+    True: "every digest change",
+}
+
+
+def shown(points: Sequence[ChangePoint], everything: bool) -> list[ChangePoint]:
+    """The points of one mode: every digest change, or those changing what the role receives."""
+    return list(points) if everything else [p for p in points if p.receives]
 
 
 class AgendaScreen(ModalScreen[datetime | None]):
-    """The changes around ``as_of`` for the current inputs. Enter moves as_of there."""
+    """Every change of the bundle for the current inputs, at any instant: scroll through the
+    whole agenda (a virtualised table, any length). ``a`` switches between the changes to
+    what the role receives and every digest change; Enter moves as_of there."""
 
     DEFAULT_CSS = """
     AgendaScreen { align: center middle; }
@@ -96,34 +102,51 @@ class AgendaScreen(ModalScreen[datetime | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "dismiss_none", "Close"),
         Binding("A", "dismiss_none", "Close", show=False),
+        Binding("a", "toggle_all", "Receives / every digest change"),
     ]
 
-    def __init__(self, repository: Repository, query: Query, rev: str | None) -> None:
+    def __init__(
+        self,
+        repository: Repository,
+        query: Query,
+        rev: str | None,
+        everything: bool = False,
+        on_toggle: Callable[[bool], None] | None = None,
+    ) -> None:
         super().__init__()
         self.repository = repository
         self.query_ = query
         self.rev = rev
+        self.everything = everything
+        self.on_toggle = on_toggle
+        self.all_points: tuple[ChangePoint, ...] = ()
         self.points: list[ChangePoint] = []
         self.done = asyncio.Event()
 
-    def compose(self) -> ComposeResult:
+    def _title(self) -> Text:
         q = self.query_
         role = inert(str(q.role), keep_newlines=False)
         where = f"revision {inert(self.rev, keep_newlines=False)}" if self.rev else "working tree"
+        count = f" · {len(self.points)} of {len(self.all_points)}" if self.done.is_set() else ""
+        return Text.assemble(
+            ("Changes to the bundle", "bold"),
+            f" for role {role} · {where} · as_of {format_instant(q.as_of)}\n",
+            ("showing: ", "dim"),
+            (MODES[self.everything], "bold cyan"),
+            (count, "dim"),
+            ("\nEnter: move as_of there · a: " + MODES[not self.everything], "dim"),
+            (" · . , next/previous change · Esc: close", "dim"),
+        )
+
+    def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(
-                Text.assemble(
-                    ("Changes to the bundle", "bold"),
-                    f" for role {role} · {where} · as_of {format_instant(q.as_of)}\n",
-                    ("Enter: move as_of there · . , next/previous change · Esc: close", "dim"),
-                ),
-                id="agenda-title",
-            )
+            yield Static(self._title(), id="agenda-title")
             yield RowTable(
                 [
                     Column("when", 22),
                     Column("", 8),
-                    Column("what changes", None, min_width=20),
+                    Column("because", None, min_width=20, weight=1),
+                    Column("what changes", None, min_width=20, weight=2),
                 ],
                 self._cells,
                 lambda p: (p.at, p.after),
@@ -136,6 +159,7 @@ class AgendaScreen(ModalScreen[datetime | None]):
         return [
             (when_text(point), "bold" if upcoming else ""),
             ("upcoming" if upcoming else "past", "cyan" if upcoming else "dim"),
+            (causes_text(point), ""),
             (summarize(point), ""),
         ]
 
@@ -145,25 +169,33 @@ class AgendaScreen(ModalScreen[datetime | None]):
 
     @work(exclusive=True, group="agenda", exit_on_error=False)
     async def _find(self) -> None:
-        ahead, behind = around(self.repository, self.query_, self.rev)
-        future: list[ChangePoint] = []
-        past: list[ChangePoint] = []
+        agenda = await in_daemon_thread(change_agenda, self.repository, self.query_, rev=self.rev)
+        self.all_points = agenda.points
+        self.done.set()
+        self._show()
+
+    def _show(self) -> None:
+        """Fill the table for the current mode; the cursor on the first upcoming change."""
         table = self.query_one(RowTable)
-        for walker, into in ((ahead, future), (behind, past)):
-            for _ in range(AROUND):
-                point = await in_daemon_thread(next, walker, None)
-                if point is None:
-                    break
-                into.append(point)
-                self.points = list(reversed(past)) + future
-                table.set_rows(self.points)
+        self.points = shown(self.all_points, self.everything)
+        table.set_rows(self.points)
+        self.query_one("#agenda-title", Static).update(self._title())
         if not self.points:
             table.empty_text = "(no change of this bundle at any instant)"
             table.refresh()
+            return
+        as_of = self.query_.as_of
+        upcoming = next((i for i, p in enumerate(self.points) if p.upcoming(as_of)), None)
+        table.move_to(upcoming if upcoming is not None else len(self.points) - 1)
+
+    def action_toggle_all(self) -> None:
+        self.everything = not self.everything
+        if self.on_toggle is not None:
+            self.on_toggle(self.everything)
+        if self.done.is_set():
+            self._show()
         else:
-            # Put the cursor on the first upcoming change.
-            table.move_to(len(past) if future else len(past) - 1)
-        self.done.set()
+            self.query_one("#agenda-title", Static).update(self._title())
 
     def on_row_table_selected(self, event: RowTable.Selected) -> None:
         event.stop()
@@ -172,6 +204,17 @@ class AgendaScreen(ModalScreen[datetime | None]):
 
     def action_dismiss_none(self) -> None:
         self.dismiss(None)
+
+
+def find_change(
+    repository: Repository, query: Query, *, forward: bool, rev: str | None, everything: bool
+) -> ChangePoint | None:
+    """The next change after ``query.as_of`` (forward) or the latest in effect at it, of the
+    mode: every digest change, or the changes to what the role receives."""
+    for point in walk_changes(repository, query, forward=forward, rev=rev):
+        if everything or point.receives:
+            return point
+    return None
 
 
 def query_for_walk(query: Query, as_of: datetime) -> Query:

@@ -16,6 +16,7 @@ Structure (so features can be added in their own modules):
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -36,16 +37,19 @@ from textual.widgets import Checkbox, Footer, Input, Select, TabbedContent, TabP
 
 from octui.bundle import bundle_dict, dumps_bundle
 from octui.config import ConfigError, NotARepository, load_config
+from octui.loader import FsTree
 from octui.model import Exclusion, Finding
 from octui.pipeline import Included, UnknownRole
 from octui.session import Session
 from octui.textsafe import inert
 from octui.timeutil import now_utc
+from octui.tui.aids import AID_BINDINGS, ExplorerAids, changed_paths, reload_note
 from octui.tui.auditapp import edit_selected, roles_settled, show_roles_block
 from octui.tui.background import DaemonExecutor, in_daemon_thread
 from octui.tui.commands import OctuiCommands
 from octui.tui.exporting import ExportExists, ExportRefused, default_export_path, write_atomic
 from octui.tui.extras import EXTRA_BINDINGS, ExplorerExtras
+from octui.tui.keys import keys_label
 from octui.tui.literal import line, toast_text
 from octui.tui.looks import apply_theme
 from octui.tui.screens.error import ErrorScreen
@@ -55,11 +59,14 @@ from octui.tui.settings import initial_role, load_settings, remember_role
 from octui.tui.state import END_OF_TIME_NOTE, Inputs, View, make_view, warning_key
 from octui.tui.web import deliver_bundle, guard_web_session
 from octui.tui.widgets.detail import DetailPane
+from octui.tui.widgets.filterbar import FilterBar
+from octui.tui.widgets.header import ContextHeader, utc_text
 from octui.tui.widgets.inputs import InputsPane, parse_as_of, parse_limit, parse_min
 from octui.tui.widgets.results import ExcludedPane, IncludedTable, WarningsTable
 from octui.tui.widgets.rowtable import RowTable
 from octui.tui.widgets.status import StatusBar
 from octui.tui.widgets.timeline import TimelinePane
+from octui.watching import open_events
 
 NARROW = 110
 """Below this many columns the detail pane is shown on demand instead of beside the results."""
@@ -72,7 +79,7 @@ RESULT_TABS: list[tuple[str, str, Callable[[], Widget]]] = [
 """``(pane id, title, factory)`` of the result tabs; extensions may append."""
 
 
-class OctuiApp(ExplorerExtras, App[None]):
+class OctuiApp(ExplorerAids, ExplorerExtras, App[None]):
     """Explore what a role is given, what is left out and why, at any instant."""
 
     TITLE = "octui"
@@ -82,36 +89,62 @@ class OctuiApp(ExplorerExtras, App[None]):
     AUTO_FOCUS = "#included-table"
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("f1", "help", "Help"),
+        Binding("question_mark", "help", "Help", tooltip="every key (F1 too)"),
+        Binding("f1", "help", "Help", show=False),
         # The keys that move into a field are priority bindings (see _focus_key).
-        Binding(
-            "slash",
-            "focus_task",
-            "Task",
-            tooltip="edit the task (it orders the bundle)",
-            priority=True,
-        ),
         Binding("r", "focus_role", "Role", tooltip="choose the role", priority=True),
         Binding(
             "a",
             "focus_as_of",
             "as_of",
-            show=False,
-            tooltip="edit as_of: now or a date",
+            tooltip="edit as_of: now, a date or a datetime (UTC unless it has an offset)",
             priority=True,
         ),
+        Binding(
+            "t",
+            "focus_task",
+            "Task",
+            show=False,
+            tooltip="edit the task (it orders the bundle)",
+            priority=True,
+        ),
+        Binding(
+            "slash",
+            "filter",
+            "Filter",
+            tooltip="filter the table on show by id or text (Enter keeps, Esc clears)",
+            priority=True,
+        ),
+        Binding(
+            "2",
+            "show_tab('tab-excluded')",
+            "Why excluded",
+            tooltip="the Excluded tab: every object left out, its reason, and why not",
+        ),
         Binding("left_square_bracket", "step_day(-1)", "−1 day", show=False),
-        Binding("right_square_bracket", "step_day(1)", "±day", key_display="[ ]", tooltip="+1 day"),
+        Binding(
+            "right_square_bracket",
+            "step_day(1)",
+            "±day",
+            key_display="[ ]",
+            show=False,
+            tooltip="+1 day",
+        ),
         Binding("left_curly_bracket", "step_month(-1)", "−1 month", show=False),
         Binding(
             "right_curly_bracket",
             "step_month(1)",
             "±month",
             key_display="{ }",
+            show=False,
             tooltip="+1 month",
         ),
         Binding(
-            "n", "toggle_now", "Now⇄date", tooltip="as_of: toggle between now and the chosen date"
+            "n",
+            "toggle_now",
+            "Now⇄date",
+            show=False,
+            tooltip="as_of: toggle between now and the chosen date",
         ),
         Binding("h", "flip('historical')", "Toggle include-historical", show=False),
         Binding("s", "flip('strict')", "Toggle strict", show=False),
@@ -120,14 +153,13 @@ class OctuiApp(ExplorerExtras, App[None]):
             "m", "focus_input('min-relevance')", "Edit min-relevance", show=False, priority=True
         ),
         Binding("1", "show_tab('tab-included')", "Included pane", show=False),
-        Binding("2", "show_tab('tab-excluded')", "Excluded pane", show=False),
         Binding("3", "show_tab('tab-warnings')", "Warnings pane", show=False),
         Binding("f", "cycle_reason", "Filter exclusions by reason", show=False),
         Binding(
             "d",
             "toggle_side",
             "Detail",
-            tooltip="detail + timeline (narrow screens; Enter opens too, Esc returns)",
+            tooltip="into the detail pane (it scrolls with the keys); again: back to the table",
         ),
         Binding("escape", "results", "Back to the results", show=False),
         Binding("x", "export", "Export", tooltip="export the bundle (JSON) to a file"),
@@ -142,6 +174,7 @@ class OctuiApp(ExplorerExtras, App[None]):
         Binding("c", "copy_digest", "Copy digest", show=False),
         Binding("ctrl+r", "reload", "Reload from disk", show=False),
         *EXTRA_BINDINGS,
+        *AID_BINDINGS,
         Binding("q", "quit", "Quit"),
     ]
 
@@ -216,7 +249,9 @@ class OctuiApp(ExplorerExtras, App[None]):
         if roles and self.inputs.role is None:
             role = initial_role(roles, load_settings().role_for(self.root))
             self.inputs = replace(self.inputs, role=role)
+        yield ContextHeader(id="context")
         yield InputsPane(roles, self.inputs.role, id="inputs")
+        yield FilterBar(id="filter-bar")
         with Horizontal(id="body"):
             with TabbedContent(id="results"):
                 for pane_id, title, factory in RESULT_TABS:
@@ -266,6 +301,7 @@ class OctuiApp(ExplorerExtras, App[None]):
             for field in self.main.query(Input):
                 field.cursor_blink = False
         self.main.query_one(InputsPane).show(self.inputs)
+        self.show_context()
         self.main.query_one(StatusBar).show(None, loading=self.root.name or str(self.root))
         for table in self.main.query(RowTable):
             table.waiting = f"loading {self.root.name or self.root}…"
@@ -312,10 +348,11 @@ class OctuiApp(ExplorerExtras, App[None]):
     async def reload_repository(self) -> None:
         """(Re)load the repository in a thread; show an error screen when it cannot be read."""
         self.settled.clear()
-        fingerprint = await in_daemon_thread(self.session.fingerprint)
-        self._seen_fingerprint = fingerprint
+        session = self.session
+        before, seen_by = self._seen_fingerprint, getattr(self, "_fingerprint_session", None)
+        self._fingerprint_session = session
         try:
-            await in_daemon_thread(self.session.load)
+            await in_daemon_thread(self._load_once)
         except NotARepository as exc:
             await self.show_error(
                 "Not an OpenContext repository",
@@ -336,13 +373,48 @@ class OctuiApp(ExplorerExtras, App[None]):
             await self.show_error("The repository cannot be read", str(self.root), str(exc))
             return
         self.clear_error()
+        after = self._seen_fingerprint
+        if self.loaded and before is not None and after is not None and seen_by is session:
+            # an edit on disk (or ctrl+r): say what the reload found, in words
+            self.notify(inert(reload_note(changed_paths(before, after))), title="Reload")
         self.loaded = True
         self._roles_changed()
         self.request_resolve(debounce=False)
 
+    def _load_once(self) -> None:
+        """Load (in a worker thread) and remember what the load's own scan saw: one walk of
+        the tree at start, not two. After a failed load, what is on disk now; if that is no
+        longer the failure the load saw (the config was just fixed), nothing, so the next
+        check reloads."""
+        try:
+            self.session.load()
+        except BaseException:
+            seen = self.session.fingerprint()
+            self._seen_fingerprint = seen if seen[0] in ("no-config", "bad-config") else None
+            raise
+        self._seen_fingerprint = self.session.loader.fingerprint
+
     @work(exclusive=True, group="watch", exit_on_error=False)
     async def watch_repository(self) -> None:
-        """Poll the disk; reload when the files changed (also while the error screen shows)."""
+        """Reload when the files changed (also while the error screen shows): on filesystem
+        events where they can be had (:mod:`octui.watching`), else by polling. Either way
+        the fingerprint confirms a change before anything reloads."""
+        if isinstance(self.session.tree, FsTree):
+            events = open_events(self.session.root)
+            if events is not None:
+                try:
+                    while await events.next():
+                        await self._reload_if_changed()
+                finally:
+                    events.close()
+        await self._poll_repository()
+
+    async def _reload_if_changed(self) -> None:
+        with contextlib.suppress(Exception):
+            if await in_daemon_thread(self.session.fingerprint) != self._seen_fingerprint:
+                self.reload_repository()
+
+    async def _poll_repository(self) -> None:
         interval = self.poll_interval
         while True:
             await asyncio.sleep(interval)
@@ -414,6 +486,7 @@ class OctuiApp(ExplorerExtras, App[None]):
             return
         self.inputs = inputs
         self.main.query_one(InputsPane).show(inputs)
+        self.show_context()
         self.request_resolve()
 
     def request_resolve(self, *, debounce: bool = True) -> None:
@@ -472,6 +545,8 @@ class OctuiApp(ExplorerExtras, App[None]):
             if callable(show_view):
                 show_view(view)
         self.main.query_one(StatusBar).show(view, following_now=self.inputs.as_of is None)
+        self.show_context()
+        self.follow_active_table()
         if view.query.role is not None and view.query.role != self._remembered_role:
             self._remembered_role = view.query.role
             remember_role(self.root, view.query.role)  # the explorer reopens on it
@@ -501,8 +576,6 @@ class OctuiApp(ExplorerExtras, App[None]):
             return action in ("quit", "help", "reload", "command_palette")
         if getattr(self.screen, "OWN_KEYS", False):  # e.g. the audit view: its keys only
             return action in ("quit", "command_palette")
-        if action == "toggle_side":
-            return self.narrow  # wide: the detail is always beside the results
         return True
 
     async def wait_settled(self) -> None:
@@ -565,6 +638,7 @@ class OctuiApp(ExplorerExtras, App[None]):
     @on(TabbedContent.TabActivated, "#results")
     def _tab_changed(self, event: TabbedContent.TabActivated) -> None:
         self._refresh_selection()
+        self.follow_active_table()
 
     def _jump_to_finding(self, finding: Finding) -> None:
         if not finding.ids:
@@ -622,6 +696,8 @@ class OctuiApp(ExplorerExtras, App[None]):
     def _role_changed(self, event: Select.Changed) -> None:
         if isinstance(event.value, str):
             self.set_inputs(replace(self.inputs, role=event.value))
+            # the choice is made: back to the table, so j/k and the tab keys work again
+            self.call_after_refresh(self._focus_results)
 
     @on(Input.Changed, "#task")
     def _task_changed(self, event: Input.Changed) -> None:
@@ -633,6 +709,10 @@ class OctuiApp(ExplorerExtras, App[None]):
             return  # half-way through typing: keep the current instant
         ok, when = parse_as_of(event.value)
         event.input.set_class(not ok, "-invalid")
+        kept = self.view.query.as_of if self.view is not None else self.inputs.as_of
+        self.main.query_one(InputsPane).show_as_of_problem(
+            event.value, None if kept is None else utc_text(kept)
+        )
         if ok:
             assert when is None or isinstance(when, datetime)
             self.set_inputs(self.inputs.with_as_of(when))
@@ -653,7 +733,7 @@ class OctuiApp(ExplorerExtras, App[None]):
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
-        if event.input.id in ("task", "as-of", "limit", "min-relevance"):
+        if event.input.id in ("task", "as-of", "limit", "min-relevance", "table-filter"):
             self._focus_results()
 
     @on(Checkbox.Changed, "#historical")
@@ -744,7 +824,17 @@ class OctuiApp(ExplorerExtras, App[None]):
         self._focus_results()
 
     def action_toggle_side(self) -> None:
-        self.main.toggle_class("-show-side")
+        detail = self.main.query_one(DetailPane)
+        if self.narrow:
+            self.main.toggle_class("-show-side")
+            if self.main.has_class("-show-side"):
+                detail.focus()
+            else:
+                self._focus_results()
+        elif detail.has_focus:
+            self._focus_results()
+        else:
+            detail.focus()  # the detail pane scrolls with the arrows, PgUp/PgDn, Home/End
 
     def action_results(self) -> None:
         if self.main.has_class("-show-side"):
@@ -767,7 +857,9 @@ class OctuiApp(ExplorerExtras, App[None]):
         if view is None:
             self.notify("nothing to export yet", severity="warning")
             return
-        default = default_export_path(self.root, view.query.role)
+        default = default_export_path(
+            self.root, view.query.role, as_of=view.query.as_of, digest=view.digest
+        )
         if self.is_web:  # the file goes to the viewer's browser, never onto the server
             deliver_bundle(self, self.bundle_text(), default.name)
             return
@@ -818,25 +910,16 @@ class OctuiApp(ExplorerExtras, App[None]):
         """Every key, from the bindings themselves (plus the fields' own keys)."""
 
         def rows(bindings: list[BindingType]) -> list[tuple[str, str]]:
-            out = []
-            for b in bindings:
-                if isinstance(b, Binding):
-                    out.append(
-                        (
-                            b.key.replace("left_square_bracket", "[")
-                            .replace("right_square_bracket", "]")
-                            .replace("left_curly_bracket", "{")
-                            .replace("right_curly_bracket", "}")
-                            .replace("slash", "/"),
-                            b.tooltip or b.description,
-                        )
-                    )
-            return out
+            return [
+                (keys_label(b.key), b.tooltip or b.description)
+                for b in bindings
+                if isinstance(b, Binding)
+            ]
 
         from octui.tui.widgets.inputs import AsOfInput
 
         return [
-            ("Anywhere", [*rows(list(self.BINDINGS)), ("ctrl+p", "Command palette")]),
+            ("Anywhere", [*rows(list(self.BINDINGS)), ("Ctrl+P", "Command palette")]),
             (
                 "Tables (Included, Excluded, Warnings)",
                 [*rows(list(RowTable.BINDINGS)), ("click / double-click", "select / open")],
@@ -845,12 +928,24 @@ class OctuiApp(ExplorerExtras, App[None]):
                 "as_of field",
                 [
                     *rows(list(AsOfInput.BINDINGS)),
-                    ("type", "now, YYYY-MM-DD or RFC 3339 datetime"),
+                    ("type", "now, YYYY-MM-DD or RFC 3339 datetime (no offset: UTC)"),
                 ],
             ),
             (
                 "Fields",
-                [("tab / shift+tab", "next / previous field"), ("enter", "back to the results")],
+                [
+                    ("Tab / Shift+Tab", "next / previous field"),
+                    ("Enter", "back to the results"),
+                ],
+            ),
+            (
+                "Help, diff, validate and detail views",
+                [
+                    ("↑ / ↓, PgUp / PgDn", "scroll"),
+                    ("Home / End", "top / bottom"),
+                    ("mouse wheel", "scroll"),
+                    ("Esc", "close (the detail pane: back to the results)"),
+                ],
             ),
         ]
 
@@ -881,6 +976,7 @@ class OctuiApp(ExplorerExtras, App[None]):
             ("Help (keys)", self.action_help, "F1"),
         ]
         commands += self.extra_palette_commands()
+        commands += self.aid_palette_commands()
         return commands
 
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from octui.suggest import close_matches
 from octui.tui.literal import content, highlighted, line
 from octui.tui.widgets.inputs import parse_as_of
 
@@ -55,22 +56,71 @@ class OctuiCommands(Provider):
             yield Hit(1.0, content(title), partial(self.octui.set_as_of, when), text=line(title))
         if len(query.strip()) < 2:
             return
-        view = self.octui.view
-        if view is None:
-            return
-        seen: set[str] = set()
-        ids = [i.obj.id for i in view.included] + [e.id for e in view.exclusions]
-        for object_id in ids:
-            if object_id in seen:
-                continue
-            seen.add(object_id)
-            title = f"Jump to {object_id}"
+        found = False
+        for title, callback, help_text in self._jumps():
             score = matcher.match(title)
             if score > 0:
+                found = True
                 yield Hit(
                     score,
                     highlighted(matcher, title),
-                    partial(self.octui.action_jump, object_id),
+                    callback,
                     text=line(title),
-                    help="show it in the Included or Excluded pane",
+                    help=help_text,
                 )
+        if found or any(matcher.match(title) > 0 for title, _, _ in self._fixed()):
+            return
+        for title, callback, help_text in self._suggestions(query.strip()):
+            yield Hit(0.5, content(title), callback, text=line(title), help=help_text)
+
+    def _jumps(self) -> list[Command]:
+        """``Jump to <id>`` (its first row) and ``Jump to <id>@<version>`` for every row."""
+        view = self.octui.view
+        if view is None:
+            return []
+        refs: list[str] = []
+        for inc in view.included:
+            refs += [inc.obj.id, f"{inc.obj.id}@{inc.obj.version}"]
+        for ex in view.exclusions:
+            refs.append(ex.id)
+            if ex.version is not None:
+                refs.append(f"{ex.id}@{ex.version}")
+        out: list[Command] = []
+        for ref in dict.fromkeys(refs):  # each once, in table order
+            where = "show it in the Included or Excluded pane"
+            out.append((f"Jump to {ref}", partial(self.octui.action_jump, ref), where))
+        return out
+
+    def _suggestions(self, word: str) -> list[Command]:
+        """ "Did you mean …" when nothing matches: the closest ids, refs and roles."""
+        view = self.octui.view
+        repo = self.octui.session.repository
+        roles = list(repo.config.roles) if repo is not None else []
+        refs = [t.removeprefix("Jump to ") for t, _, _ in self._jumps()]
+        for prefix in ("jump to ", "set role: ", "role "):
+            if word.lower().startswith(prefix):
+                word = word[len(prefix) :]
+        out: list[Command] = []
+        for match in close_matches(word, [*refs, *roles]):
+            if match in refs:
+                out.append(
+                    (
+                        f"Did you mean {match}? (jump to it)",
+                        partial(self.octui.action_jump, match),
+                        f"nothing matches {word!r}",
+                    )
+                )
+            else:
+                out.append(
+                    (
+                        f"Did you mean role {match}? (set it)",
+                        partial(self.octui.set_role, match),
+                        f"nothing matches {word!r}",
+                    )
+                )
+        del view
+        if not out:
+            out.append(
+                (f"Nothing matches {word!r}", lambda: None, "try an id, a role or a command")
+            )
+        return out

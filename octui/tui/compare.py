@@ -28,7 +28,8 @@ from octui.diff import (
     ObjectChange,
     describe_change,
     describe_side,
-    section_of,
+    field_lines,
+    grouped,
 )
 from octui.model import Exclusion
 from octui.pipeline import Included
@@ -127,8 +128,13 @@ def _line_style(change: ObjectChange) -> str:
     return "yellow"
 
 
-def diff_text(pin: Pin, diff: Diff) -> Text:
-    """The Diff tab's body: what changed from the pin (A) to what is on screen (B)."""
+def diff_text(pin: Pin, diff: Diff, everything: bool = False) -> Text:
+    """The Diff tab's body: what changed from the pin (A) to what is on screen (B) — each
+    object under one heading, each changed field old → new; without ``everything``, only
+    what the role could receive (and its findings)."""
+    full = diff
+    if not everything:
+        diff = diff.receivable_only()
     text = Text(no_wrap=False)
     text.append("A (pinned) ", style="bold")
     text.append(inert(pin.describe(), keep_newlines=False) + "\n")
@@ -145,17 +151,30 @@ def diff_text(pin: Pin, diff: Diff) -> Text:
         f"{summary['rank']} rank",
         f"warnings +{len(diff.warnings_added)} -{len(diff.warnings_removed)}",
     ]
-    text.append(" · ".join(counts) + "\n\n", style="dim")
+    text.append(" · ".join(counts) + "\n", style="dim")
+    if everything:
+        text.append("every exclusion change · a: only what the role could receive\n\n", style="dim")
+    else:
+        hidden = full.receivable_only().hidden
+        text.append(
+            f"what the role could receive ({hidden} other exclusion change"
+            f"{'s' if hidden != 1 else ''} hidden) · a: every exclusion change\n\n",
+            style="dim",
+        )
+    by_version, sections = grouped(diff)
     if diff.versions:
         text.append("Version changed\n", style="bold")
     for v in diff.versions:
         before = ", ".join(f"@{n}" for n in v.before)
         after = ", ".join(f"@{n}" for n in v.after)
         text.append(f"  ~ {inert(v.id, keep_newlines=False)} {before} → {after}\n", style="yellow")
-    for key, title, mark in SECTIONS:
-        rows = [c for c in diff.objects if section_of(c) == key]
-        if not rows:
-            continue
+        for change in by_version[v.id]:
+            text.append(f"      {inert(describe_change(change), keep_newlines=False)}\n")
+            for line in field_lines(change):
+                text.append(f"        {inert(line, keep_newlines=False)}\n", style="dim")
+    titles = {key: (title, mark) for key, title, mark in SECTIONS}
+    for key, rows in sections:
+        title, mark = titles[key]
         if key == "rank":
             text.append(
                 f"↕ {len(rows)} object{'s' if len(rows) != 1 else ''} only moved in rank\n",
@@ -166,6 +185,8 @@ def diff_text(pin: Pin, diff: Diff) -> Text:
         for change in rows:
             line = inert(describe_change(change), keep_newlines=False)
             text.append(f"  {mark} {line}\n", style=_line_style(change))
+            for field_line in field_lines(change):
+                text.append(f"      {inert(field_line, keep_newlines=False)}\n", style="dim")
     if diff.warnings_added:
         text.append("Warnings added\n", style="bold")
     for w in diff.warnings_added:
@@ -191,15 +212,29 @@ class DiffScreen(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close"),
         Binding("D", "close", "Close", show=False),
+        Binding("a", "toggle_all", "Every exclusion change / what the role could receive"),
     ]
 
-    def __init__(self, body: Text) -> None:
+    AUTO_FOCUS = "#diff-scroll"
+    """The scroll area has the focus: arrows, PgUp/PgDn and Home/End scroll it."""
+
+    def __init__(self, pin: Pin, diff: Diff, everything: bool = False) -> None:
         super().__init__()
-        self.body = body
+        self.pin = pin
+        self.diff = diff
+        self.everything = everything
+        self.body = diff_text(pin, diff, everything)
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll():
+        with VerticalScroll(id="diff-scroll") as scroll:
+            scroll.border_title = "Diff — ↑ ↓ PgUp PgDn scroll · Esc closes"
             yield Static(self.body, id="diff-body")
+
+    def action_toggle_all(self) -> None:
+        """Between what the role could receive and every exclusion change."""
+        self.everything = not self.everything
+        self.body = diff_text(self.pin, self.diff, self.everything)
+        self.query_one("#diff-body", Static).update(self.body)
 
     @property
     def body_text(self) -> str:

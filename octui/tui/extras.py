@@ -25,7 +25,7 @@ from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.widgets import Static
 
-from octui.changes import EPSILON, next_change, previous_change
+from octui.changes import EPSILON
 from octui.diff import Diff, diff_resolutions
 from octui.gitrev import GitRevisionError, GitTree, list_revisions
 from octui.model import Exclusion, Finding
@@ -34,9 +34,9 @@ from octui.session import Session
 from octui.textsafe import inert
 from octui.textsafe import markup_escape as escape
 from octui.timeutil import BEGINNING_OF_TIME
-from octui.tui.agenda import AgendaScreen, summarize, when_text
+from octui.tui.agenda import AgendaScreen, find_change, summarize, when_text
 from octui.tui.background import LatestJob, in_daemon_thread
-from octui.tui.compare import DiffScreen, Pin, decorate, diff_text, marks_for
+from octui.tui.compare import DiffScreen, Pin, decorate, marks_for
 from octui.tui.literal import markup_literal
 from octui.tui.revisions import WORKING_TREE, RevisionScreen
 from octui.tui.state import END_OF_TIME_NOTE
@@ -55,7 +55,12 @@ EXTRA_BINDINGS = [
     Binding("D", "show_diff", "Diff against the pinned bundle", show=False),
     Binding(".", "next_change", "Next change of the bundle (moves as_of)", show=False),
     Binding("comma", "previous_change", "Previous change of the bundle", show=False),
-    Binding("A", "agenda", "Change agenda around as_of", show=False),
+    Binding(
+        "A",
+        "agenda",
+        "What changed",
+        tooltip="the change agenda: the instants around as_of at which this bundle changes",
+    ),
     Binding("g", "pick_revision", "Git revision: what the repository said then", show=False),
 ]
 
@@ -70,6 +75,9 @@ class ExplorerExtras:
     disk_store: Any = None
     """The persistent parse cache of the files on disk, kept while a revision is read."""
     compare_diff: Diff | None = None
+    agenda_everything: bool = False
+    """``.`` / ``,`` and the agenda: every digest change (True) or only the changes to what
+    the role receives (False, the default); ``a`` in the agenda switches."""
     compare_marks: dict[tuple[object, ...], str] = {}  # noqa: RUF012 - replaced, never mutated
 
     @property
@@ -133,6 +141,18 @@ class ExplorerExtras:
             ("Next change of the bundle", app.action_next_change, ". moves as_of there"),
             ("Previous change of the bundle", app.action_previous_change, ", moves as_of there"),
             ("Change agenda", app.action_agenda, "A: the instants at which this bundle changes"),
+            (
+                "Agenda: changes to what the role receives"
+                if self.agenda_everything
+                else "Agenda: every digest change",
+                self.action_toggle_agenda_mode,
+                ". , and A: "
+                + (
+                    "every digest change now"
+                    if self.agenda_everything
+                    else "what the role receives now"
+                ),
+            ),
             ("Git revision…", app.action_pick_revision, "g: what the repository said at a commit"),
         ]
         if self.revision is not None:
@@ -190,7 +210,7 @@ class ExplorerExtras:
         if self.compare_diff is None:
             app.notify("comparing…")
             return
-        app.push_screen(DiffScreen(diff_text(self.pinned, self.compare_diff)))
+        app.push_screen(DiffScreen(self.pinned, self.compare_diff))
 
     def _decorate_tables(self) -> None:
         for selector in ("#included-table", "#excluded-table"):
@@ -269,19 +289,27 @@ class ExplorerExtras:
         if repo is None:
             return
         query = self._app.inputs.query(self._app.clock())
+        everything = self.agenda_everything
         if forward:
-            point = await in_daemon_thread(next_change, repo, query, rev=self.revision)
+            point = await in_daemon_thread(
+                partial(find_change, forward=True, rev=self.revision, everything=everything),
+                repo,
+                query,
+            )
         elif query.as_of <= BEGINNING_OF_TIME:
             app.notify(END_OF_TIME_NOTE, severity="warning")
             return
         else:
             # Just before as_of: standing on a change instant, ',' goes to the one before it.
             earlier = replace(query, as_of=query.as_of - EPSILON)
-            point = await in_daemon_thread(previous_change, repo, earlier, rev=self.revision)
-        if point is None:
-            app.notify(
-                "no later change of this bundle" if forward else "no earlier change of this bundle"
+            point = await in_daemon_thread(
+                partial(find_change, forward=False, rev=self.revision, everything=everything),
+                repo,
+                earlier,
             )
+        if point is None:
+            what = "change of this bundle" if everything else "change to what the role receives"
+            app.notify(f"no {'later' if forward else 'earlier'} {what}")
             return
         app.set_as_of(point.first_instant)
         verb = "changes" if forward else "changed"
@@ -289,6 +317,13 @@ class ExplorerExtras:
             f"{when_text(point)}: {summarize(point)}",
             title=f"The bundle {verb} ({'next' if forward else 'previous'})",
         )
+
+    def action_toggle_agenda_mode(self) -> None:
+        self.agenda_everything = not self.agenda_everything
+        mode = (
+            "every digest change" if self.agenda_everything else "changes to what the role receives"
+        )
+        self._app.notify(f". , and the agenda: {mode}")
 
     def action_agenda(self) -> None:
         app = self._app
@@ -301,7 +336,11 @@ class ExplorerExtras:
             if when is not None:
                 app.set_as_of(when)
 
-        app.push_screen(AgendaScreen(repo, query, self.revision), done)
+        def toggled(everything: bool) -> None:
+            self.agenda_everything = everything
+
+        screen = AgendaScreen(repo, query, self.revision, self.agenda_everything, toggled)
+        app.push_screen(screen, done)
 
     # -- revisions ---------------------------------------------------------------------------
 

@@ -107,8 +107,10 @@ async def every_screen(pilot: Pilot[Any]) -> list[str]:
 
 @pytest.fixture
 def canary_repos(tmp_path: Path) -> tuple[Path, Path]:
-    a = write_repo(tmp_path / "a", readable() | denied("canaryalpha"), CANARY_CONFIG)
-    b = write_repo(tmp_path / "b", readable() | denied("canarybravo", 1), CANARY_CONFIG)
+    # the same folder name: the header names the repository, and only the denied
+    # objects may differ between the two
+    a = write_repo(tmp_path / "a" / "repo", readable() | denied("canaryalpha"), CANARY_CONFIG)
+    b = write_repo(tmp_path / "b" / "repo", readable() | denied("canarybravo", 1), CANARY_CONFIG)
     return a, b
 
 
@@ -250,7 +252,7 @@ async def test_explorer_recovers_while_the_repository_changes(live_repo: Path) -
         assert any(w.code.value == "invalid-object" for w in app.view.resolution.warnings)
 
         # Still responsive: a keystroke re-resolves.
-        await pilot.press("slash", *"o1999")
+        await pilot.press("t", *"o1999")
         await settle(pilot)
         assert app.inputs.task == "o1999"
         assert app.view is not None and app.view.included[0].obj.id == "bulk.o1999"

@@ -75,7 +75,7 @@ async def test_what_changes_in_the_next_90_days_by_walking() -> None:
         Query(role="support", as_of=TODAY),
         since=TODAY,
         until=parse_instant("2027-02-28"),
-    )
+    ).receiving()  # by default, . and , step through the changes to what support receives
     async with app.run_test(size=(130, 40)) as pilot:
         await settle_all(pilot)
         seen = []
@@ -96,10 +96,9 @@ async def test_what_changes_in_the_next_90_days_by_walking() -> None:
         assert isinstance(screen, AgendaScreen)
         await screen.done.wait()
         upcoming = [p.first_instant for p in screen.points if p.upcoming(screen.query_.as_of)]
-        assert (
-            upcoming[: len(expected.points) - 1]
-            == [p.first_instant for p in expected.points[1:]][: len(upcoming)]
-        )
+        assert upcoming[: len(expected.points) - 1] == [
+            p.first_instant for p in expected.points[1:]
+        ]
         await pilot.press("enter")
         await settle_all(pilot)
         assert app.inputs.as_of == expected.points[1].first_instant
@@ -160,3 +159,68 @@ async def test_starting_at_a_revision(tmp_path: Path, capsys) -> None:  # type: 
         keys = [i.obj.key for i in app.view.included]
         assert "policies.refunds@1" in keys and "policies.refunds@2" not in keys
         assert "revision HEAD~2" in str(app.main.query_one("#extras-bar").render())
+
+
+async def test_the_agenda_scrolls_through_every_change_and_toggles() -> None:
+    """The agenda lists every change at any instant (back to June and before), each with its
+    cause; a switches between what support receives and every digest change."""
+    repo = load_repository(SAMPLE)
+    full = change_agenda(repo, Query(role="support", as_of=TODAY))
+    receiving = full.receiving()
+    assert len(receiving.points) < len(full.points)
+    app = make_app(role="support", as_of=TODAY)
+    async with app.run_test(size=(150, 40)) as pilot:
+        await settle_all(pilot)
+        await pilot.press("A")
+        await settle_all(pilot)
+        screen = app.screen
+        assert isinstance(screen, AgendaScreen)
+        await screen.done.wait()
+        await settle_all(pilot)
+        table = screen.query_one("#agenda-table")
+        assert [p.first_instant for p in table.rows] == [p.first_instant for p in receiving.points]
+        # scroll to the very first change, far before as_of, through a virtualised table
+        for _ in range(len(table.rows) // 5 + 2):
+            await pilot.press("pageup")
+        await settle_all(pilot)
+        assert table.cursor == 0
+        june = next(i for i, p in enumerate(table.rows) if p.at == parse_instant("2026-06-01"))
+        cells = screen._cells(table.rows[june], june)
+        assert "policies.refunds@2 starts" in cells[2][0]
+        assert "+policies.refunds@2" in cells[3][0] and "-policies.refunds@1" in cells[3][0]
+        title = str(screen.query_one("#agenda-title").render())
+        assert "changes to what the role receives" in title
+        await pilot.press("a")
+        await settle_all(pilot)
+        assert [p.first_instant for p in table.rows] == [p.first_instant for p in full.points]
+        assert "every digest change" in str(screen.query_one("#agenda-title").render())
+        assert app.agenda_everything  # . and , follow the same choice
+        await pilot.press("a")
+        await settle_all(pilot)
+        assert len(table.rows) == len(receiving.points) and not app.agenda_everything
+        await pilot.press("end", "enter")
+        await settle_all(pilot)
+        assert app.inputs.as_of == receiving.points[-1].first_instant
+
+
+async def test_the_diff_view_toggles_every_exclusion_change() -> None:
+    app = make_app(role="support", as_of=MARCH)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await settle_all(pilot)
+        await pilot.press("p")
+        await settle_all(pilot)
+        app.set_as_of(TODAY)
+        await settle_all(pilot)
+        await pilot.press("D")
+        await settle_all(pilot)
+        screen = app.screen
+        assert isinstance(screen, DiffScreen)
+        assert "decisions.2026-05-12-event-bus-sqs" not in screen.body_text
+        assert "12 other exclusion changes hidden" in screen.body_text
+        assert screen.body_text.count("policies.refunds@1") == 1  # one heading per object
+        await pilot.press("a")
+        await settle_all(pilot)
+        assert "decisions.2026-05-12-event-bus-sqs@1: not-yet-valid" in screen.body_text
+        await pilot.press("a")
+        await settle_all(pilot)
+        assert "decisions.2026-05-12-event-bus-sqs" not in screen.body_text

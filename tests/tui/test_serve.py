@@ -162,7 +162,9 @@ async def test_export_in_a_browser_is_delivered_not_written(
         sent, shown = json.loads(text), json.loads(app.bundle_text())
         assert sent["digest"] == shown["digest"] == app.view.digest  # type: ignore[union-attr]
         assert sent["objects"] == shown["objects"]
-        assert options["save_filename"] == "opencontext-bundle-support.json"
+        short = app.view.digest.removeprefix("sha256:")[:8]  # type: ignore[union-attr]
+        # named after the role, as_of and the short digest, as on a terminal
+        assert options["save_filename"] == f"opencontext-bundle-support-2026-11-30-{short}.json"
         assert options["mime_type"] == "application/json"
         assert type(app.screen).__name__ != "ExportScreen"
     assert list(tmp_path.iterdir()) == []

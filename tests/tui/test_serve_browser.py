@@ -286,13 +286,15 @@ async def test_explorer_in_a_headless_browser(tmp_path: Path) -> None:
 
             # x (export) delivers the bundle to the browser, not onto the server
             await press(tools, session, "x")
-            bundle = downloads / "opencontext-bundle-support.json"
+            # named after the role, as_of and the short digest
+            pattern = "opencontext-bundle-support-*.json"
             await wait_until(
-                lambda: bundle.exists() and bundle.stat().st_size > 0,
+                lambda: any(p.stat().st_size > 0 for p in downloads.glob(pattern)),
                 20,
                 "the exported bundle in the browser's downloads",
             )
             await wait_until(lambda: not list(downloads.glob("*.crdownload")), 10, "download")
+            (bundle,) = downloads.glob(pattern)
             data = json.loads(bundle.read_text(encoding="utf-8"))
             assert data["inputs"]["role"] == "support"
             assert data["objects"]

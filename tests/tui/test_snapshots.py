@@ -1,4 +1,4 @@
-"""Snapshot tests of the key screens at 80×24 and 120×40 (fixed as_of, no cursor blink).
+"""Snapshot tests of the key screens at 80×24, 120×40 and 160×50 (fixed as_of, no cursor blink).
 
 Update after an intended change with ``pytest tests/tui --snapshot-update`` and look at
 the SVGs in ``tests/tui/__snapshots__/`` before committing them.
@@ -18,7 +18,11 @@ from octui.tui.screens.help import HelpScreen
 
 from .conftest import FIXTURES, make_app, settle
 
-SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
+SIZES = [
+    pytest.param((80, 24), id="80x24"),
+    pytest.param((120, 40), id="120x40"),
+    pytest.param((160, 50), id="160x50"),
+]
 
 
 def app_for_support() -> OctuiApp:

@@ -85,9 +85,9 @@ async def test_fast_typing_while_resolutions_land_is_never_scrambled() -> None:
             typing[0] = True
             if round_ % 2 == 0:
                 text = rng.choice(TASKS)
-                # "/" focuses the task field (its text selected), the task replaces it,
+                # "t" focuses the task field (its text selected), the task replaces it,
                 # Enter goes back to the results.
-                await keystrokes(app, "/" + text + "\n", rng)
+                await keystrokes(app, "t" + text + "\n", rng)
                 field, want = task, text
             else:
                 day = f"2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"

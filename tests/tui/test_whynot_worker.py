@@ -163,7 +163,7 @@ async def quit_while_an_uncancellable_why_not_and_walk_run(tmp: Path) -> None:
     def slow_walk(*args: Any, **kwargs: Any) -> None:
         time.sleep(30)
 
-    extras.next_change = slow_walk  # type: ignore[assignment]
+    extras.find_change = slow_walk  # type: ignore[assignment]
     app = make_app(outranked_repo(tmp / "repo", 5))
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(pilot)

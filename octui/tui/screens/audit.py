@@ -188,7 +188,7 @@ class AuditScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,u", "close", "Back", tooltip="back to the role view"),
-        Binding("f1", "help", "Help"),
+        Binding("f1,question_mark", "help", "Help"),
         Binding(
             "slash", "filter", "Filter", tooltip="filter: code, id, path, role (matrix: id glob)"
         ),

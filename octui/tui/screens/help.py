@@ -14,26 +14,30 @@ from textual.widgets import Static
 
 GUIDE = (
     "[b]Why is X not in the support bundle?[/b]  Pick role [b]support[/b] (r), open "
-    "[b]Excluded[/b] (2) and find X (ctrl+p, type its id; or f filters by reason): the "
-    "row and the detail pane say why.\n"
-    "[b]What did we believe in March?[/b]  Press a and type 2026-03-15 (or step with "
-    "[ ] by day and { } by month): the bundle re-resolves at that instant and the "
-    "timeline marker │ moves; n toggles back to now.\n"
+    "[b]Excluded[/b] (2) and find X (/ filters by id or text, Ctrl+P jumps to an id@version; "
+    "f filters by reason): the row says why, and the detail pane says what would include "
+    "it ([i]why not[/i]). A denied object shows only its id and the reason.\n"
+    "[b]What did we believe in March?[/b]  Press a and type 2026-03-15 (UTC unless you add "
+    "an offset; or step with [ ] by day and { } by month): the bundle re-resolves at that "
+    "instant and the timeline marker │ moves; n toggles back to now.\n"
+    "[b]What changed?[/b]  A lists the instants at which this bundle changes and what "
+    "changes; . and , move as_of to the next / previous change; p pins the bundle and D "
+    "shows the difference after you change role, task, as_of or revision.\n"
     "[b]Everything about a row?[/b]  The detail and its timeline sit beside the results; "
-    "on a narrow terminal Enter on a row (or d) opens them and Esc goes back."
+    "d goes into the detail pane to scroll it (on a narrow terminal Enter on a row opens "
+    "it) and Esc goes back."
 )
-
-
-def _key(keys: str) -> str:
-    return ", ".join(k.strip() for k in keys.split(","))
 
 
 class HelpScreen(ModalScreen[None]):
     """Lists the bindings it is given, grouped, plus the quick guide."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,f1,q", "dismiss", "Close help"),
+        Binding("escape,f1,q,question_mark", "dismiss", "Close help"),
     ]
+
+    AUTO_FOCUS = "#help-scroll"
+    """The scroll area has the focus: arrows, PgUp/PgDn and Home/End scroll it."""
 
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
@@ -49,15 +53,15 @@ class HelpScreen(ModalScreen[None]):
         self.groups = groups
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll() as scroll:
-            scroll.border_title = "octui help — Esc closes"
+        with VerticalScroll(id="help-scroll") as scroll:
+            scroll.border_title = "octui help — ↑ ↓ PgUp PgDn scroll · Esc closes"
             yield Static(GUIDE, id="guide")
             for title, rows in self.groups:
                 table = Table.grid(padding=(0, 2))
                 table.add_column(style="bold cyan", no_wrap=True, min_width=14)
                 table.add_column()
                 for keys, description in rows:
-                    table.add_row(_key(keys), description)
+                    table.add_row(keys, description)
                 yield Static(Text(title, style="bold underline"), classes="help-title")
                 yield Static(table, classes="help-keys")
 

@@ -17,6 +17,7 @@ from textual.widgets import Checkbox, Input, Label, Select
 
 from octui.textsafe import inert
 from octui.timeutil import format_day, parse_instant
+from octui.tui.asof_words import UTC_NOTE, as_of_problem
 from octui.tui.state import Inputs
 
 
@@ -95,6 +96,9 @@ class InputsPane(Vertical):
     InputsPane #limit, InputsPane #min-relevance { width: 5; }
     InputsPane Checkbox { margin-left: 1; }
     InputsPane Input.-invalid { color: $error; }
+    InputsPane #as-of-problem-line { display: none; height: auto; }
+    InputsPane #as-of-problem-line.-on { display: block; }
+    InputsPane #as-of-problem { color: $text-error; padding: 0; width: 1fr; }
     """
 
     def __init__(self, roles: list[str] | None = None, role: str | None = None, **kw: Any) -> None:
@@ -137,8 +141,10 @@ class InputsPane(Vertical):
             yield Label("task", classes="gap")
             yield Input(placeholder="what the agent is doing, e.g. refund", compact=True, id="task")
         with Horizontal():
-            yield Label("as_of")
-            yield AsOfInput(placeholder="now | YYYY-MM-DD", compact=True, id="as-of")
+            yield Label("as_of (UTC)")
+            as_of = AsOfInput(placeholder="now | YYYY-MM-DD", compact=True, id="as-of")
+            as_of.tooltip = f"now, YYYY-MM-DD or an RFC 3339 datetime; {UTC_NOTE}"
+            yield as_of
             yield Label("", id="as-of-mode")
             yield Flag("historical", compact=True, id="historical")
             yield Flag("strict", compact=True, id="strict")
@@ -146,6 +152,22 @@ class InputsPane(Vertical):
             yield Input(placeholder="-", compact=True, id="limit")
             yield Label("min", classes="gap")
             yield Input(placeholder="-", compact=True, id="min-relevance")
+        with Horizontal(id="as-of-problem-line"):
+            yield Label("", id="as-of-problem")
+
+    def show_as_of_problem(self, typed: str, kept: str | None) -> None:
+        """Say why ``typed`` is not an instant and which one is still in use (``kept``);
+        clear the message when ``typed`` is fine."""
+        problem = as_of_problem(typed)
+        line = self.query_one("#as-of-problem-line", Horizontal)
+        line.set_class(problem is not None, "-on")
+        if problem is None:
+            return
+        shown = inert(typed.strip(), keep_newlines=False)
+        still = f" (still showing {kept})" if kept else ""
+        self.query_one("#as-of-problem", Label).update(
+            Text(f"✗ as_of {shown!r} not used{still}: {problem}")
+        )
 
     def set_roles(self, roles: list[str], current: str | None) -> None:
         select = self.query_one("#role", Select)
@@ -195,3 +217,5 @@ class InputsPane(Vertical):
         with widget.prevent(Input.Changed):
             widget.value = text
             widget.remove_class("-invalid")
+        if selector == "#as-of":
+            self.show_as_of_problem(text, None)

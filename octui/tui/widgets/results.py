@@ -59,6 +59,31 @@ def _excluded_id(ex: Exclusion) -> str:
     return one_line(ex.id)
 
 
+def excluded_detail(ex: Exclusion) -> str:
+    """The detail cell: nothing for a denied object (only id and reason)."""
+    return "" if ex.reason.is_denial else one_line(ex.detail)
+
+
+def included_text(inc: Included) -> str:
+    """What ``/`` searches in an included row: id@version, title, authority, lifecycle."""
+    o = inc.obj
+    return f"{o.id}@{o.version} {o.title or ''} {o.authority or ''} {inc.lifecycle.value}"
+
+
+def excluded_text(ex: Exclusion) -> str:
+    """What ``/`` searches in an excluded row: id@version, reason and (unless denied) detail."""
+    version = "" if ex.version is None else f"@{ex.version}"
+    return f"{ex.id}{version} {ex.reason.value} {excluded_detail(ex)}"
+
+
+def warning_text(w: Finding) -> str:
+    """What ``/`` searches in a warning: severity, code, ids, message and hint."""
+    return f"{w.severity.value} {w.code.value} {' '.join(w.ids)} {w.message} {w.hint or ''}"
+
+
+SEVERITY_ORDER = {Severity.ERROR: 0}
+
+
 SHORT_COUNTS: dict[ExclusionReason, str] = {
     ExclusionReason.PERMISSION_DENIED: "denied",
     ExclusionReason.CLASSIFICATION_DENIED: "denied",
@@ -138,16 +163,19 @@ class IncludedTable(RowTable):
         super().__init__(
             [
                 Column("#", 4, "right"),
-                Column("id", None, min_width=12, fit=_included_id),
+                Column(
+                    "id", None, min_width=12, fit=_included_id, middle=True, sort=lambda i: i.obj.id
+                ),
                 Column("v", 3, "right"),
-                Column("authority", 10),
-                Column("lifecycle", 10),
+                Column("authority", 10, sort=lambda i: i.obj.authority or ""),
+                Column("lifecycle", 10, sort=lambda i: i.lifecycle.value),
                 Column("!", 1),
-                Column("score", 5, "right"),
+                Column("score", 5, "right", sort=lambda i: -i.score),
             ],
             self._row_cells,
             row_key,
             empty="(no objects in the bundle)",
+            search=included_text,
             id=id,
         )
 
@@ -201,14 +229,17 @@ class ExcludedPane(Vertical):
             yield ReasonCounts(id="reason-counts")
         yield RowTable(
             [
-                Column("id", None, min_width=12, fit=_excluded_id),
+                Column(
+                    "id", None, min_width=12, fit=_excluded_id, middle=True, sort=lambda e: e.id
+                ),
                 Column("v", 3, "right"),
-                Column("reason", 21),
-                Column("detail", None, min_width=6),
+                Column("reason", 21, sort=lambda e: e.reason.value),
+                Column("detail", None, min_width=6, fit=excluded_detail),
             ],
             self._row_cells,
             row_key,
             empty="(nothing excluded)",
+            search=excluded_text,
             id="excluded-table",
         )
 
@@ -217,12 +248,11 @@ class ExcludedPane(Vertical):
         return self.query_one("#excluded-table", RowTable)
 
     def _row_cells(self, ex: Exclusion, index: int) -> Sequence[Cell]:
-        denied = ex.reason.is_denial
         return (
             (one_line(ex.id), ""),
             ("" if ex.version is None else str(ex.version), ""),
             (ex.reason.value, REASON_STYLE.get(ex.reason, "")),
-            ("" if denied else one_line(ex.detail), "dim"),
+            (excluded_detail(ex), "dim"),
         )
 
     def show_view(self, view: View) -> None:
@@ -271,10 +301,12 @@ class ExcludedPane(Vertical):
         if self.view.excluded_rows:  # filtered, indexed and measured in the worker thread
             prepared = self.view.excluded_rows.get(self.reason)
             if prepared is None:  # a reason with no exclusion in this resolution
-                self.table.set_rows([], index={}, widths={0: 0})
+                self.table.set_rows([], index={}, widths={0: 0, 3: 0})
             else:
                 self.table.set_rows(
-                    prepared.rows, index=prepared.index, widths={0: prepared.id_width}
+                    prepared.rows,
+                    index=prepared.index,
+                    widths={0: prepared.id_width, 3: prepared.detail_width},
                 )
             return
         rows: list[Any] = self.view.exclusions
@@ -290,15 +322,18 @@ class WarningsTable(RowTable):
         super().__init__(
             [
                 Column(" ", 1),
-                Column("code", 24),
-                Column("ids", None, min_width=10, weight=2),
-                Column("message", None, min_width=16, weight=5),
+                Column(
+                    "code", 24, sort=lambda w: (SEVERITY_ORDER.get(w.severity, 1), w.code.value)
+                ),
+                Column("ids", None, min_width=10, weight=2, sort=lambda w: w.ids),
+                Column("message", None, min_width=16, weight=5, sort=lambda w: w.message),
             ],
             self._row_cells,
             warning_key,
             row_height=2,
             extra=self._hint,
             empty="(no warnings)",
+            search=warning_text,
             id=id,
         )
 

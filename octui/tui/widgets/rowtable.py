@@ -45,9 +45,14 @@ class Column:
     weight: int = 1
     """Share of the leftover width among flexible columns."""
     fit: Callable[[Any], str] | None = None
-    """For a flexible column: the text of its cell for a row. The column then gets the width
-    of its longest cell first (as far as the other flexible columns keep their
-    ``min_width``), and the other flexible columns share what is left."""
+    """For a flexible column: the text of its cell for a row. Fitted columns get the width
+    of their longest cell when the line has room for all of them (never more: what is
+    left goes to the flexible columns without ``fit``, else stays blank at the end of the
+    line); when it has not, the widest give way first (see :func:`share`)."""
+    middle: bool = False
+    """Cut a cell too long for the column in its middle (ids: their start and end stay)."""
+    sort: Callable[[Any], Any] | None = None
+    """The sort key of a row by this column (None: the table cannot be sorted by it)."""
 
 
 @lru_cache(maxsize=256)
@@ -62,9 +67,34 @@ def _cursor_style(spec: str) -> Style:
     return _style(spec).without_color
 
 
-def _fit(text: str, width: int, justify: str) -> str:
+def share(natural: Sequence[int], minimum: Sequence[int], room: int) -> list[int]:
+    """Widths for columns whose longest cells are ``natural`` within ``room`` cells.
+
+    Each column gets its natural width when they all fit. When they do not, the widest
+    are cut down to one common width, as large as the room allows (so a short id column
+    stays whole while a long detail column gives way); no column goes below its minimum.
+    """
+    if sum(natural) <= room:
+        return list(natural)
+    cap = room
+    order = sorted(natural)
+    used = 0
+    for n, value in enumerate(order):  # water-filling: the level the widest are cut to
+        left = len(order) - n
+        if used + value * left >= room:
+            cap = (room - used) // left
+            break
+        used += value
+    return [max(min(w, cap), m) for w, m in zip(natural, minimum, strict=True)]
+
+
+def _fit(text: str, width: int, justify: str, middle: bool = False) -> str:
     if width <= 0:
         return ""
+    if middle and cell_len(text) > width and width >= 5 and text.isascii():
+        front = width // 2
+        back = width - 1 - front
+        return text[:front] + "…" + text[len(text) - back :]
     if cell_len(text) > width:
         return set_cell_size(text, width - 1) + "…" if width > 1 else "…"
     pad = width - cell_len(text)
@@ -141,6 +171,7 @@ class RowTable(ScrollView, can_focus=True):
         row_height: int = 1,
         extra: Callable[[Any, int, int], Sequence[Cell]] | None = None,
         empty: str = "(nothing)",
+        search: Callable[[Any], str] | None = None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -155,7 +186,18 @@ class RowTable(ScrollView, can_focus=True):
         self.waiting: str | None = None
         """Shown instead of ``empty_text`` until the first :meth:`set_rows` (e.g. "loading…")."""
         self.rows: Sequence[Any] = ()
+        """The rows on show: the source rows, filtered and sorted."""
+        self.source_rows: Sequence[Any] = ()
+        """The rows last given to :meth:`set_rows`."""
+        self._source_index: Mapping[Hashable, int] = {}
         self._index: Mapping[Hashable, int] = {}
+        self._search = search
+        self.filter_text = ""
+        """Rows on show contain this text (case-insensitive) in their id or text."""
+        self.predicate: tuple[str, Callable[[Any], bool]] | None = None
+        """A named condition rows must meet as well (the palette's warnings filters)."""
+        self.sort_column: int | None = None
+        """The column rows are sorted by (None: the order they were given in)."""
         self._natural: dict[int, int] = {}
         """Longest cell of each ``fit`` column (index → cells), measured by :meth:`set_rows`."""
 
@@ -176,10 +218,9 @@ class RowTable(ScrollView, can_focus=True):
         (column index → cells of its longest cell, without the label). What is not
         passed is computed here.
         """
-        old_key = self.current_key
         self.waiting = None
-        self.rows = rows
-        self._index = index if index is not None else self.key_index(rows)
+        self.source_rows = rows
+        self._source_index = index if index is not None else self.key_index(rows)
         self._natural = {}
         for i, c in enumerate(self.columns):
             if c.fit is None or c.width is not None:
@@ -190,7 +231,58 @@ class RowTable(ScrollView, can_focus=True):
                 if widths is not None and i in widths
                 else max(map(text_width, map(fit, rows)), default=0)
             )
-            self._natural[i] = max(text_width(c.label), longest)
+            self._natural[i] = max(text_width(c.label) + (2 if c.sort else 0), longest)
+        self._show_rows()
+
+    @property
+    def narrowed(self) -> bool:
+        """True when a filter or a condition hides rows (or may)."""
+        return bool(self.filter_text) or self.predicate is not None
+
+    def set_filter(self, text: str) -> None:
+        """Show only rows whose id or text contains ``text`` (case-insensitive; "" = all)."""
+        if text != self.filter_text:
+            self.filter_text = text
+            self._show_rows()
+
+    def set_predicate(self, predicate: tuple[str, Callable[[Any], bool]] | None) -> None:
+        """Show only rows meeting ``predicate`` (a label and a test), or all (None)."""
+        self.predicate = predicate
+        self._show_rows()
+
+    @property
+    def sortable(self) -> list[int]:
+        return [i for i, c in enumerate(self.columns) if c.sort is not None]
+
+    def cycle_sort(self) -> str:
+        """Sort by the next sortable column (after the last: the original order); returns
+        the label of the column sorted by, or "" for the original order."""
+        order: list[int | None] = [None, *self.sortable]
+        at = order.index(self.sort_column) if self.sort_column in order else 0
+        self.sort_column = order[(at + 1) % len(order)]
+        self._show_rows()
+        return "" if self.sort_column is None else self.columns[self.sort_column].label
+
+    def _show_rows(self) -> None:
+        old_key = self.current_key
+        rows: Sequence[Any] = self.source_rows
+        index: Mapping[Hashable, int] | None = self._source_index
+        if self.predicate is not None:
+            test = self.predicate[1]
+            rows = [r for r in rows if test(r)]
+            index = None
+        if self.filter_text and self._search is not None:
+            needle = self.filter_text.casefold()
+            search = self._search
+            rows = [r for r in rows if needle in search(r).casefold()]
+            index = None
+        if self.sort_column is not None:
+            sort_key = self.columns[self.sort_column].sort
+            assert sort_key is not None
+            rows = sorted(rows, key=sort_key)
+            index = None
+        self.rows = rows
+        self._index = index if index is not None else self.key_index(rows)
         new_cursor = self._index.get(old_key, min(self.cursor, max(len(rows) - 1, 0)))
         self.virtual_size = Size(self.size.width, len(rows) * self.row_height + 1)
         self.set_reactive(RowTable.cursor, new_cursor)
@@ -254,14 +346,15 @@ class RowTable(ScrollView, can_focus=True):
         flexible = [i for i, c in enumerate(self.columns) if c.width is None]
         fitted = [i for i in flexible if i in self._natural]
         others = [i for i in flexible if i not in self._natural]
-        for n, i in enumerate(fitted):
-            c = self.columns[i]
-            if others or n < len(fitted) - 1:
-                reserve = sum(self.columns[j].min_width for j in [*fitted[n + 1 :], *others])
-                out[i] = max(min(self._natural[i], rest - reserve), c.min_width)
-            else:
-                out[i] = max(rest, c.min_width)  # the last flexible column fills the line
-            rest = max(rest - out[i], 0)
+        reserve = sum(self.columns[j].min_width for j in others)
+        shares = share(
+            [self._natural[i] for i in fitted],
+            [self.columns[i].min_width for i in fitted],
+            max(rest - reserve, 0),
+        )
+        for i, w in zip(fitted, shares, strict=True):
+            out[i] = w
+        rest = max(rest - sum(shares), 0)
         weights = sum(self.columns[i].weight for i in others) or 1
         for i in others:
             out[i] = max(rest * self.columns[i].weight // weights, self.columns[i].min_width)
@@ -301,7 +394,10 @@ class RowTable(ScrollView, can_focus=True):
         base = self.rich_style
         if y == 0:
             header = self.get_component_rich_style("rowtable--header")
-            cells = [(c.label, "") for c in self.columns]
+            cells = [
+                (c.label + (" ↑" if i == self.sort_column else ""), "")
+                for i, c in enumerate(self.columns)
+            ]
             return self._strip(cells, width, base + header)
         line = round(self.scroll_y) + y - 1
         index, sub = divmod(line, self.row_height)
@@ -309,6 +405,8 @@ class RowTable(ScrollView, can_focus=True):
             if y == 1:
                 empty = self.get_component_rich_style("rowtable--empty")
                 text = self.waiting if self.waiting is not None else self.empty_text
+                if self.waiting is None and self.source_rows and self.narrowed:
+                    text = "(no row matches the filter; / edits it, Esc in it clears)"
                 return Strip([Segment(_fit(" " + text, width, "left"), base + empty)])
             return Strip.blank(width, base)
         if index >= len(self.rows):
@@ -352,7 +450,8 @@ class RowTable(ScrollView, can_focus=True):
                 segments.append(Segment(" ", style))
                 used += 1
             w = min(w, max(width - used, 0))
-            segments.append(Segment(_fit(text, w, column.justify), style + cell_style(spec)))
+            cut = _fit(text, w, column.justify, column.middle)
+            segments.append(Segment(cut, style + cell_style(spec)))
             used += w
         if used < width:
             segments.append(Segment(" " * (width - used), style))

@@ -1,0 +1,294 @@
+"""Scale measures never change results and never leak: the held heap, the fast JSON writer,
+the token tables kept in the parse cache."""
+
+from __future__ import annotations
+
+import enum
+import gc
+import json
+import weakref
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from octui import cache, fastjson, ranking
+from octui.bundle import bundle_dict
+from octui.cache import ParseStore
+from octui.loader import release_heap
+from octui.pipeline import Query, strongly_connected
+from octui.session import Session
+from octui.synth import write_repository
+
+
+class _Cycle:
+    """Cyclic garbage: only the collector can free it."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+def test_a_loaded_repository_is_held_out_of_collector_passes(tmp_path: Path) -> None:
+    write_repository(tmp_path / "repo", 60, seed=3)
+    session = Session(tmp_path / "repo")
+    repo = session.load()
+    tracked = {id(o) for o in gc.get_objects()}  # what full passes walk (not the frozen)
+    assert gc.get_freeze_count() > 0
+    assert id(repo.objects) not in tracked
+    assert not any(id(o.tags) in tracked for o in repo.objects if o.tags)
+
+
+def test_releasing_the_held_heap_hands_it_back_to_the_collector(tmp_path: Path) -> None:
+    write_repository(tmp_path / "repo", 60, seed=3)
+    session = Session(tmp_path / "repo")
+    session.load()
+    garbage = _Cycle()
+    alive = weakref.ref(garbage)
+    session.load()  # holds the heap, the cycle with it
+    del garbage
+    gc.collect()
+    assert alive() is not None  # held: no pass looks at it
+    release_heap()  # what every load does first
+    gc.collect()
+    assert alive() is None
+
+
+# -- the JSON writer: orjson where it agrees with the standard library, byte for byte ---------
+
+
+def _standard(value: object) -> str:
+    try:
+        return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+
+
+def _fast(value: object) -> str:
+    try:
+        return fastjson.dumps_indent2(value)
+    except (TypeError, ValueError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+
+
+class _Level(enum.IntEnum):
+    ONE = 1
+
+
+class _Colour(enum.Enum):
+    RED = "red"
+
+
+class _Name(str):
+    pass
+
+
+EDGES: list[object] = [
+    2**64,
+    2**63,
+    -(2**63) - 1,
+    -(2**63),
+    2**64 - 1,
+    10**40,
+    "\ud800",
+    {"a": "lone \udfff surrogate"},
+    {1: "a"},
+    {True: 1},
+    {None: 1},
+    {1.5: 1},
+    {_Name("k"): 1},
+    1e-7,
+    1e-5,
+    1e-4,
+    1e16,
+    1e15,
+    1e22,
+    123456789012345680.0,
+    5e-324,
+    1.7976931348623157e308,
+    -0.0,
+    0.1,
+    float("nan"),
+    float("inf"),
+    [float("-inf")],
+    _Level.ONE,
+    _Colour.RED,
+    _Name("x"),
+    datetime(2026, 1, 1, tzinfo=UTC),
+    {"set": {1}},
+    b"bytes",
+]
+
+
+@pytest.mark.parametrize("value", EDGES, ids=[repr(v)[:40] for v in EDGES])
+def test_what_orjson_refuses_or_writes_differently_is_written_as_json_does(value: object) -> None:
+    assert _fast(value) == _standard(value)
+
+
+def test_a_deep_value_is_written_as_json_does() -> None:
+    deep: list[object] = []
+    for _ in range(400):  # deeper than orjson's limit
+        deep = [deep, {"k": 1.5}]
+    assert _fast(deep) == _standard(deep)
+
+
+def test_every_code_point_is_escaped_as_json_does() -> None:
+    points = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+    assert fastjson._orjson_agrees(points)
+    assert fastjson.dumps_indent2(points) == _standard(points)
+    assert fastjson.dumps_indent2({"".join(points): "".join(points)}) == _standard(
+        {"".join(points): "".join(points)}
+    )
+
+
+def test_floats_orjson_spells_like_repr_keep_the_fast_path() -> None:
+    assert fastjson._orjson_agrees({"confidence": 0.75, "n": [1, 2.5, None, True]})
+    assert not fastjson._orjson_agrees({"x": 1e-7})  # orjson: 1e-7, json: 1e-07
+    assert not fastjson._orjson_agrees({"x": float("nan")})  # orjson: null, json: ValueError
+
+
+def test_a_bundle_is_written_by_orjson_and_equals_the_standard_library(tmp_path: Path) -> None:
+    write_repository(tmp_path / "repo", 80, seed=5)
+    session = Session(tmp_path / "repo")
+    session.load()
+    query = Query(role="leadership", as_of=datetime(2026, 6, 1, tzinfo=UTC), task="refund")
+    bundle = bundle_dict(session.resolve(query))
+    assert fastjson._orjson_agrees(bundle)  # the fast path is taken: this test is about it
+    assert fastjson.dumps_indent2(bundle) == _standard(bundle)
+
+
+# -- token tables: kept in one place, persisted with the parse cache -------------------------
+
+
+def test_the_parse_cache_keeps_each_objects_token_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cache, "RACY_NS", 0)
+    write_repository(tmp_path / "repo", 150, seed=4)
+    Session(tmp_path / "repo", store=ParseStore(tmp_path / "repo", tmp_path / "c")).load()
+    store = ParseStore(tmp_path / "repo", tmp_path / "c")
+    calls = []
+    original = ranking.token_table
+    monkeypatch.setattr(ranking, "token_table", lambda o: calls.append(o) or original(o))
+    warm = Session(tmp_path / "repo", store=store)
+    repo = warm.load()
+    assert store.hits > 100 and calls == []  # every table came from the cache
+    for obj in repo.objects:
+        assert repo.tokens.get(obj) == original(obj)  # and equals the computed one
+
+
+def test_a_reload_keeps_unchanged_tables_and_recomputes_the_edited_one(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    write_repository(root, 60, seed=4)
+    session = Session(root)
+    first = session.load()
+    before = {o.path: first.tokens.get(o) for o in first.objects}
+    target = next(o for o in first.objects if o.path.endswith(".md"))
+    path = root / target.path
+    path.write_text(path.read_text(encoding="utf-8") + "\nzqxnewword appears\n", encoding="utf-8")
+    (root / "aaa-first.md").write_text(  # renumbers every object after it
+        "---\nid: aaa.first\nauthority: canonical\n---\nBody.\n", encoding="utf-8"
+    )
+    again = session.load()
+    for obj in again.objects:
+        table = again.tokens.get(obj)
+        assert table == ranking.token_table(obj)
+        if obj.path == target.path:
+            assert "zqxnewword" in table[1]
+        elif obj.path in before:
+            assert table is before[obj.path]  # kept, not recomputed
+    assert len(again.tokens) == len(again.objects)
+
+
+# -- cycles: nodes without edges skip the walk, numbered exactly as the walk numbers them -----
+
+
+def _tarjan(graph: list[list[int]]) -> list[int]:
+    """The plain recursive Tarjan: components numbered in order of completion."""
+    index: dict[int, int] = {}
+    low: dict[int, int] = {}
+    component = [-1] * len(graph)
+    stack: list[int] = []
+    count = [0, 0]
+
+    def visit(node: int) -> None:
+        index[node] = low[node] = count[0]
+        count[0] += 1
+        stack.append(node)
+        for child in graph[node]:
+            if child not in index:
+                visit(child)
+                low[node] = min(low[node], low[child])
+            elif component[child] < 0:
+                low[node] = min(low[node], index[child])
+        if low[node] == index[node]:
+            while True:
+                top = stack.pop()
+                component[top] = count[1]
+                if top == node:
+                    break
+            count[1] += 1
+
+    for start in range(len(graph)):
+        if start not in index:
+            visit(start)
+    return component
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(
+    st.integers(1, 30).flatmap(
+        lambda n: st.lists(st.lists(st.integers(0, n - 1), max_size=3), min_size=n, max_size=n)
+    )
+)
+def test_strongly_connected_numbers_components_as_tarjan_does(graph: list[list[int]]) -> None:
+    assert strongly_connected(graph) == _tarjan(graph)
+
+
+def test_a_replaced_repository_and_its_memo_are_freed_without_the_collector(
+    tmp_path: Path,
+) -> None:
+    """The loaded heap is held out of the collector's passes, so what a reload replaces must
+    be freed by reference counting alone: the pipeline memo makes no reference cycle."""
+    from octui.pipeline import _memo
+
+    root = tmp_path / "repo"
+    write_repository(root, 60, seed=4)
+    session = Session(root)
+    session.load()
+    query = Query(role="support", as_of=datetime(2026, 6, 1, tzinfo=UTC), task="refund")
+    session.resolve(query)
+    assert session.repository is not None
+    old_memo = weakref.ref(_memo(session.repository))
+    target = next(p for p in sorted(root.rglob("*.md")) if p.name != "README.md")
+    target.write_text(target.read_text(encoding="utf-8") + "\nEdited.\n", encoding="utf-8")
+    gc.disable()
+    try:
+        session.load()
+        session.resolve(query)
+        assert old_memo() is None
+    finally:
+        gc.enable()
+
+
+def test_the_memo_keeps_the_facts_of_the_most_recent_roles_only(tmp_path: Path) -> None:
+    from octui import pipeline
+    from octui.bundle import digest
+    from octui.pipeline import _memo, resolve
+
+    write_repository(tmp_path / "repo", 120, seed=6)
+    session = Session(tmp_path / "repo")
+    repo = session.load()
+    roles = sorted(repo.config.roles)
+    assert len(roles) > pipeline._MEMO_ROLES
+    when = datetime(2026, 6, 1, tzinfo=UTC)
+    for role in [*roles, roles[0]]:
+        query = Query(role=role, as_of=when, task="refund")
+        memoised = session.resolve(query)
+        assert digest(memoised) == digest(resolve(replace(repo), query))  # no memo: the same
+    memo = _memo(repo)
+    kept = [*roles[-(pipeline._MEMO_ROLES - 1) :], roles[0]]
+    assert list(memo.recent_roles) == kept
+    assert set(memo.first_steps) == set(memo.roles) == set(memo.scope_verdicts) == set(kept)
