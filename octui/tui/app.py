@@ -170,7 +170,9 @@ class OctuiApp(ExplorerAids, ExplorerExtras, App[None]):
             show=False,
             tooltip="open the selected object's file in $VISUAL / $EDITOR",
         ),
-        Binding("u", "audit", "Audit", tooltip="audit view: every finding and role at once"),
+        Binding(
+            "u", "audit", "Audit", show=False, tooltip="audit view: every finding and role at once"
+        ),
         Binding("c", "copy_digest", "Copy digest", show=False),
         Binding("ctrl+r", "reload", "Reload from disk", show=False),
         *EXTRA_BINDINGS,
