@@ -27,13 +27,15 @@ keys (F1 lists them all):
   r role   / task   a as_of   [ ] ±1 day   { } ±1 month   n now⇄date
   h include-historical   s strict   l limit   m min-relevance
   1 2 3 Included / Excluded / Warnings   f filter exclusions by reason
-  Enter open / jump   e export bundle   c copy digest   ctrl+p commands   q quit
+  Enter open / jump   x export bundle   e edit in $EDITOR   c copy digest   q quit
+  u audit view: every finding and every role's fate   ctrl+p commands
   p pin and compare   D diff   . , next/previous change   A change agenda   g git revision
 
 examples:
   octui                                   the current repository, or the sample
   octui sample-repo --role support --task refund
   octui sample-repo --role sales --as-of 2026-03-15
+  octui --audit sample-repo               open on the audit view (the owner's view)
   octui --theme textual-light             a light theme (the palette's theme choice is saved)
   octui --serve sample-repo               in a browser at http://127.0.0.1:8000
 
@@ -87,6 +89,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="colour theme for this run, e.g. textual-dark, textual-light (default: the one "
         "last chosen in the explorer)",
     )
+    p.add_argument(
+        "--audit",
+        action="store_true",
+        help="open on the audit view: every finding with the roles it affects, every object "
+        "with what each role gets (the owner's view; u toggles it)",
+    )
     web = p.add_argument_group("browser (needs the serve extra: pip install 'octui[serve]')")
     web.add_argument(
         "--serve",
@@ -126,6 +134,8 @@ def child_args(args: argparse.Namespace, root: Path) -> list[str]:
     ):
         if value is not None:
             out.append(f"{flag}={value}")
+    if getattr(args, "audit", False):
+        out.append("--audit")
     return out
 
 
@@ -167,7 +177,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if config is not None and args.role not in config.roles:
             declared = ", ".join(sorted(config.roles)) or "none are declared"
             return fail(f"unknown role {args.role!r}; declared roles: {declared}")
-    app = create_app(root, role=args.role, task=args.task, as_of=as_of, theme=args.theme)
+    app = create_app(
+        root, role=args.role, task=args.task, as_of=as_of, theme=args.theme, audit=args.audit
+    )
     if args.rev is not None:
         from octui.gitrev import GitRevisionError
         from octui.tui.extras import start_at_revision

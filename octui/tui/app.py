@@ -44,6 +44,7 @@ from octui.session import Session
 from octui.textsafe import inert
 from octui.timeutil import now_utc
 from octui.tui.aids import AID_BINDINGS, ExplorerAids, changed_paths, reload_note
+from octui.tui.auditapp import edit_selected, roles_settled, show_roles_block
 from octui.tui.background import DaemonExecutor, in_daemon_thread
 from octui.tui.commands import OctuiCommands
 from octui.tui.exporting import ExportExists, ExportRefused, default_export_path, write_atomic
@@ -162,7 +163,17 @@ class OctuiApp(TimeTravel, ExplorerAids, ExplorerExtras, App[None]):
             tooltip="into the detail pane (it scrolls with the keys); again: back to the table",
         ),
         Binding("escape", "results", "Back to the results", show=False),
-        Binding("e", "export", "Export", tooltip="export the bundle (JSON) to a file"),
+        Binding("x", "export", "Export", tooltip="export the bundle (JSON) to a file"),
+        Binding(
+            "e",
+            "edit",
+            "Edit",
+            show=False,
+            tooltip="open the selected object's file in $VISUAL / $EDITOR",
+        ),
+        Binding(
+            "u", "audit", "Audit", show=False, tooltip="audit view: every finding and role at once"
+        ),
         Binding("c", "copy_digest", "Copy digest", show=False),
         Binding("ctrl+r", "reload", "Reload from disk", show=False),
         *EXTRA_BINDINGS,
@@ -191,8 +202,11 @@ class OctuiApp(TimeTravel, ExplorerAids, ExplorerExtras, App[None]):
         clock: Callable[[], datetime] = now_utc,
         clock_check: float = 5.0,
         theme: str | None = None,
+        audit: bool = False,
     ) -> None:
         super().__init__()
+        self.open_audit = audit
+        """Open on the audit view (``octui --audit``)."""
         self.requested_theme = theme
         """``--theme`` (this run only); else the saved theme; else Textual's default."""
         self.root = Path(root)
@@ -299,6 +313,8 @@ class OctuiApp(TimeTravel, ExplorerAids, ExplorerExtras, App[None]):
         if self.watch_disk:
             self.watch_repository()
         self.set_interval(self.clock_check, self.follow_clock)
+        if self.open_audit:
+            self.action_audit()
 
     def follow_clock(self) -> None:
         """Following "now": re-resolve when the minute changes, so as_of stays honest."""
@@ -562,11 +578,15 @@ class OctuiApp(TimeTravel, ExplorerAids, ExplorerExtras, App[None]):
         """On the error screen only quit, help and reload make sense."""
         if self.error_screen is not None and self.screen is self.error_screen:
             return action in ("quit", "help", "reload", "command_palette")
+        if getattr(self.screen, "OWN_KEYS", False):  # e.g. the audit view: its keys only
+            return action in ("quit", "command_palette")
         return True
 
     async def wait_settled(self) -> None:
-        """Wait until the newest resolution (or load error) is on screen (for tests)."""
+        """Wait until the newest resolution (or load error) is on screen, with the detail
+        pane's Roles block (for tests)."""
         await self.settled.wait()
+        await roles_settled(self)
 
     # -- selection -----------------------------------------------------------------------
 
@@ -589,6 +609,7 @@ class OctuiApp(TimeTravel, ExplorerAids, ExplorerExtras, App[None]):
         view = self.view
         self.main.query_one(DetailPane).show(view, item)
         self.item_selected(view, item)
+        show_roles_block(self, view, item)
         timeline = self.main.query_one(TimelinePane)
         if view is None or item is None:
             timeline.show(view, None)
@@ -874,6 +895,16 @@ class OctuiApp(TimeTravel, ExplorerAids, ExplorerExtras, App[None]):
         self.notify(inert(f"wrote {written}"), title="Exported", markup=False)
         return written
 
+    def action_audit(self) -> None:
+        """Open the audit view (every finding and every role's fate at once)."""
+        from octui.tui.screens.audit import AuditScreen
+
+        if not isinstance(self.screen, AuditScreen):
+            self.push_screen(AuditScreen())
+
+    async def action_edit(self) -> None:
+        await edit_selected(self)
+
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
             return
@@ -938,7 +969,9 @@ class OctuiApp(TimeTravel, ExplorerAids, ExplorerExtras, App[None]):
                 partial(self.focus_field, "#as-of"),
                 "type a date (or: 'as_of 2026-03-15' here)",
             ),
-            ("Export bundle", self.action_export, "write the bundle JSON to a file"),
+            ("Export bundle", self.action_export, "x: write the bundle JSON to a file"),
+            ("Audit the repository", self.action_audit, "u: every finding and role at once"),
+            ("Open in editor", self.action_edit, "e: the selected object's file, at its line"),
             ("Copy digest", self.action_copy_digest, "to the terminal clipboard"),
             ("Toggle include-historical", partial(self.action_flip, "historical"), ""),
             ("Toggle strict", partial(self.action_flip, "strict"), ""),

@@ -78,11 +78,31 @@ async def _narrow_detail(app: OctuiApp, pilot: Pilot[Any]) -> None:
 
 async def _export(app: OctuiApp, pilot: Pilot[Any]) -> None:
     await _settle(app, pilot)
-    await pilot.press("e")
+    await pilot.press("x")
     await pilot.pause(0.2)
     field = app.screen.query_one("#export-path")
     field.value = "/home/me/bundles/support-refund.json"  # type: ignore[attr-defined]
     await pilot.pause(0.2)
+
+
+async def _audit(app: OctuiApp, pilot: Pilot[Any]) -> None:
+    """``octui --audit``: the duplicate-canonical of pricing.team and what else is on it."""
+    from octui.tui.screens.audit import AuditScreen, FindingsTable, MatrixTable
+
+    for _ in range(200):
+        screen = app.screen
+        if isinstance(screen, AuditScreen) and screen.audit and screen.query(MatrixTable):
+            break
+        await pilot.pause(0.05)
+    table = app.screen.query_one(FindingsTable)
+    table.move_to(next(i for i, f in enumerate(table.rows) if f.finding.ids == ("pricing.team",)))
+    await pilot.pause(0.3)
+
+
+async def _audit_matrix(app: OctuiApp, pilot: Pilot[Any]) -> None:
+    await _audit(app, pilot)
+    await pilot.press("2", "t")
+    await pilot.pause(0.3)
 
 
 async def _error(app: OctuiApp, pilot: Pilot[Any]) -> None:
@@ -103,6 +123,8 @@ SHOTS: list[tuple[str, tuple[int, int], dict[str, Any], Steps]] = [
     ("detail-80x24", (80, 24), {"role": "support", "task": "refund"}, _narrow_detail),
     ("help-120x40", (120, 40), {"role": "support"}, _help),
     ("export-120x40", (120, 40), {"role": "support", "task": "refund"}, _export),
+    ("audit-120x40", (120, 40), {"role": "support", "audit": True}, _audit),
+    ("audit-matrix-120x40", (120, 40), {"role": "support", "audit": True}, _audit_matrix),
 ]
 
 

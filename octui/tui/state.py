@@ -192,7 +192,7 @@ def _make_view(resolution: Resolution, generation: int) -> View:
         resolution.exclusions, row_key, id_width=widest, detail_width=longest_detail
     )
     view.excluded_rows = excluded
-    view.warning_rows = table_rows(resolution.warnings, warning_key)
+    view.warning_rows = table_rows(severity_first(resolution.warnings), warning_key)
     view.errors  # noqa: B018 - counted here, off the UI thread
     return view
 
@@ -207,6 +207,11 @@ def _included_id(inc: Included) -> str:
 
 def _excluded_id(ex: Exclusion) -> str:
     return ex.id
+
+
+def severity_first(warnings: Sequence[Finding]) -> list[Finding]:
+    """Errors before warnings; otherwise the bundle's order (the Warnings tab's order)."""
+    return sorted(warnings, key=lambda w: w.severity != "error")
 
 
 def _excluded_detail(ex: Exclusion) -> str | None:

@@ -279,7 +279,7 @@ async def test_export_screen_shows_hostile_paths_literally(repo: Path, tmp_path:
     app = make_app(repo, role=ROLE)
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
-        await pilot.press("e")
+        await pilot.press("x")
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, ExportScreen)
@@ -310,7 +310,7 @@ async def test_export_through_a_symlink_loop_keeps_the_explorer_running(
     app = make_app(repo, role=ROLE)
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
-        await pilot.press("e")
+        await pilot.press("x")
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, ExportScreen)

@@ -296,7 +296,7 @@ async def test_export_is_byte_identical_in_content_and_atomic(tmp_path: Path) ->
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         target = tmp_path / "bundle.json"
-        await pilot.press("e")
+        await pilot.press("x")
         await pilot.pause()
         assert isinstance(app.screen, ExportScreen)
         field = app.screen.query_one("#export-path", Input)
@@ -318,7 +318,7 @@ async def test_export_is_byte_identical_in_content_and_atomic(tmp_path: Path) ->
 
         # an existing file is not replaced without confirmation
         target.write_text("keep me", encoding="utf-8")
-        await pilot.press("e")
+        await pilot.press("x")
         await pilot.pause()
         app.screen.query_one("#export-path", Input).value = str(target)
         await pilot.press("enter")
@@ -331,7 +331,7 @@ async def test_export_is_byte_identical_in_content_and_atomic(tmp_path: Path) ->
         assert json.loads(target.read_text(encoding="utf-8"))["digest"] == exported["digest"]
 
         # never inside the repository being read
-        await pilot.press("e")
+        await pilot.press("x")
         await pilot.pause()
         app.screen.query_one("#export-path", Input).value = str(SAMPLE / "bundle.json")
         await pilot.press("enter")

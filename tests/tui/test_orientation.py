@@ -506,7 +506,7 @@ async def test_export_screen_proposes_the_descriptive_name() -> None:
     app = make_app(role="support")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        await pilot.press("e")
+        await pilot.press("x")
         await pilot.pause()
         assert isinstance(app.screen, ExportScreen)
         short = app.view.digest.removeprefix("sha256:")[:8]  # type: ignore[union-attr]

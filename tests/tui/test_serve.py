@@ -156,7 +156,7 @@ async def test_export_in_a_browser_is_delivered_not_written(
     app = make_app(role="support")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        await pilot.press("e")
+        await pilot.press("x")
         await pilot.pause()
         text, options = delivered[0]
         sent, shown = json.loads(text), json.loads(app.bundle_text())

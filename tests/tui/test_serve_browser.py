@@ -284,8 +284,8 @@ async def test_explorer_in_a_headless_browser(tmp_path: Path) -> None:
 
             await wait_until(excluded_shown, 20, "the Excluded table")
 
-            # e (export) delivers the bundle to the browser, not onto the server
-            await press(tools, session, "e")
+            # x (export) delivers the bundle to the browser, not onto the server
+            await press(tools, session, "x")
             # named after the role, as_of and the short digest
             pattern = "opencontext-bundle-support-*.json"
             await wait_until(

@@ -80,3 +80,47 @@ def test_error_screen(snap_compare: Any, size: tuple[int, int], monkeypatch: Any
         assert isinstance(pilot.app.screen, ErrorScreen)
 
     assert snap_compare(app, terminal_size=size, run_before=before)
+
+
+async def _audit_ready(pilot: Pilot[Any]) -> None:
+    from octui.tui.screens.audit import AuditScreen, MatrixTable
+
+    app = pilot.app
+    for _ in range(200):
+        screen = app.screen
+        if isinstance(screen, AuditScreen) and screen.audit and screen.query(MatrixTable):
+            break
+        await pilot.pause(0.05)
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_audit_findings(snap_compare: Any, size: tuple[int, int]) -> None:
+    """``octui --audit``: the duplicate-canonical of pricing.team, its files, roles and the
+    other findings on the same objects."""
+
+    async def before(pilot: Pilot[Any]) -> None:
+        from octui.tui.screens.audit import FindingsTable
+
+        await _audit_ready(pilot)
+        table = pilot.app.screen.query_one(FindingsTable)
+        table.move_to(
+            next(i for i, f in enumerate(table.rows) if f.finding.ids == ("pricing.team",))
+        )
+        await pilot.pause()
+
+    app = make_app(role="support", audit=True)
+    assert snap_compare(app, terminal_size=size, run_before=before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_audit_matrix(snap_compare: Any, size: tuple[int, int]) -> None:
+    """The objects × roles matrix, only the objects whose fate differs between roles."""
+
+    async def before(pilot: Pilot[Any]) -> None:
+        await _audit_ready(pilot)
+        await pilot.press("2", "t")
+        await pilot.pause()
+
+    app = make_app(role="support", audit=True)
+    assert snap_compare(app, terminal_size=size, run_before=before)

@@ -33,8 +33,15 @@ class ExportScreen(ModalScreen[tuple[Path, bool] | None]):
     ExportScreen Button { margin-left: 1; }
     """
 
-    def __init__(self, default: Path, repo_root: Path, summary: str) -> None:
+    def __init__(
+        self,
+        default: Path,
+        repo_root: Path,
+        summary: str,
+        title: str = "Export bundle (JSON, as opencontext resolve --format json)",
+    ) -> None:
         super().__init__()
+        self.title_text = title
         self.default = default
         self.repo_root = repo_root
         self.summary = summary
@@ -42,7 +49,7 @@ class ExportScreen(ModalScreen[tuple[Path, bool] | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
-            box.border_title = "Export bundle (JSON, as opencontext resolve --format json)"
+            box.border_title = self.title_text
             yield Static(markup_literal(self.summary), id="export-summary")
             yield Input(str(self.default), id="export-path")
             yield Static("Enter writes the file. Esc cancels.", id="export-message")

@@ -104,6 +104,7 @@ class DetailPane(VerticalScroll):
     DetailPane { height: 1fr; padding: 0 1; }
     DetailPane #why { margin-bottom: 1; }
     DetailPane #fields { margin-bottom: 1; }
+    DetailPane #roles { margin-bottom: 1; display: none; }
     DetailPane Markdown { padding: 0 0; border-top: solid $primary-background; }
     DetailPane #content-note { color: $warning; text-style: italic; }
     DetailPane #content-plain { border-top: solid $primary-background; }
@@ -118,6 +119,7 @@ class DetailPane(VerticalScroll):
 
     def compose(self) -> ComposeResult:
         yield Static("Select a row to see everything about it.", id="why")
+        yield Static("", id="roles", markup=False)
         yield Static("", id="fields")
         yield Markdown("", id="content", open_links=False)
         yield Static("", id="content-plain", markup=False)
@@ -128,9 +130,23 @@ class DetailPane(VerticalScroll):
         """Plain text of the explanation (for tests)."""
         return str(self.query_one("#why", Static).render())
 
+    @property
+    def roles_text(self) -> str:
+        """Plain text of the Roles block ("" when it is not shown)."""
+        box = self.query_one("#roles", Static)
+        return str(box.render()) if box.display else ""
+
+    def show_roles(self, lines: list[str] | None) -> None:
+        """Show each declared role's fate for the object on show (None hides the block).
+        The lines are literal text (role names come from the repository)."""
+        box = self.query_one("#roles", Static)
+        box.display = lines is not None
+        box.update("\n".join(lines or []))
+
     def show(self, view: View | None, item: Included | Exclusion | Finding | None) -> None:
         self.item = item
         self.field_rows = []
+        self.show_roles(None)  # filled in (off the UI thread) for objects the role may read
         why = self.query_one("#why", Static)
         fields = self.query_one("#fields", Static)
         if view is None or item is None:

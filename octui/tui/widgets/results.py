@@ -19,7 +19,7 @@ from octui.explain import glyph
 from octui.model import Exclusion, Finding
 from octui.pipeline import Included
 from octui.textsafe import inert
-from octui.tui.state import ALL_REASONS, View, row_key, warning_key
+from octui.tui.state import ALL_REASONS, View, row_key, severity_first, warning_key
 from octui.tui.widgets.rowtable import Cell, Column, RowTable
 
 LIFECYCLE_STYLE = {
@@ -354,6 +354,6 @@ class WarningsTable(RowTable):
     def show_view(self, view: View) -> None:
         prepared = view.warning_rows
         if prepared is None:
-            self.set_rows(view.resolution.warnings)
+            self.set_rows(severity_first(view.resolution.warnings))
         else:  # indexed in the worker thread (no column fits its cells)
             self.set_rows(prepared.rows, index=prepared.index)
