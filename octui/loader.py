@@ -594,37 +594,14 @@ def assemble(
                 f"expected one of {', '.join(levels)} (failing closed)",
             )
             continue
-        declared = f["authority"]
-        authority = forced[source_name] or declared
-        access = f["access"]
-        obj = ContextObject(
-            id=f["id"],
-            version=f["version"],
+        authority = forced[source_name] or f["authority"]
+        obj = object_from_fields(
+            f,
+            parsed_file.rel,
             authority=authority,
-            status=f["status"],
-            title=f["title"],
-            summary=f["summary"],
-            type=f["type"],
-            owner=f["owner"],
-            layer=f["layer"],
-            tags=tuple(f["tags"]),
-            applies_to=tuple(f["applies_to"]),
             classification=classification,
-            access_roles=tuple(access["roles"]) if access and access["roles"] is not None else None,
-            created=f["created"],
-            updated=f["updated"],
-            valid_from=f["valid_from"],
-            valid_until=f["valid_until"],
-            review_every=f["review_every"],
-            confidence=f["confidence"],
-            supersedes=tuple(dict.fromkeys(f["supersedes"])),  # each reference once
-            superseded_by=tuple(dict.fromkeys(f["superseded_by"])),  # each reference once
-            conflicts_with=tuple(dict.fromkeys(f["conflicts_with"])),  # each reference once
-            content=f["content"],
-            path=parsed_file.rel,
             source=source_name,
             unknown_fields=parsed_file.unknown,
-            declared_authority=declared,
         )
         objects.append(obj)
         origin[id(obj)] = (parsed_file, source_name)
@@ -641,6 +618,50 @@ def assemble(
             parsed_file, source_name = origin[id(obj)]
             record[id(parsed_file)] = (parsed_file, source_name, obj)
     return Repository(root, config, objects, findings, unavailable, invalid)
+
+
+def object_from_fields(
+    f: dict[str, Any],
+    rel: str,
+    *,
+    authority: str | None,
+    classification: str,
+    source: str = "",
+    unknown_fields: tuple[str, ...] = (),
+) -> ContextObject:
+    """The object a file's validated front matter describes, at path ``rel``, with the
+    authority and classification it is given (a source may force the authority; the lowest
+    level stands in for a missing classification). Each reference is held once."""
+    access = f["access"]
+    return ContextObject(
+        id=f["id"],
+        version=f["version"],
+        authority=authority,
+        status=f["status"],
+        title=f["title"],
+        summary=f["summary"],
+        type=f["type"],
+        owner=f["owner"],
+        layer=f["layer"],
+        tags=tuple(f["tags"]),
+        applies_to=tuple(f["applies_to"]),
+        classification=classification,
+        access_roles=tuple(access["roles"]) if access and access["roles"] is not None else None,
+        created=f["created"],
+        updated=f["updated"],
+        valid_from=f["valid_from"],
+        valid_until=f["valid_until"],
+        review_every=f["review_every"],
+        confidence=f["confidence"],
+        supersedes=tuple(dict.fromkeys(f["supersedes"])),
+        superseded_by=tuple(dict.fromkeys(f["superseded_by"])),
+        conflicts_with=tuple(dict.fromkeys(f["conflicts_with"])),
+        content=f["content"],
+        path=rel,
+        source=source,
+        unknown_fields=unknown_fields,
+        declared_authority=f["authority"],
+    )
 
 
 def object_findings(obj: ContextObject) -> list[Finding]:

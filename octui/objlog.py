@@ -24,7 +24,7 @@ from typing import Any
 from octui.bundle import object_fields
 from octui.config import CONFIG_FILE
 from octui.gitrev import GitRevisionError, hardened_git
-from octui.loader import MAX_FILE_BYTES, OBJECT_SUFFIXES, parse_file
+from octui.loader import MAX_FILE_BYTES, OBJECT_SUFFIXES, object_from_fields, parse_file
 from octui.model import ContextObject
 from octui.textsafe import inert
 from octui.timetravel import git_toplevel
@@ -246,36 +246,7 @@ def _versions(
 def _object(f: dict[str, Any], rel: str) -> ContextObject:
     """The object a file's parsed fields describe, as declared (no source forcing authority,
     no classification default: what the file itself says)."""
-    access = f["access"]
-    return ContextObject(
-        id=f["id"],
-        version=f["version"],
-        authority=f["authority"],
-        status=f["status"],
-        title=f["title"],
-        summary=f["summary"],
-        type=f["type"],
-        owner=f["owner"],
-        layer=f["layer"],
-        tags=tuple(f["tags"]),
-        applies_to=tuple(f["applies_to"]),
-        classification=f["classification"],
-        access_roles=tuple(access["roles"]) if access and access["roles"] is not None else None,
-        created=f["created"],
-        updated=f["updated"],
-        valid_from=f["valid_from"],
-        valid_until=f["valid_until"],
-        review_every=f["review_every"],
-        confidence=f["confidence"],
-        supersedes=tuple(dict.fromkeys(f["supersedes"])),
-        superseded_by=tuple(dict.fromkeys(f["superseded_by"])),
-        conflicts_with=tuple(dict.fromkeys(f["conflicts_with"])),
-        content=f["content"],
-        path=rel,
-        source="",
-        unknown_fields=(),
-        declared_authority=f["authority"],
-    )
+    return object_from_fields(f, rel, authority=f["authority"], classification=f["classification"])
 
 
 def _blob_key(blob: bytes) -> str:
