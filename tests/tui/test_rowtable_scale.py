@@ -136,7 +136,10 @@ def test_view_partitions_exclusions_by_reason_in_order() -> None:
     assert view.included_rows.id_width == max(
         cell_len(one_line(i.obj.id)) for i in resolution.included
     )
-    assert view.warning_rows.rows == resolution.warnings
+    # the Warnings tab lists errors first, each severity keeping the bundle's order
+    errors = [w for w in resolution.warnings if w.severity == "error"]
+    others = [w for w in resolution.warnings if w.severity != "error"]
+    assert view.warning_rows.rows == errors + others
     reasons = {e.reason.value for e in resolution.exclusions}
     assert len(reasons) > 1
     assert set(view.excluded_rows) == reasons | {ALL_REASONS}
