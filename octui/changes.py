@@ -210,7 +210,7 @@ def candidates(resolution: Resolution) -> dict[tuple[datetime, bool], list[Cause
         start = obj.effective_start
         if start != BEGINNING_OF_TIME:
             kind = "valid-from" if obj.valid_from else "created"
-            found[(start, False)].append(Cause(kind, obj.key, (obj.id,), f"{obj.key} starts"))
+            found[(start, False)].append(Cause(kind, obj.key, (obj.id,), f"{obj.key} takes effect"))
         if obj.valid_until is not None:
             found[(obj.valid_until, False)].append(
                 Cause("valid-until", obj.key, (obj.id,), f"{obj.key} expires")

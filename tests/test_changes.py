@@ -402,7 +402,7 @@ def test_the_sweep_is_used_and_finds_the_refund_supersession(sample: Repository)
     assert len(agenda.points) > 20
     assert set(_memo(sample).stages) == stages
     june = next(p for p in agenda.points if p.at == parse_instant("2026-06-01"))
-    assert "policies.refunds@2 starts" in {c.detail for c in june.causes}
+    assert "policies.refunds@2 takes effect" in {c.detail for c in june.causes}
 
 
 @SETTINGS

@@ -186,7 +186,7 @@ async def test_the_agenda_scrolls_through_every_change_and_toggles() -> None:
         assert table.cursor == 0
         june = next(i for i, p in enumerate(table.rows) if p.at == parse_instant("2026-06-01"))
         cells = screen._cells(table.rows[june], june)
-        assert "policies.refunds@2 starts" in cells[2][0]
+        assert "policies.refunds@2 takes effect" in cells[2][0]
         assert "+policies.refunds@2" in cells[3][0] and "-policies.refunds@1" in cells[3][0]
         title = str(screen.query_one("#agenda-title").render())
         assert "changes to what the role receives" in title
