@@ -66,7 +66,8 @@ def _label(change: ObjectChange) -> str:
 
 
 def causes_text(point: ChangePoint) -> str:
-    """Why the bundle changes then: "policies.refunds@2 takes effect", "pricing.team@1 goes stale"."""
+    """Why the bundle changes then: "policies.refunds@2 takes effect", "pricing.team@1 goes
+    stale"."""
     return inert("; ".join(c.detail for c in point.causes), keep_newlines=False)
 
 
