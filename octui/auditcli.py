@@ -18,7 +18,8 @@ from octui.cli import (
     EXIT_OK,
     UsageError,
     _examples,
-    _when,
+    add_as_of_arg,
+    add_repo_arg,
     add_rev_arg,
     emit,
     load_for,
@@ -44,20 +45,8 @@ def add_audit(sub: Any) -> None:
             "opencontext audit sample-repo --format markdown --output ~/audit.md --force",
         ),
     )
-    p.add_argument(
-        "repo",
-        nargs="?",
-        default=".",
-        metavar="REPO",
-        help="the repository folder (default: the current folder)",
-    )
-    p.add_argument(
-        "--as-of",
-        type=_when,
-        default=None,
-        metavar="WHEN",
-        help="YYYY-MM-DD or RFC 3339 (default: now)",
-    )
+    add_repo_arg(p)
+    add_as_of_arg(p)
     p.add_argument(
         "--format",
         choices=[f.value for f in AuditFormat],

@@ -159,7 +159,8 @@ def open_repository(path: str, *, cache: bool = True) -> Repository:
         raise UsageError(str(exc)) from None
 
 
-def add_repo_args(p: argparse.ArgumentParser, *, role_required: bool) -> None:
+def add_repo_arg(p: argparse.ArgumentParser) -> None:
+    """``REPO``, the same on every command that reads a repository."""
     p.add_argument(
         "repo",
         nargs="?",
@@ -167,6 +168,17 @@ def add_repo_args(p: argparse.ArgumentParser, *, role_required: bool) -> None:
         metavar="REPO",
         help="the repository folder (default: the current folder)",
     )
+
+
+def add_as_of_arg(
+    p: argparse.ArgumentParser, what: str = "YYYY-MM-DD or RFC 3339 (default: now)"
+) -> None:
+    """``--as-of WHEN``, parsed to a UTC instant (None: now)."""
+    p.add_argument("--as-of", type=_when, default=None, metavar="WHEN", help=what)
+
+
+def add_repo_args(p: argparse.ArgumentParser, *, role_required: bool) -> None:
+    add_repo_arg(p)
     p.add_argument(
         "--role",
         "-r",
@@ -174,13 +186,7 @@ def add_repo_args(p: argparse.ArgumentParser, *, role_required: bool) -> None:
         metavar="R",
         help="the consumer role (declared in opencontext.yaml)",
     )
-    p.add_argument(
-        "--as-of",
-        type=_when,
-        default=None,
-        metavar="WHEN",
-        help="the instant to resolve at: YYYY-MM-DD or RFC 3339 (default: now)",
-    )
+    add_as_of_arg(p, "the instant to resolve at: YYYY-MM-DD or RFC 3339 (default: now)")
 
 
 def _examples(*lines: str) -> str:
@@ -367,20 +373,8 @@ def add_validate(sub: Any) -> None:
             "opencontext validate sample-repo --format sarif > opencontext.sarif",
         ),
     )
-    p.add_argument(
-        "repo",
-        nargs="?",
-        default=".",
-        metavar="REPO",
-        help="the repository folder (default: the current folder)",
-    )
-    p.add_argument(
-        "--as-of",
-        type=_when,
-        default=None,
-        metavar="WHEN",
-        help="YYYY-MM-DD or RFC 3339 (default: now)",
-    )
+    add_repo_arg(p)
+    add_as_of_arg(p)
     p.add_argument(
         "--format",
         choices=[f.value for f in ReportFormat],
