@@ -17,11 +17,11 @@ from typing import Any
 
 import yaml
 
-from octui.bundle import bundle_dict, digest
-from octui.loader import Repository, load_repository
-from octui.model import Exclusion, Finding
-from octui.pipeline import Query, Resolution, resolve
-from octui.timeutil import parse_instant
+from octui.bundle.bundle import bundle_dict, digest
+from octui.core.model import Exclusion, Finding
+from octui.core.timeutil import parse_instant
+from octui.load.loader import Repository, load_repository
+from octui.resolve.engine import Query, Resolution, resolve
 
 #: A permissive configuration: one role ``reader`` that may read everything up to restricted.
 DEFAULT_CONFIG: dict[str, Any] = {

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 import octui
-from octui.cli import build_parser
-from octui.extracli import SHELLS, completion_script
+from octui.cli.extra import SHELLS, completion_script
+from octui.cli.main import build_parser
 
 BIN = Path(sys.executable).parent
 VERSION = metadata.version("octui")

@@ -15,11 +15,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from octui import cache, fastjson, ranking
-from octui.bundle import bundle_dict
-from octui.cache import ParseStore
-from octui.loader import release_heap
-from octui.pipeline import Query, strongly_connected
+from octui.bundle import jsonout as fastjson
+from octui.bundle.bundle import bundle_dict
+from octui.load import parse_cache as cache
+from octui.load.loader import release_heap
+from octui.load.parse_cache import ParseStore
+from octui.resolve import ranking
+from octui.resolve.engine import Query, strongly_connected
 from octui.session import Session
 from octui.synth import write_repository
 
@@ -252,7 +254,7 @@ def test_a_replaced_repository_and_its_memo_are_freed_without_the_collector(
 ) -> None:
     """The loaded heap is held out of the collector's passes, so what a reload replaces must
     be freed by reference counting alone: the pipeline memo makes no reference cycle."""
-    from octui.pipeline import _memo
+    from octui.resolve.engine import _memo
 
     root = tmp_path / "repo"
     write_repository(root, 60, seed=4)
@@ -274,9 +276,9 @@ def test_a_replaced_repository_and_its_memo_are_freed_without_the_collector(
 
 
 def test_the_memo_keeps_the_facts_of_the_most_recent_roles_only(tmp_path: Path) -> None:
-    from octui import pipeline
-    from octui.bundle import digest
-    from octui.pipeline import _memo, resolve
+    from octui.bundle.bundle import digest
+    from octui.resolve import engine as pipeline
+    from octui.resolve.engine import _memo, resolve
 
     write_repository(tmp_path / "repo", 120, seed=6)
     session = Session(tmp_path / "repo")

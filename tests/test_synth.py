@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from octui.cli import main
-from octui.loader import load_repository
-from octui.pipeline import Query, resolve
+from octui.cli.main import main
+from octui.load.loader import load_repository
+from octui.resolve.engine import Query, resolve
 from octui.synth import generate, render, write_repository
 
 

@@ -25,12 +25,12 @@ from pathlib import Path
 import pytest
 from hostile_util import cli, write_repo
 
-from octui.history import history
-from octui.loader import load_repository
-from octui.model import Exclusion
-from octui.pipeline import Query, resolve
-from octui.timeutil import parse_instant
-from octui.whynot import why_not
+from octui.analysis.history import history
+from octui.analysis.whynot import why_not
+from octui.core.model import Exclusion
+from octui.core.timeutil import parse_instant
+from octui.load.loader import load_repository
+from octui.resolve.engine import Query, resolve
 
 AS_OF = "2026-06-01"
 CONFIG = b"""spec: 1

@@ -25,9 +25,9 @@ from pathlib import Path
 import pytest
 from hostile_util import CONFIG, GOOD, GOOD_IDS, cli, write_repo
 
-from octui.enums import WarningCode
-from octui.loader import MAX_FILE_BYTES, FsTree
-from octui.textsafe import inert
+from octui.core.enums import WarningCode
+from octui.core.textsafe import inert
+from octui.load.loader import MAX_FILE_BYTES, FsTree
 
 AS_OF = "2026-06-01"
 

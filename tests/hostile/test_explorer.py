@@ -26,9 +26,9 @@ from test_canaries import denied, readable
 from test_fuzz import DENIALS, ROLES, repositories
 from textual.pilot import Pilot
 
-from octui.loader import load_repository
-from octui.pipeline import Query, resolve
-from octui.timeutil import parse_instant
+from octui.core.timeutil import parse_instant
+from octui.load.loader import load_repository
+from octui.resolve.engine import Query, resolve
 from octui.tui.app import OctuiApp, create_app
 from octui.tui.widgets.detail import DetailPane
 from octui.tui.widgets.results import ExcludedPane, IncludedTable, WarningsTable

@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 from hostile_util import CONFIG, GOOD, GOOD_IDS, cli, write_repo
 
-from octui import loader
-from octui.loader import MAX_FILE_BYTES, load_repository
+from octui.load import loader
+from octui.load.loader import MAX_FILE_BYTES, load_repository
 
 AS_OF = "2026-06-01"
 INV = "invalid-object"
@@ -51,7 +51,7 @@ def child(code: str, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def opencontext(*argv: str) -> subprocess.CompletedProcess[str]:
-    return child("from octui.cli import main\nraise SystemExit(main(ARGS))", *argv)
+    return child("from octui.cli.main import main\nraise SystemExit(main(ARGS))", *argv)
 
 
 def validate(root: Path) -> tuple[int, list[dict[str, object]]]:
@@ -170,7 +170,7 @@ def test_the_explorer_config_reader_obeys_the_same_rules(tmp_path: Path) -> None
     run = child(
         """
         from pathlib import Path
-        from octui.config import ConfigError, load_config
+        from octui.load.config import ConfigError, load_config
         try:
             load_config(Path(ARGS[0]))
         except ConfigError as exc:
@@ -201,7 +201,7 @@ def test_a_dag_of_folder_links_is_walked_once_per_real_folder(tmp_path: Path) ->
     _dag(root, n)
     run = child(
         """
-        from octui.loader import load_repository
+        from octui.load.loader import load_repository
         start = time.perf_counter()
         repo = load_repository(ARGS[0])
         elapsed = time.perf_counter() - start
@@ -236,7 +236,7 @@ def test_a_dag_of_folder_links_in_a_git_revision_is_walked_once(tmp_path: Path) 
     commit(root, "dag", "2026-01-01T00:00:00Z")
     run = child(
         """
-        from octui.gitrev import load_revision
+        from octui.load.gittree import load_revision
         start = time.perf_counter()
         repo = load_revision(ARGS[0], "HEAD")
         print(json.dumps({
@@ -311,7 +311,7 @@ def test_many_links_to_one_big_file_read_and_hold_it_once(tmp_path: Path) -> Non
         os.symlink("../.hidden-big.md", root / "links" / f"h{i:04}.md")
     run = child(
         """
-        from octui.loader import load_repository
+        from octui.load.loader import load_repository
         repo = load_repository(ARGS[0])
         # VmHWM is this process's own peak; ru_maxrss carries the forking parent's across exec
         status = open("/proc/self/status").read().splitlines()

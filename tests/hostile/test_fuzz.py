@@ -35,17 +35,17 @@ from hostile_util import MemTree, cli, write_repo
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from octui.bundle import bundle_dict, digest, digest_from_bundle, dumps_bundle
-from octui.config import ConfigError
-from octui.enums import ExclusionReason, Severity
-from octui.explain import explain
-from octui.fastyaml import fast_mapping
-from octui.history import UnknownId, history
-from octui.loader import Loader, load_repository, parse_file
-from octui.model import KNOWN_FIELDS, Exclusion
-from octui.pipeline import Query, Resolution, resolve
-from octui.timeutil import parse_instant
-from octui.yamlio import load_yaml
+from octui.analysis.history import UnknownId, history
+from octui.bundle.bundle import bundle_dict, digest, digest_from_bundle, dumps_bundle
+from octui.core.enums import ExclusionReason, Severity
+from octui.core.model import KNOWN_FIELDS, Exclusion
+from octui.core.timeutil import parse_instant
+from octui.load.config import ConfigError
+from octui.load.fastpath import fast_mapping
+from octui.load.loader import Loader, load_repository, parse_file
+from octui.load.strict_yaml import load_yaml
+from octui.render.explain import explain
+from octui.resolve.engine import Query, Resolution, resolve
 
 #: Examples per property per run (derandomized: the same examples on every run).
 EXAMPLES = {
@@ -451,7 +451,7 @@ def test_subprocess_runs_agree_across_time_zones(tmp_path: Path) -> None:
             [
                 sys.executable,
                 "-m",
-                "octui.cli",
+                "octui.cli.main",
                 "resolve",
                 str(root),
                 "--role",
@@ -472,7 +472,15 @@ def test_subprocess_runs_agree_across_time_zones(tmp_path: Path) -> None:
         assert proc.returncode == in_process.code
         digests.add(json.loads(proc.stdout)["digest"])
         val = subprocess.run(
-            [sys.executable, "-m", "octui.cli", "validate", str(root), "--as-of", "2026-01-01"],
+            [
+                sys.executable,
+                "-m",
+                "octui.cli.main",
+                "validate",
+                str(root),
+                "--as-of",
+                "2026-01-01",
+            ],
             capture_output=True,
             text=True,
             env=env,

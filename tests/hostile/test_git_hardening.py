@@ -35,10 +35,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from git_fixture import git, git_dir_checksum, git_env
 
-from octui import gitrev
-from octui.enums import WarningCode
-from octui.gitrev import GitTree, list_revisions, load_revision
-from octui.loader import MAX_FILE_BYTES, Loader
+from octui.core.enums import WarningCode
+from octui.load import gittree as gitrev
+from octui.load.gittree import GitTree, list_revisions, load_revision
+from octui.load.loader import MAX_FILE_BYTES, Loader
 from octui.session import Session
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -406,7 +406,7 @@ def test_tree_listing_and_sizes_are_parsed_whatever_git_prints() -> None:
 
 
 class ReadSpy:
-    """Every blob id asked of a ``git cat-file --batch`` (a content read) that octui.gitrev
+    """Every blob id asked of a ``git cat-file --batch`` (a content read) that octui.load.gittree
     starts, whether as one run or a long-lived process."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -562,7 +562,7 @@ def test_one_blob_named_by_3000_paths_stays_small(tmp_path: Path) -> None:
     one_blob_many_paths(work, 3000)
     probe = (
         "import sys\n"
-        "from octui.cli import main\n"
+        "from octui.cli.main import main\n"
         "code = main(sys.argv[1:])\n"
         # VmHWM: this process's own peak. ru_maxrss would carry over the peak of the
         # (large) pytest process it was forked from, across exec.

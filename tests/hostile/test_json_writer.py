@@ -9,7 +9,7 @@ import pytest
 from hostile_util import GOOD, cli, write_repo
 from test_corpus import AS_OF, CASES, Case
 
-from octui import fastjson
+from octui.bundle import jsonout as fastjson
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])

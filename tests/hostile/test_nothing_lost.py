@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 from hostile_util import cli, snapshot
 
-from octui.loader import load_repository
-from octui.pipeline import Query
+from octui.core.timeutil import parse_instant
+from octui.load.loader import load_repository
+from octui.resolve.engine import Query
 from octui.session import Session
-from octui.timeutil import parse_instant
 
 PROJECT = Path(__file__).resolve().parents[2]
 SAMPLE = PROJECT / "sample-repo"

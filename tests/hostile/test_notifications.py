@@ -22,9 +22,9 @@ from textual.command import DiscoveryHit
 from textual.content import Content
 from textual.pilot import Pilot
 
-from octui.pipeline import UnknownRole
-from octui.textsafe import inert
-from octui.timeutil import parse_instant
+from octui.core.textsafe import inert
+from octui.core.timeutil import parse_instant
+from octui.resolve.engine import UnknownRole
 from octui.tui.app import OctuiApp, create_app
 from octui.tui.commands import OctuiCommands
 from octui.tui.exporting import ExportRefused, check_target

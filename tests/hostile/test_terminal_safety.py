@@ -21,7 +21,7 @@ from xml.etree import ElementTree
 import pytest
 from hostile_util import cli, write_repo
 
-from octui.textsafe import inert
+from octui.core.textsafe import inert
 
 AS_OF = "2026-06-01"
 OSC52 = "\x1b]52;c;Y3VybCBldmlsfHNo\x07"
@@ -192,7 +192,7 @@ def test_undecodable_file_names_under_a_strict_utf8_terminal(repo: Path) -> None
         ["history", "policies.a", str(repo)],
     ):
         proc = subprocess.run(
-            [sys.executable, "-m", "octui.cli", *argv],
+            [sys.executable, "-m", "octui.cli.main", *argv],
             capture_output=True,
             env=env,
             timeout=120,
@@ -211,7 +211,7 @@ def test_markup_escape_keeps_any_text_literal() -> None:
     from rich.markup import render
     from textual.markup import to_content
 
-    from octui.textsafe import markup_escape
+    from octui.core.textsafe import markup_escape
 
     samples = [
         inert(HOSTILE, keep_newlines=False),
@@ -251,7 +251,7 @@ def test_undecodable_names_in_a_git_revision(tmp_path: Path) -> None:
             [
                 sys.executable,
                 "-m",
-                "octui.cli",
+                "octui.cli.main",
                 "diff",
                 str(root),
                 "--role",

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from hostile_util import CONFIG, GOOD, GOOD_IDS, write_repo
 
-from octui.config import ConfigError, NotARepository
-from octui.pipeline import Query
+from octui.core.timeutil import parse_instant
+from octui.load.config import ConfigError, NotARepository
+from octui.resolve.engine import Query
 from octui.session import Session
-from octui.timeutil import parse_instant
 
 AS_OF = parse_instant("2026-06-01")
 

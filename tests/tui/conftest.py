@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from octui.timeutil import parse_instant
+from octui.core.timeutil import parse_instant
 from octui.tui.app import OctuiApp, create_app
 
 ROOT = Path(__file__).resolve().parents[2]

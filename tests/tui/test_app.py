@@ -9,13 +9,13 @@ from pathlib import Path
 
 from textual.widgets import Checkbox, Input, Select, Static, TabbedContent
 
-from octui import cli
-from octui.bundle import bundle_dict, dumps_bundle
-from octui.enums import ExclusionReason
-from octui.loader import load_repository
-from octui.model import Exclusion, Finding
-from octui.pipeline import Included, Query, resolve
-from octui.timeutil import format_instant
+from octui.bundle.bundle import bundle_dict, dumps_bundle
+from octui.cli import main as cli
+from octui.core.enums import ExclusionReason
+from octui.core.model import Exclusion, Finding
+from octui.core.timeutil import format_instant
+from octui.load.loader import load_repository
+from octui.resolve.engine import Included, Query, resolve
 from octui.tui.app import OctuiApp
 from octui.tui.screens.error import ErrorScreen
 from octui.tui.screens.export import ExportScreen

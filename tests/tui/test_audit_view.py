@@ -16,10 +16,10 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
-from octui.audit import Audit, AuditFinding, AuditObject, Fate
-from octui.enums import ExclusionReason, FateState, Severity, WarningCode
-from octui.model import Exclusion, Finding, RepositorySource
-from octui.pipeline import Included
+from octui.analysis.audit import Audit, AuditFinding, AuditObject, Fate
+from octui.core.enums import ExclusionReason, FateState, Severity, WarningCode
+from octui.core.model import Exclusion, Finding, RepositorySource
+from octui.resolve.engine import Included
 from octui.tui.__main__ import build_parser, child_args
 from octui.tui.app import OctuiApp
 from octui.tui.auditmodel import FindingsIndex, MatrixFilter, fate_cell, matrix_rows
@@ -422,7 +422,7 @@ async def test_audit_exports_json_csv_and_markdown_never_into_the_repository(
 
 
 def synthetic_audit(n: int, roles: int = 8) -> Audit:
-    from octui.model import ContextObject
+    from octui.core.model import ContextObject
 
     names = tuple(f"role-{r}" for r in range(roles))
     included = [Fate(FateState.INCLUDED, rank=r + 1) for r in range(roles)]

@@ -37,7 +37,7 @@ def test_explorer_at_the_ends_of_time(name: str, tmp_path: Path) -> None:
 
 
 def _app(root: Path, as_of: str) -> Any:
-    from octui.timeutil import parse_instant
+    from octui.core.timeutil import parse_instant
     from octui.tui.app import create_app
 
     app = create_app(
@@ -59,7 +59,7 @@ def _repo(root: Path, **fields: str) -> Path:
 
 
 def _as_of(app: Any) -> str:
-    from octui.timeutil import format_instant
+    from octui.core.timeutil import format_instant
 
     return format_instant(app.inputs.as_of)
 

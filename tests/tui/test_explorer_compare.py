@@ -5,11 +5,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from octui.changes import change_agenda
-from octui.diff import diff_resolutions
-from octui.loader import load_repository
-from octui.pipeline import Query, resolve
-from octui.timeutil import parse_instant
+from octui.analysis.agenda import change_agenda
+from octui.analysis.diff import diff_resolutions
+from octui.core.timeutil import parse_instant
+from octui.load.loader import load_repository
+from octui.resolve.engine import Query, resolve
 from octui.tui.agenda import AgendaScreen
 from octui.tui.compare import DiffScreen
 from octui.tui.revisions import RevisionScreen

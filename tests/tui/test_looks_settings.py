@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from rich.segment import Segment
 
-from octui.timeutil import parse_instant
+from octui.core.timeutil import parse_instant
 from octui.tui import settings as settings_mod
 from octui.tui.__main__ import main
 from octui.tui.looks import READABLE_LIGHT, STATUS_COLOURS

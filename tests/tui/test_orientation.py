@@ -11,8 +11,8 @@ import pytest
 from textual.containers import VerticalScroll
 from textual.widgets import Input, Label, Select
 
-from octui.enums import Severity
-from octui.timeline import fit_key
+from octui.analysis.timeline import fit_key
+from octui.core.enums import Severity
 from octui.tui.aids import changed_paths, reload_note, screenshot_folder
 from octui.tui.app import OctuiApp
 from octui.tui.asof_words import as_of_problem
@@ -379,7 +379,7 @@ async def test_validate_shows_the_whole_repository_findings_as_the_cli() -> None
     import contextlib
     import io
 
-    from octui import cli
+    from octui.cli import main as cli
 
     from .conftest import SAMPLE
 
@@ -515,9 +515,9 @@ async def test_export_screen_proposes_the_descriptive_name() -> None:
 
 
 def test_timeline_labels_keep_the_version_in_a_narrow_pane() -> None:
-    from octui.loader import load_repository
-    from octui.pipeline import Query, resolve
-    from octui.timeline import layout
+    from octui.analysis.timeline import layout
+    from octui.load.loader import load_repository
+    from octui.resolve.engine import Query, resolve
 
     from .conftest import SAMPLE
 

@@ -11,8 +11,8 @@ from typing import Any
 
 from textual.widgets import Markdown, Static
 
+from octui.core.timeutil import parse_instant
 from octui.session import Session
-from octui.timeutil import parse_instant
 from octui.tui.app import OctuiApp
 from octui.tui.widgets.detail import CONTENT_CAP, FIELD_CAP, DetailPane
 from octui.tui.widgets.results import ExcludedPane, ReasonCounts, count_parts, fit_parts

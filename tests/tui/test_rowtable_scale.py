@@ -8,11 +8,11 @@ from hypothesis import strategies as st
 from rich.cells import cell_len
 from textual.app import App, ComposeResult
 
-from octui.enums import ExclusionReason
-from octui.loader import load_repository
-from octui.model import Exclusion
-from octui.pipeline import Query, resolve
-from octui.textsafe import inert
+from octui.core.enums import ExclusionReason
+from octui.core.model import Exclusion
+from octui.core.textsafe import inert
+from octui.load.loader import load_repository
+from octui.resolve.engine import Query, resolve
 from octui.tui.measure import line_width, longest, longest_line, text_width
 from octui.tui.state import ALL_REASONS, key_index, make_view, row_key
 from octui.tui.widgets.results import ExcludedPane, IncludedTable, WarningsTable, one_line

@@ -9,7 +9,7 @@ from typing import Any
 
 from textual.widgets import Input, OptionList
 
-from octui.timeutil import parse_instant
+from octui.core.timeutil import parse_instant
 from octui.tui.timetravel import BelieveScreen, ObjectLogView, start_at_known_at
 
 from .conftest import make_app, settle

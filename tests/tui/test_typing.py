@@ -18,7 +18,7 @@ from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from octui.timeutil import format_day
+from octui.core.timeutil import format_day
 from octui.tui.app import OctuiApp
 from octui.tui.state import View
 

@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from octui.history import UnknownId
-from octui.loader import load_repository
-from octui.pipeline import Query, resolve
-from octui.timeline import layout
-from octui.timeutil import format_instant, parse_instant, shift
+from octui.analysis.history import UnknownId
+from octui.analysis.timeline import layout
+from octui.core.timeutil import format_instant, parse_instant, shift
+from octui.load.loader import load_repository
+from octui.resolve.engine import Query, resolve
 from octui.tui.__main__ import main
 from octui.tui.exporting import (
     ExportExists,

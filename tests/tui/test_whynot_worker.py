@@ -18,7 +18,7 @@ import pytest
 from repo_builder import make_repo, obj
 from textual.widgets import Static
 
-from octui.timeutil import parse_instant
+from octui.core.timeutil import parse_instant
 from octui.tui.app import create_app
 from tui.isolated import instant, main, registry, run_scenario, settle, until
 
@@ -76,7 +76,7 @@ class SlowWhyNot:
             deadline = time.monotonic() + 30
             while not self.release.is_set() and time.monotonic() < deadline:
                 if cancelled is not None and cancelled():
-                    from octui.whynot import WhyNotCancelled
+                    from octui.analysis.whynot import WhyNotCancelled
 
                     with self.lock:
                         self.stopped += 1

@@ -1,0 +1,1 @@
+"""Questions over resolutions: the audit, the agenda, the diff, history, why-not. No text."""

@@ -1,0 +1,1 @@
+"""``opencontext``: the command line, one module per subcommand."""

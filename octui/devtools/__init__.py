@@ -1,0 +1,1 @@
+"""Benchmarks and screenshot tools for developers; nothing in octui imports them."""

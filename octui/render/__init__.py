@@ -1,0 +1,1 @@
+"""Text for people and machines, shared by the CLI and the explorer. No Textual, no argparse."""

@@ -1,0 +1,1 @@
+"""Tests of octui.analysis: audit, agenda, diff, history, time travel, why-not."""

@@ -1,0 +1,450 @@
+"""The change agenda: every instant at which a role's bundle changes, and only those."""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from dataclasses import replace
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+sys.path.insert(0, str(Path(__file__).parent.parent))
+
+from git_fixture import GitSample, git_sample
+from repo_builder import obj
+from test_properties import ROLE_NAMES, SETTINGS, specs, write
+
+from octui.analysis.agenda import (
+    EPSILON,
+    _brute_walk,
+    brute_force_agenda,
+    candidates,
+    change_agenda,
+    next_change,
+    previous_change,
+    render_text,
+    sorted_candidates,
+    walk_changes,
+)
+from octui.bundle.bundle import digest
+from octui.cli.main import main
+from octui.core.timeutil import format_instant, parse_instant
+from octui.load.loader import Repository, load_repository
+from octui.resolve.engine import Query, resolve
+
+__all__ = ["git_sample"]
+
+SAMPLE = Path(__file__).resolve().parent.parent.parent / "sample-repo"
+TODAY = parse_instant("2026-11-30")
+IN_90_DAYS = parse_instant("2027-02-28")
+
+
+@pytest.fixture(scope="module")
+def sample() -> Repository:
+    return load_repository(SAMPLE)
+
+
+def digest_at(repo: Repository, query: Query, instant: datetime) -> str:
+    return digest(resolve(repo, Query(**{**query.__dict__, "as_of": instant})))
+
+
+def cli_json(capsys: pytest.CaptureFixture[str], *argv: str) -> Any:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    return json.loads(captured.out)
+
+
+@pytest.mark.parametrize("role", ["support", "sales"])
+def test_agenda_is_sound_and_complete_over_a_year(sample: Repository, role: str) -> None:
+    """Each listed instant changes the digest; between listed instants nothing changes."""
+    query = Query(role=role, as_of=TODAY)
+    since = parse_instant("2026-01-01")
+    until = parse_instant("2027-03-01")
+    agenda = change_agenda(sample, query, since=since, until=until)
+    assert agenda.points
+    for point in agenda.points:
+        before = point.first_instant - EPSILON
+        assert digest_at(sample, query, before) == point.diff.a.digest
+        assert digest_at(sample, query, point.first_instant) == point.diff.b.digest
+        assert point.diff.a.digest != point.diff.b.digest
+        assert since < point.first_instant <= until
+    # Walk the window every 6 hours: the digest is always the one the agenda predicts.
+    instants = [p.first_instant for p in agenda.points]
+    expected = digest_at(sample, query, since)
+    t = since + timedelta(hours=6)
+    while t <= until:
+        passed = [p for p in agenda.points if p.first_instant <= t]
+        if passed:
+            expected = passed[-1].diff.b.digest
+        assert digest_at(sample, query, t) == expected, format_instant(t)
+        t += timedelta(hours=6)
+    assert instants == sorted(instants)
+
+
+def test_what_changes_for_support_in_the_next_90_days(sample: Repository) -> None:
+    agenda = change_agenda(
+        sample, Query(role="support", as_of=TODAY), since=TODAY, until=IN_90_DAYS
+    )
+    assert all(p.upcoming(TODAY) for p in agenda.points)
+    new_year = [p for p in agenda.points if p.at == parse_instant("2027-01-01")]
+    assert len(new_year) == 1
+    moved_in = {c.id for c in new_year[0].diff.by_aspect("now-included")}
+    assert moved_in == {"policies.ai-assistant-disclosure"}
+    assert any(
+        c.kind == "valid-from" and c.key == "policies.ai-assistant-disclosure@1"
+        for c in new_year[0].causes
+    )
+    # Staleness changes hold just after their instant.
+    stale_points = [p for p in agenda.points if any(c.kind == "stale" for c in p.causes)]
+    assert stale_points and all(p.after for p in stale_points)
+    for p in stale_points:
+        assert p.first_instant == p.at + EPSILON
+        assert any(w.code == "stale" for w in p.diff.warnings_added)
+
+
+def test_past_changes_include_supersession_taking_effect(sample: Repository) -> None:
+    agenda = change_agenda(
+        sample, Query(role="support", as_of=TODAY), since=parse_instant("2026-01-01")
+    )
+    june = next(p for p in agenda.points if p.at == parse_instant("2026-06-01"))
+    assert not june.upcoming(TODAY)
+    assert any(c.kind == "supersession" for c in june.causes)
+    out = {c.id: c for c in june.diff.by_aspect("now-excluded")}
+    assert out["policies.refunds"].after is not None
+    assert out["policies.refunds"].after.reason == "superseded"
+    assert agenda.previous_before(TODAY) is not None
+    nxt = agenda.next_after(TODAY)
+    assert nxt is not None and nxt.first_instant > TODAY
+    assert agenda.next_after(agenda.points[-1].first_instant) is None
+    assert agenda.previous_before(agenda.points[0].first_instant - EPSILON) is None
+
+
+def test_objects_a_role_may_not_read_never_put_an_instant_on_its_agenda(
+    repo_factory: Any,
+) -> None:
+    config = {
+        "roles": {
+            "low": {"clearance": "internal"},
+            "high": {"clearance": "restricted"},
+        }
+    }
+    root = repo_factory(
+        {
+            "open.md": obj("open", classification="internal", created="2026-01-01"),
+            "secret.md": obj(
+                "secret",
+                classification="restricted",
+                valid_from="2026-05-05",
+                valid_until="2026-09-09",
+            ),
+        },
+        config,
+    )
+    repo = load_repository(root)
+    low = change_agenda(repo, Query(role="low", as_of=TODAY), since=parse_instant("2025-01-01"))
+    high = change_agenda(repo, Query(role="high", as_of=TODAY), since=parse_instant("2025-01-01"))
+    assert [format_instant(p.at) for p in low.points] == ["2026-01-01T00:00:00Z"]
+    assert {format_instant(p.at) for p in high.points} >= {
+        "2026-05-05T00:00:00Z",
+        "2026-09-09T00:00:00Z",
+    }
+    assert "secret" not in render_text(low)
+
+
+def test_an_instant_where_nothing_changes_is_not_listed(repo_factory: Any) -> None:
+    config = {
+        "freshness": {"default": "30d"},
+        "roles": {"reader": {"clearance": "restricted", "scope": {"include": ["a*"]}}},
+    }
+    root = repo_factory(
+        {
+            "a1.md": obj("a1", created="2026-01-01"),
+            "zz.md": obj("zz", created="2026-02-01"),
+        },
+        config,
+    )
+    repo = load_repository(root)
+    query = Query(role="reader", as_of=TODAY)
+    found = candidates(resolve(repo, query))
+    # zz goes stale after 2026-03-03, but it is out of scope: the bundle does not change then.
+    assert (parse_instant("2026-03-03"), True) in found
+    agenda = change_agenda(repo, query, since=parse_instant("2025-01-01"))
+    listed = [(format_instant(p.at), p.after) for p in agenda.points]
+    assert listed == [
+        ("2026-01-01T00:00:00Z", False),
+        ("2026-01-31T00:00:00Z", True),
+        ("2026-02-01T00:00:00Z", False),
+    ]
+    assert [c.key for c in agenda.points[1].causes] == ["a1@1"]
+
+
+def test_cli_changes_in_the_next_90_days(capsys: pytest.CaptureFixture[str]) -> None:
+    doc = cli_json(
+        capsys,
+        "changes",
+        str(SAMPLE),
+        "--role",
+        "support",
+        "--as-of",
+        "2026-11-30",
+        "--until",
+        "90d",
+        "--format",
+        "json",
+    )
+    assert doc["until"] == "2027-02-28T00:00:00Z" and doc["since"] == "2026-11-30T00:00:00Z"
+    same = cli_json(
+        capsys,
+        "changes",
+        str(SAMPLE),
+        "--role",
+        "support",
+        "--as-of",
+        "2026-11-30",
+        "--until",
+        "2027-02-28",
+        "--format",
+        "json",
+    )
+    assert same["changes"] == doc["changes"]
+    assert doc["changes"] and all(c["upcoming"] for c in doc["changes"])
+    for change in doc["changes"]:
+        at = cli_json(
+            capsys,
+            "resolve",
+            str(SAMPLE),
+            "--role",
+            "support",
+            "--as-of",
+            change["first_instant"],
+            "--format",
+            "json",
+        )
+        assert at["digest"] == change["digest_after"]
+    jan = next(c for c in doc["changes"] if c["at"] == "2027-01-01T00:00:00Z")
+    assert any(
+        o["id"] == "policies.ai-assistant-disclosure" and "now-included" in o["changes"]
+        for o in jan["objects"]
+    )
+
+
+def test_cli_changes_usage(capsys: pytest.CaptureFixture[str]) -> None:
+    assert (
+        main(
+            [
+                "changes",
+                str(SAMPLE),
+                "--role",
+                "support",
+                "--as-of",
+                "2026-11-30",
+                "--until",
+                "2026-01-01",
+            ]
+        )
+        == 2
+    )
+    assert "--until" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        main(["changes", str(SAMPLE), "--role", "support", "--until", "soon"])
+    assert exc.value.code == 2 and "duration" in capsys.readouterr().err
+    code = main(
+        [
+            "changes",
+            str(SAMPLE),
+            "--role",
+            "support",
+            "--as-of",
+            "2026-11-30",
+            "--since",
+            "30d",
+            "--until",
+            "30d",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0 and "2026-11-12T14:32:00Z" in out and "(past)" in out
+
+
+def test_cli_changes_at_a_revision(
+    capsys: pytest.CaptureFixture[str], git_sample: GitSample
+) -> None:
+    ctx = str(git_sample.context)
+    then = cli_json(
+        capsys,
+        "changes",
+        ctx,
+        "--role",
+        "support",
+        "--as-of",
+        "2026-03-15",
+        "--until",
+        "2026-12-31",
+        "--rev",
+        "HEAD~2",
+        "--format",
+        "json",
+    )
+    now = cli_json(
+        capsys,
+        "changes",
+        ctx,
+        "--role",
+        "support",
+        "--as-of",
+        "2026-03-15",
+        "--until",
+        "2026-12-31",
+        "--format",
+        "json",
+    )
+    assert then["rev"] == "HEAD~2"
+    # Two commits ago nobody had written refund policy v2: June 1st was no change for support.
+    june_then = [c for c in then["changes"] if c["at"] == "2026-06-01T00:00:00Z"]
+    june_now = [c for c in now["changes"] if c["at"] == "2026-06-01T00:00:00Z"]
+    refunds = lambda cs: [o for c in cs for o in c["objects"] if o["id"] == "policies.refunds"]  # noqa: E731
+    assert refunds(june_now) and not refunds(june_then)
+
+
+@pytest.mark.parametrize("when", ["2026-03-15", "2026-06-01", "2026-11-30", "2027-01-01"])
+def test_next_and_previous_change_agree_with_the_agenda(sample: Repository, when: str) -> None:
+    query = Query(role="support", as_of=parse_instant(when))
+    agenda = change_agenda(sample, query)
+    nxt = next_change(sample, query)
+    prev = previous_change(sample, query)
+    expected_next = agenda.next_after(query.as_of)
+    expected_prev = agenda.previous_before(query.as_of)
+    assert (nxt and nxt.first_instant) == (expected_next and expected_next.first_instant)
+    assert (prev and prev.first_instant) == (expected_prev and expected_prev.first_instant)
+    assert nxt is not None and prev is not None
+    assert nxt.diff.b.digest == expected_next.diff.b.digest  # type: ignore[union-attr]
+    assert prev.diff.a.digest == expected_prev.diff.a.digest  # type: ignore[union-attr]
+
+
+def test_every_change_point_carries_the_bundle_digest_at_its_instant(sample: Repository) -> None:
+    query = Query(role="support", as_of=TODAY)
+    agenda = change_agenda(
+        sample, query, since=parse_instant("2026-01-01"), until=parse_instant("2027-06-01")
+    )
+    assert len(agenda.points) > 5
+    for point in agenda.points:
+        after = resolve(sample, replace(query, as_of=point.first_instant))
+        assert point.diff.b.digest == digest(after)  # type: ignore[union-attr]
+
+
+def test_walking_both_ways_lists_the_agenda(sample: Repository) -> None:
+    query = Query(role="support", as_of=TODAY)
+    agenda = change_agenda(sample, query)
+    ahead = [p.first_instant for p in walk_changes(sample, query, forward=True)]
+    behind = [p.first_instant for p in walk_changes(sample, query, forward=False)]
+    assert ahead == [p.first_instant for p in agenda.upcoming()]
+    assert behind == [p.first_instant for p in reversed(agenda.past())]
+
+
+# -- the sweep equals the brute force ------------------------------------------------------------
+
+
+def _same_agenda(repo: Repository, query: Query, since: Any, until: Any) -> None:
+    """The sweep's agenda equals the brute force's: every point, cause, diff and digest."""
+    swept = change_agenda(repo, query, since=since, until=until)
+    brute = brute_force_agenda(repo, query, since=since, until=until)
+    assert swept.to_json() == brute.to_json()
+    assert [p.diff.to_json() for p in swept.points] == [p.diff.to_json() for p in brute.points]
+    assert [p.causes for p in swept.points] == [p.causes for p in brute.points]
+    assert render_text(swept) == render_text(brute)
+
+
+def _same_walks(repo: Repository, query: Query) -> None:
+    """Walking forward and backward from ``query.as_of`` by the sweep equals the brute force."""
+    here = resolve(repo, query)
+    ordered = sorted_candidates(here)
+    for forward in (True, False):
+        if forward:
+            chosen = [c for c in ordered if c.first_instant > query.as_of]
+        else:
+            chosen = [c for c in reversed(ordered) if c.first_instant <= query.as_of]
+        swept = list(walk_changes(repo, query, forward=forward))
+        brute = list(_brute_walk(repo, query, here, chosen, forward, None))
+        assert [p.diff.to_json() for p in swept] == [p.diff.to_json() for p in brute]
+        assert [(p.at, p.after, p.causes, p.rank_moves) for p in swept] == [
+            (p.at, p.after, p.causes, p.rank_moves) for p in brute
+        ]
+
+
+@pytest.mark.parametrize("role", ["support", "sales", "engineering", "leadership", "public-bot"])
+@pytest.mark.parametrize("historical", [False, True])
+def test_sweep_equals_brute_force_on_the_sample(
+    sample: Repository, role: str, historical: bool
+) -> None:
+    query = Query(role=role, as_of=TODAY, task="refund", include_historical=historical)
+    _same_agenda(sample, query, None, None)
+    _same_agenda(sample, query, parse_instant("2026-03-15"), IN_90_DAYS)
+    for when in ("2026-03-15", "2026-06-01", "2026-11-30"):
+        _same_walks(sample, replace(query, as_of=parse_instant(when)))
+
+
+def test_the_sweep_is_used_and_finds_the_refund_supersession(sample: Repository) -> None:
+    """Not a brute force in disguise: the sweep resolves the repository once, whatever the
+    number of candidates (the memo of whole-repository stages stays as it was)."""
+    from octui.resolve.engine import _memo
+
+    query = Query(role="support", as_of=TODAY)
+    resolve(sample, query)
+    stages = set(_memo(sample).stages)
+    agenda = change_agenda(sample, query, since=parse_instant("2025-01-01"))
+    assert len(agenda.points) > 20
+    assert set(_memo(sample).stages) == stages
+    june = next(p for p in agenda.points if p.at == parse_instant("2026-06-01"))
+    assert "policies.refunds@2 takes effect" in {c.detail for c in june.causes}
+
+
+@SETTINGS
+@given(
+    spec=specs(),
+    role=st.sampled_from(ROLE_NAMES),
+    window=st.sampled_from([(None, None), ("2026-01-01", "2026-12-31"), ("2026-05-31", None)]),
+    historical=st.booleans(),
+    task=st.sampled_from(["", "refund policy"]),
+)
+def test_sweep_equals_brute_force_on_generated_repositories(
+    spec: Any, role: str, window: tuple[str | None, str | None], historical: bool, task: str
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = load_repository(write(spec, Path(tmp) / "repo"))
+        since, until = (parse_instant(w) if w else None for w in window)
+        query = Query(role=role, as_of=TODAY, task=task, include_historical=historical)
+        _same_agenda(repo, query, since, until)
+        _same_walks(repo, replace(query, as_of=parse_instant("2026-06-01")))
+
+
+def test_changes_lists_what_the_role_receives_unless_all(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["changes", str(SAMPLE), "--role", "support", "--as-of", "2026-03-15"]
+    argv += ["--until", "2026-12-31", "--format", "json"]
+    default = cli_json(capsys, *argv)
+    everything = cli_json(capsys, *argv, "--all")
+    assert default["everything"] is False and everything["everything"] is True
+    assert all(p["receives"] for p in default["changes"])
+    assert any(not p["receives"] for p in everything["changes"])
+    assert [p for p in everything["changes"] if p["receives"]] != []
+    assert {p["at"] for p in default["changes"]} == {
+        p["at"] for p in everything["changes"] if p["receives"]
+    }
+    # an out-of-scope object starting changes the digest, not what support receives
+    only_all = {p["at"] for p in everything["changes"]} - {p["at"] for p in default["changes"]}
+    assert "2026-05-12T00:00:00Z" in only_all  # decisions.2026-05-12-event-bus-sqs starts
+    assert all(o["receivable"] for p in default["changes"] for o in p["objects"])
+    argv.remove("json")
+    argv.remove("--format")
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "Changes to what the role receives (--all: every digest change)." in text
+    assert "decisions." not in text

@@ -1,0 +1,1 @@
+"""Tests of octui.cli: the command line."""

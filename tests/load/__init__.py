@@ -1,0 +1,1 @@
+"""Tests of octui.load: files to objects."""
