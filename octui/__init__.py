@@ -2,7 +2,7 @@
 
 The resolver core (everything outside ``octui.tui``) is plain Python with no
 Textual import: loading, the pipeline steps, ranking, digest, validation and
-history. The CLI (``octui.cli``) and the explorer (``octui.tui``) are thin
+history. The CLI (``octui.cli.main``) and the explorer (``octui.tui``) are thin
 layers over it.
 
 The supported Python API is what this module exports (see :mod:`octui.api`)::

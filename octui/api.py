@@ -22,12 +22,12 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
-from octui.bundle import bundle_dict, dumps_bundle
-from octui.config import ConfigError, NotARepository
-from octui.loader import Repository as _LoadedRepository
-from octui.loader import load_repository
-from octui.pipeline import Query, UnknownRole, resolve
-from octui.timeutil import now_utc, parse_instant
+from octui.bundle.bundle import bundle_dict, dumps_bundle
+from octui.core.timeutil import now_utc, parse_instant
+from octui.load.config import ConfigError, NotARepository
+from octui.load.loader import Repository as _LoadedRepository
+from octui.load.loader import load_repository
+from octui.resolve.engine import Query, UnknownRole, resolve
 
 __all__ = [
     "Bundle",
@@ -197,7 +197,7 @@ class ContextRepository:
     def validate(self, as_of: When = None) -> list[Finding]:
         """Every finding about the whole repository at ``as_of`` (no role, no scope), with the
         files concerned — what ``opencontext validate`` reports."""
-        from octui.locate import locate, reader_for
+        from octui.load.locate import locate, reader_for
 
         resolution = resolve(self._loaded, Query(role=None, as_of=_instant(as_of)))
         with reader_for(self.path, self._loaded.source.commit) as read:
@@ -228,7 +228,7 @@ def open_repository(
     root = Path(path)
     try:
         if rev is not None:
-            from octui.gitrev import GitRevisionError, load_revision
+            from octui.load.gittree import GitRevisionError, load_revision
 
             try:
                 return ContextRepository(load_revision(root, rev), root, rev)
@@ -236,7 +236,7 @@ def open_repository(
                 raise OpenContextError(str(exc)) from None
         store = None
         if cache:
-            from octui.cache import open_store
+            from octui.load.parse_cache import open_store
 
             store = open_store(str(root))
         return ContextRepository(load_repository(root, store=store), root, None)

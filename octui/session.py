@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from octui.config import CONFIG_FILE, load_config_bytes
-from octui.loader import (
+from octui.load.config import CONFIG_FILE, load_config_bytes
+from octui.load.loader import (
     FsTree,
     Loader,
     ParseStore,
@@ -23,7 +23,7 @@ from octui.loader import (
     hold_heap,
     scan,
 )
-from octui.pipeline import Query, Resolution, resolve
+from octui.resolve.engine import Query, Resolution, resolve
 
 
 class Session:
@@ -45,7 +45,7 @@ class Session:
         """
         repo = self.loader.load()
         if hasattr(self.tree, "commit"):  # a git revision: the bundle says which
-            from octui.gitrev import GitTree, tree_source
+            from octui.load.gittree import GitTree, tree_source
 
             if isinstance(self.tree, GitTree):
                 repo.source = tree_source(self.tree)

@@ -457,7 +457,7 @@ def write_repository(out: Path, n: int, seed: int) -> int:
 
 
 def run_synth(args: argparse.Namespace) -> int:
-    from octui.cli import UsageError
+    from octui.cli.main import UsageError
 
     out = Path(args.out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
@@ -471,7 +471,7 @@ def run_synth(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub: Any) -> None:
-    from octui.cli import whole_number  # the CLI imports this module lazily
+    from octui.cli.main import whole_number  # the CLI imports this module lazily
 
     p = sub.add_parser(
         "synth",

@@ -27,14 +27,7 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
-from octui.bundle import (
-    _exclusion_json,
-    _included_json,
-    canonical_json,
-    digest,
-    warning_digest_form,
-)
-from octui.diff import (
+from octui.analysis.diff import (
     Diff,
     EntryView,
     SideInfo,
@@ -47,10 +40,19 @@ from octui.diff import (
     receivable_ids,
     warning_changes,
 )
-from octui.enums import ExclusionReason, Lifecycle, WarningCode
-from octui.loader import Repository
-from octui.model import ContextObject, Exclusion, Finding
-from octui.pipeline import (
+from octui.bundle.bundle import (
+    _exclusion_json,
+    _included_json,
+    canonical_json,
+    digest,
+    warning_digest_form,
+)
+from octui.core.enums import ExclusionReason, Lifecycle, WarningCode
+from octui.core.model import ContextObject, Exclusion, Finding
+from octui.core.textsafe import inert
+from octui.core.timeutil import BEGINNING_OF_TIME, add_days, format_instant
+from octui.load.loader import Repository
+from octui.resolve.engine import (
     Included,
     Query,
     Resolution,
@@ -68,9 +70,7 @@ from octui.pipeline import (
     step_temporal,
     version_findings,
 )
-from octui.ranking import score, tokenize
-from octui.textsafe import inert
-from octui.timeutil import BEGINNING_OF_TIME, add_days, format_instant
+from octui.resolve.ranking import score, tokenize
 
 EPSILON = timedelta(microseconds=1)
 
@@ -771,7 +771,7 @@ def _moved_elsewhere(touched_a: list[int], touched_b: list[int], untouched: int)
 def _entries(
     located: dict[int, tuple[int, Included]], states: list[_ClusterState]
 ) -> list[EntryView]:
-    """The bundle entries (as :func:`octui.diff.entries`) of the objects of ``states``."""
+    """The bundle entries (as :func:`octui.analysis.diff.entries`) of the objects of ``states``."""
     out: list[EntryView] = []
     for state in states:
         for uid in state.standing:

@@ -4,7 +4,7 @@ what each declared role gets.
 An audit judges the repository at ``as_of`` as ``validate`` does (no role, no scope), and
 resolves every declared role once (empty task, no trimming, not historical). It is the
 owner's view: it names every object and file, including those a role may not read. Pure:
-no text is written here (see :mod:`octui.audit_render`).
+no text is written here (see :mod:`octui.render.audit`).
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from octui.bundle import source_json
-from octui.enums import ExclusionReason, FateState, Severity
-from octui.loader import Repository
-from octui.locate import Reader, locate
-from octui.model import ContextObject, Finding, RepositorySource
-from octui.pipeline import Included, Query, Resolution, resolve
-from octui.timeutil import format_instant
+from octui.bundle.bundle import source_json
+from octui.core.enums import ExclusionReason, FateState, Severity
+from octui.core.model import ContextObject, Finding, RepositorySource
+from octui.core.timeutil import format_instant
+from octui.load.loader import Repository
+from octui.load.locate import Reader, locate
+from octui.resolve.engine import Included, Query, Resolution, resolve
 
 FindingKey = tuple[str, tuple[str, ...]]
 """How a finding is matched across bundles: its code and ids."""

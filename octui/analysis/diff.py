@@ -1,6 +1,6 @@
 """Comparing two resolutions: what moved in, out, or changed between two bundles.
 
-Pure: :func:`diff_resolutions` reads two :class:`~octui.pipeline.Resolution`
+Pure: :func:`diff_resolutions` reads two :class:`~octui.resolve.engine.Resolution`
 values and returns a :class:`Diff`. It sees only what each bundle shows — an
 object denied to a side is, on that side, an id and a reason and nothing more.
 
@@ -27,12 +27,12 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
-from octui.bundle import digest, object_fields
-from octui.enums import DENIAL_REASONS, ExclusionReason, Lifecycle
-from octui.model import ContextObject, Exclusion, Finding
-from octui.pipeline import Included, Resolution
-from octui.textsafe import inert
-from octui.timeutil import format_instant
+from octui.bundle.bundle import digest, object_fields
+from octui.core.enums import DENIAL_REASONS, ExclusionReason, Lifecycle
+from octui.core.model import ContextObject, Exclusion, Finding
+from octui.core.textsafe import inert
+from octui.core.timeutil import format_instant
+from octui.resolve.engine import Included, Resolution
 
 #: Every kind of change one object can show, in the order they are reported.
 ASPECTS: tuple[str, ...] = (

@@ -7,13 +7,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from octui.enums import ExclusionReason
-from octui.loader import Repository
-from octui.model import ContextObject, Exclusion
-from octui.pipeline import Edge, Included, Query, Resolution, repo_by_id, resolve
-from octui.suggest import did_you_mean
-from octui.textsafe import inert
-from octui.timeutil import BEGINNING_OF_TIME, format_day, format_instant
+from octui.core.enums import ExclusionReason
+from octui.core.model import ContextObject, Exclusion
+from octui.core.suggest import did_you_mean
+from octui.core.textsafe import inert
+from octui.core.timeutil import BEGINNING_OF_TIME, format_day, format_instant
+from octui.load.loader import Repository
+from octui.resolve.engine import Edge, Included, Query, Resolution, repo_by_id, resolve
 
 #: Why an edge whose replacement is a draft never takes effect (the explorer says the same).
 NEVER_IN_EFFECT = "never in effect (the replacement is a draft)"

@@ -21,14 +21,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from octui.bundle import object_fields
-from octui.config import CONFIG_FILE
-from octui.gitrev import GitRevisionError, hardened_git
-from octui.loader import MAX_FILE_BYTES, OBJECT_SUFFIXES, object_from_fields, parse_file
-from octui.model import ContextObject
-from octui.textsafe import inert
-from octui.timetravel import git_toplevel
-from octui.timeutil import format_instant
+from octui.bundle.bundle import object_fields
+from octui.core.model import ContextObject
+from octui.core.textsafe import inert
+from octui.core.timeutil import format_instant
+from octui.load.config import CONFIG_FILE
+from octui.load.gittree import GitRevisionError, hardened_git
+from octui.load.known_at import git_toplevel
+from octui.load.loader import MAX_FILE_BYTES, OBJECT_SUFFIXES, object_from_fields, parse_file
 
 _ZERO = "0" * 40
 BODY = "content"

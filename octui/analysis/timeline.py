@@ -2,7 +2,7 @@
 
 Pure and Textual-free: :func:`layout` turns a resolution and an id into lines of
 ``(text, tag)`` runs; the explorer maps tags to colours. Each readable object of
-the lineage (:func:`octui.history.lineage`) is one bar spanning its effective
+the lineage (:func:`octui.analysis.history.lineage`) is one bar spanning its effective
 window; the part of a window after a supersession took effect is drawn dashed;
 an edge is a vertical connector at the instant it took effect (the
 replacement's effective start); a marker column shows ``as_of``. Objects denied
@@ -19,10 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from octui.history import IN_A_CYCLE, NEVER_IN_EFFECT, HistoryRow, edge_effective, lineage
-from octui.model import ContextObject
-from octui.pipeline import Resolution
-from octui.timeutil import BEGINNING_OF_TIME, END_OF_TIME, format_day, shift
+from octui.analysis.history import IN_A_CYCLE, NEVER_IN_EFFECT, HistoryRow, edge_effective, lineage
+from octui.core.model import ContextObject
+from octui.core.timeutil import BEGINNING_OF_TIME, END_OF_TIME, format_day, shift
+from octui.resolve.engine import Resolution
 
 Run = tuple[str, str]
 """A piece of text and its style tag."""
@@ -151,7 +151,7 @@ def fit_key(key: str, width: int) -> str:
 def layout(resolution: Resolution, object_id: str, width: int) -> Timeline:
     """Draw the lineage of ``object_id`` in ``width`` columns.
 
-    Raises :class:`octui.history.UnknownId` when the id names nothing.
+    Raises :class:`octui.analysis.history.UnknownId` when the id names nothing.
     """
     as_of = resolution.query.as_of
     rows = lineage(resolution, object_id)

@@ -19,8 +19,10 @@ from collections import Counter
 from datetime import datetime
 from typing import Any
 
-from octui.bundle import bundle_dict, digest, digest_from_bundle
-from octui.cli import (
+from octui.analysis.diff import Diff, EntryView, SideInfo, WarningView, diff_entries, render_text
+from octui.analysis.objlog import show_value
+from octui.bundle.bundle import bundle_dict, digest, digest_from_bundle
+from octui.cli.main import (
     EXIT_FAILED,
     EXIT_OK,
     UsageError,
@@ -32,14 +34,12 @@ from octui.cli import (
     open_known_at,
     open_revision,
 )
-from octui.diff import Diff, EntryView, SideInfo, WarningView, diff_entries, render_text
-from octui.gitrev import GitRevisionError
-from octui.loader import Repository
-from octui.objlog import show_value
-from octui.pipeline import Query, resolve
-from octui.textsafe import inert
-from octui.timetravel import add_known_at_arg, commit_info, known_at_revision
-from octui.timeutil import format_instant, parse_instant
+from octui.core.textsafe import inert
+from octui.core.timeutil import format_instant, parse_instant
+from octui.load.gittree import GitRevisionError
+from octui.load.known_at import add_known_at_arg, commit_info, known_at_revision
+from octui.load.loader import Repository
+from octui.resolve.engine import Query, resolve
 
 MAX_BUNDLE_BYTES = 512 * 1024 * 1024
 
@@ -368,7 +368,7 @@ def run_verify(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub: Any) -> None:
-    """Register ``verify`` (called by :mod:`octui.cli`)."""
+    """Register ``verify`` (called by :mod:`octui.cli.main`)."""
     add_verify(sub)
 
 

@@ -27,14 +27,14 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 
-from octui.changes import sorted_candidates
-from octui.config import Config
-from octui.enums import ExclusionReason, Status
-from octui.loader import Repository
-from octui.model import ContextObject, Exclusion
-from octui.pipeline import Included, Query, Resolution, read_denial, resolve
-from octui.ranking import score, tokenize
-from octui.timeutil import BEGINNING_OF_TIME, format_day
+from octui.analysis.agenda import sorted_candidates
+from octui.core.enums import ExclusionReason, Status
+from octui.core.model import ContextObject, Exclusion
+from octui.core.timeutil import BEGINNING_OF_TIME, format_day
+from octui.load.config import Config
+from octui.load.loader import Repository
+from octui.resolve.engine import Included, Query, Resolution, read_denial, resolve
+from octui.resolve.ranking import score, tokenize
 
 R = ExclusionReason
 

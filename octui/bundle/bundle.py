@@ -15,11 +15,11 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from octui.enums import DENIAL_REASONS
-from octui.fastjson import dumps_indent2
-from octui.model import OBJECT_FIELDS, ContextObject, Exclusion, Finding, RepositorySource
-from octui.pipeline import Included, Resolution
-from octui.timeutil import format_duration, format_instant, now_utc
+from octui.bundle.jsonout import dumps_indent2
+from octui.core.enums import DENIAL_REASONS
+from octui.core.model import OBJECT_FIELDS, ContextObject, Exclusion, Finding, RepositorySource
+from octui.core.timeutil import format_duration, format_instant, now_utc
+from octui.resolve.engine import Included, Resolution
 
 
 def _value(value: Any) -> Any:

@@ -4,7 +4,7 @@ They are written by hand rather than generated from the Pydantic models: the mod
 accept spellings (``180d``, ``2026-03-01``, ``id@version``) that their generated schema
 would reject, because the conversion happens in validators a schema never sees. Every
 closed set (authorities, statuses, layers, tie breakers, exclusion reasons, warning codes,
-severities, lifecycles) comes from :mod:`octui.enums`, so it is defined once.
+severities, lifecycles) comes from :mod:`octui.core.enums`, so it is defined once.
 
 A schema says what it can say on its own: it cannot know which classification levels or
 roles a repository configures, nor that two sources share a name. Where the loader only
@@ -19,7 +19,7 @@ from collections.abc import Callable
 from enum import StrEnum
 from typing import Any
 
-from octui.enums import (
+from octui.core.enums import (
     Authority,
     ExclusionReason,
     Layer,

@@ -10,10 +10,8 @@ import argparse
 import sys
 from typing import Any
 
-from octui.atomicwrite import ExportRefused, write_atomic
-from octui.audit import Audit, audit
-from octui.audit_render import render
-from octui.cli import (
+from octui.analysis.audit import Audit, audit
+from octui.cli.main import (
     EXIT_FAILED,
     EXIT_OK,
     UsageError,
@@ -24,9 +22,11 @@ from octui.cli import (
     emit,
     load_for,
 )
-from octui.enums import AuditFormat
-from octui.locate import reader_for
-from octui.timeutil import now_utc
+from octui.core.enums import AuditFormat
+from octui.core.timeutil import now_utc
+from octui.load.locate import reader_for
+from octui.render.atomicwrite import ExportRefused, write_atomic
+from octui.render.audit import render
 
 
 def add_audit(sub: Any) -> None:
@@ -94,5 +94,5 @@ def run_audit(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub: Any) -> None:
-    """Register ``audit`` (called by :mod:`octui.cli`)."""
+    """Register ``audit`` (called by :mod:`octui.cli.main`)."""
     add_audit(sub)

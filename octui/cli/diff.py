@@ -16,10 +16,11 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from octui.bundle import dumps_bundle
-from octui.changes import change_agenda
-from octui.changes import render_text as render_agenda
-from octui.cli import (
+from octui.analysis.agenda import change_agenda
+from octui.analysis.agenda import render_text as render_agenda
+from octui.analysis.diff import diff_resolutions, render_text
+from octui.bundle.bundle import dumps_bundle
+from octui.cli.main import (
     EXIT_FAILED,
     EXIT_OK,
     UsageError,
@@ -35,11 +36,10 @@ from octui.cli import (
     open_repository,
     open_revision,
 )
-from octui.diff import diff_resolutions, render_text
-from octui.loader import Repository
-from octui.pipeline import Query, resolve
-from octui.timetravel import add_known_at_arg, describe_source
-from octui.timeutil import add_days, now_utc, parse_duration, parse_instant
+from octui.core.timeutil import add_days, now_utc, parse_duration, parse_instant
+from octui.load.known_at import add_known_at_arg, describe_source
+from octui.load.loader import Repository
+from octui.resolve.engine import Query, resolve
 
 #: ``--against-rev`` value meaning "the files on disk" (when side A reads a revision).
 WORKING_TREE = "working-tree"
@@ -295,7 +295,7 @@ def run_changes(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub: Any) -> None:
-    """Register ``diff`` and ``changes`` (called by :mod:`octui.cli`)."""
+    """Register ``diff`` and ``changes`` (called by :mod:`octui.cli.main`)."""
     add_diff(sub)
     add_changes(sub)
 

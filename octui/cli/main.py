@@ -16,9 +16,19 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
-from octui.ansi import colour_enabled, paint_marks
-from octui.bundle import bundle_dict, digest, dumps_bundle, warning_json
-from octui.ci_formats import (
+from octui.analysis.history import UnknownId, history
+from octui.analysis.history import render_text as render_history
+from octui.bundle.bundle import bundle_dict, digest, dumps_bundle, warning_json
+from octui.cli.version import add_version_flag, package_version
+from octui.core.enums import ColorMode, ReportFormat, Severity
+from octui.core.model import Finding
+from octui.core.suggest import did_you_mean
+from octui.core.textsafe import inert
+from octui.core.timeutil import format_instant, now_utc, parse_instant
+from octui.load.config import ConfigError, NotARepository
+from octui.load.loader import Repository, gc_paused, load_repository
+from octui.render.ansi import colour_enabled, paint_marks
+from octui.render.ci_formats import (
     PathMap,
     fails,
     path_map_for,
@@ -27,18 +37,8 @@ from octui.ci_formats import (
     render_sarif,
     resolve_format,
 )
-from octui.config import ConfigError, NotARepository
-from octui.enums import ColorMode, ReportFormat, Severity
-from octui.explain import WORKING_TREE_SOURCE, explain, finding_lines
-from octui.history import UnknownId, history
-from octui.history import render_text as render_history
-from octui.loader import Repository, gc_paused, load_repository
-from octui.meta import add_version_flag, package_version
-from octui.model import Finding
-from octui.pipeline import Query, UnknownRole, resolve
-from octui.suggest import did_you_mean
-from octui.textsafe import inert
-from octui.timeutil import format_instant, now_utc, parse_instant
+from octui.render.explain import WORKING_TREE_SOURCE, explain, finding_lines
+from octui.resolve.engine import Query, UnknownRole, resolve
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -151,7 +151,7 @@ def _number(text: str) -> float:
 def open_repository(path: str, *, cache: bool = True) -> Repository:
     """Load the working tree; parsed files are cached in the user's cache directory unless
     ``cache`` is False or ``OCTUI_NO_CACHE=1`` (the cache never changes results)."""
-    from octui.cache import open_store
+    from octui.load.parse_cache import open_store
 
     try:
         return load_repository(Path(path), store=open_store(path) if cache else None)
@@ -258,7 +258,7 @@ def load_for(args: argparse.Namespace) -> Repository:
 
 def check_exclusive(rev: str | None, known_at: datetime | None, what: str = "--rev") -> None:
     """A usage error when both ``--rev`` (or ``what``) and ``--known-at`` are given."""
-    from octui.timetravel import check_axes
+    from octui.load.known_at import check_axes
 
     try:
         check_axes(rev, known_at, what=what)
@@ -269,8 +269,8 @@ def check_exclusive(rev: str | None, known_at: datetime | None, what: str = "--r
 def open_known_at(path: str, when: datetime) -> Repository:
     """The repository at ``path`` as committed at the last first-parent commit of HEAD
     whose committer date is at or before ``when``."""
-    from octui.gitrev import GitRevisionError
-    from octui.timetravel import load_known_at
+    from octui.load.gittree import GitRevisionError
+    from octui.load.known_at import load_known_at
 
     try:
         return load_known_at(path, when)
@@ -280,7 +280,7 @@ def open_known_at(path: str, when: datetime) -> Repository:
 
 def open_revision(path: str, rev: str) -> Repository:
     """The repository at ``path`` exactly as it was at git revision ``rev`` (read from git)."""
-    from octui.gitrev import GitRevisionError, load_revision
+    from octui.load.gittree import GitRevisionError, load_revision
 
     try:
         return load_revision(path, rev)
@@ -297,7 +297,7 @@ def add_rev_arg(p: argparse.ArgumentParser) -> None:
         "working tree is never touched). Not the same as --as-of: --rev is what the repository "
         "said then, --as-of is what was in effect then",
     )
-    from octui.timetravel import add_known_at_arg
+    from octui.load.known_at import add_known_at_arg
 
     add_known_at_arg(p)
     p.add_argument(
@@ -312,7 +312,7 @@ def source_of(args: argparse.Namespace, repo: Repository | None = None) -> str:
     """Where the repository was read from, as the explain header names it (with the commit
     and its subject when it was read at ``--known-at``)."""
     if repo is not None and getattr(args, "known_at", None) is not None:
-        from octui.timetravel import describe_source
+        from octui.load.known_at import describe_source
 
         return describe_source(args.repo, repo.source)
     rev = getattr(args, "rev", None)
@@ -445,7 +445,7 @@ def ci_report(
 def located(args: argparse.Namespace, repo: Repository, findings: list[Finding]) -> list[Finding]:
     """``findings`` with the line of the offending key (or YAML error) where it is known,
     read again from the repository ``args`` names (its files, or the commit ``--rev`` named)."""
-    from octui.locate import locate, reader_for
+    from octui.load.locate import locate, reader_for
 
     with reader_for(args.repo, repo.source.commit) as read:
         return locate(findings, read)
@@ -505,9 +505,9 @@ def run_history(args: argparse.Namespace) -> int:
 
 
 def run_history_log(args: argparse.Namespace) -> int:
-    from octui.gitrev import GitRevisionError
-    from octui.objlog import object_log
-    from octui.objlog import render_text as render_log
+    from octui.analysis.objlog import object_log
+    from octui.analysis.objlog import render_text as render_log
+    from octui.load.gittree import GitRevisionError
 
     if args.rev is not None or args.known_at is not None:
         raise UsageError("history --log reads every commit of HEAD: not with --rev or --known-at")
@@ -531,11 +531,11 @@ COMMANDS: list[Callable[[Any], None]] = [add_resolve, add_validate, add_history]
 def _extra_commands() -> list[Callable[[Any], None]]:
     extra: list[Callable[[Any], None]] = []
     for module_name in (
-        "octui.diffcli",
+        "octui.cli.diff",
         "octui.synth",
-        "octui.extracli",
-        "octui.auditcli",
-        "octui.verify",
+        "octui.cli.extra",
+        "octui.cli.audit",
+        "octui.analysis.verify",
     ):
         try:
             module = __import__(module_name, fromlist=["add_parser"])

@@ -1,1 +1,2 @@
-"""The vocabulary everything else shares: closed sets, objects and findings, instants, inert text."""
+"""The vocabulary everything else shares: closed sets, objects and findings, instants, inert
+text."""

@@ -24,8 +24,8 @@ from pydantic import (
     model_validator,
 )
 
-from octui.enums import ExclusionReason, Layer, Severity, Status, WarningCode
-from octui.timeutil import BEGINNING_OF_TIME, parse_duration, parse_instant
+from octui.core.enums import ExclusionReason, Layer, Severity, Status, WarningCode
+from octui.core.timeutil import BEGINNING_OF_TIME, parse_duration, parse_instant
 
 ID_PATTERN = r"^[a-z0-9][a-z0-9._-]*$"
 ID_RE = re.compile(ID_PATTERN, re.ASCII)
@@ -172,7 +172,7 @@ class RepositorySource:
 class Finding:
     """A warning of SPEC §4. ``paths`` (files concerned) appear only in ``validate`` and
     ``audit``, as does ``line``: the 1-based line of the offending key (or of the YAML
-    error) in the first of ``paths``, where it is known (see :mod:`octui.locate`).
+    error) in the first of ``paths``, where it is known (see :mod:`octui.load.locate`).
     ``key`` names the front-matter key the finding is about, when it is about one."""
 
     code: WarningCode

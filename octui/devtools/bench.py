@@ -1,4 +1,4 @@
-"""``python -m octui.bench``: how resolution scales with the size of an organization.
+"""``python -m octui.devtools.bench``: how resolution scales with the size of an organization.
 
 For each size it writes a synthetic repository (``opencontext synth``) into a temporary
 folder and measures, in one run, in **CPU seconds** (user + system: the machine is shared,
@@ -101,7 +101,7 @@ def cpu() -> float:
 
 def parsing_floor(root: Path) -> tuple[float, int]:
     """CPU seconds to walk, read and CSafeLoader-parse every object file; how many files."""
-    from octui.loader import parse_frontmatter_only
+    from octui.load.loader import parse_frontmatter_only
 
     start = cpu()
     count = 0
@@ -154,7 +154,7 @@ def resolve_argv(repo: Path, *extra: str) -> list[str]:
     return [
         sys.executable,
         "-m",
-        "octui.bench",
+        "octui.devtools.bench",
         "--worker",
         "cli",
         str(repo),
@@ -184,7 +184,7 @@ def cli_worker(argv: list[str]) -> int:
     """Run the CLI exactly as ``opencontext`` does, then report peak memory on stderr."""
     import resource
 
-    from octui.cli import main as cli_main
+    from octui.cli.main import main as cli_main
 
     code = cli_main(argv)
     sys.stdout.flush()
@@ -202,15 +202,15 @@ def peak_of(result: dict[str, Any]) -> float:
 
 
 def _instant(text: str) -> datetime:
-    from octui.timeutil import parse_instant
+    from octui.core.timeutil import parse_instant
 
     return parse_instant(text)
 
 
 def warm_worker(repo: Path) -> dict[str, Any]:
     """Session timings in CPU seconds, in one process holding one loaded session."""
-    from octui.bundle import bundle_dict, digest
-    from octui.pipeline import Query, resolve
+    from octui.bundle.bundle import bundle_dict, digest
+    from octui.resolve.engine import Query, resolve
     from octui.session import Session
 
     session = Session(repo)
@@ -267,7 +267,7 @@ _CREATED = re.compile(r"^created: (\d{4})-", re.MULTILINE)
 def timed_edit(session: Any, base: Any, files: list[Path], i: int, *, body: bool) -> float:
     """Edit one file (its body, or its ``created`` year, which step 3 reads); CPU seconds of
     reload + re-resolve + digest."""
-    from octui.bundle import digest
+    from octui.bundle.bundle import digest
 
     target = files[(i * 7919 + (0 if body else 3571)) % len(files)]
     text = target.read_text(encoding="utf-8")
@@ -286,9 +286,9 @@ def audit_worker(repo: Path) -> dict[str, Any]:
     """The audit after a load: the whole repository judged once plus every declared role
     resolved once (no pipeline memo from earlier resolutions), then the lines of the findings
     found by reading their files again; and the same audit rendered as JSON."""
-    from octui.audit import audit
-    from octui.audit_render import render_json
-    from octui.locate import reader_for
+    from octui.analysis.audit import audit
+    from octui.load.locate import reader_for
+    from octui.render.audit import render_json
     from octui.session import Session
 
     session = Session(repo)
@@ -316,10 +316,10 @@ AGENDA_DAYS = 90
 
 def agenda_worker(repo: Path) -> dict[str, Any]:
     """CPU seconds of one resolution and of the 90-day agenda, each on its own fresh load."""
-    from octui.changes import change_agenda
-    from octui.loader import load_repository
-    from octui.pipeline import Query, resolve
-    from octui.timeutil import add_days
+    from octui.analysis.agenda import change_agenda
+    from octui.core.timeutil import add_days
+    from octui.load.loader import load_repository
+    from octui.resolve.engine import Query, resolve
 
     query = Query(role=ROLE, as_of=_instant(AS_OF))
     fresh = load_repository(repo)
@@ -438,7 +438,9 @@ def measure(size: int, work: Path, seed: int, repeat: int, tui: bool) -> dict[st
     row["cold_peak_mb"] = max(peak_of(r) for r in cold)
     row["cached_peak_mb"] = max(peak_of(r) for r in cached)
     log(f"{size}: session")
-    warm = run_child([sys.executable, "-m", "octui.bench", "--worker", "warm", str(repo)], env)
+    warm = run_child(
+        [sys.executable, "-m", "octui.devtools.bench", "--worker", "warm", str(repo)], env
+    )
     if warm["code"] != 0:
         raise RuntimeError(warm["err"].decode(errors="replace"))
     w = json.loads(warm["out"])
@@ -451,14 +453,18 @@ def measure(size: int, work: Path, seed: int, repeat: int, tui: bool) -> dict[st
     row["mismatches"] = w["mismatches"]
     row["identical"] = identical and not w["mismatches"]
     log(f"{size}: audit after load")
-    a = run_child([sys.executable, "-m", "octui.bench", "--worker", "audit", str(repo)], env)
+    a = run_child(
+        [sys.executable, "-m", "octui.devtools.bench", "--worker", "audit", str(repo)], env
+    )
     if a["code"] != 0:
         raise RuntimeError(a["err"].decode(errors="replace"))
     audit = json.loads(a["out"])
     row["audit_s"] = round(audit["audit"], 3)
     row["audit_roles"] = audit["audit_roles"]
     log(f"{size}: change agenda, {AGENDA_DAYS} days")
-    g = run_child([sys.executable, "-m", "octui.bench", "--worker", "agenda", str(repo)], env)
+    g = run_child(
+        [sys.executable, "-m", "octui.devtools.bench", "--worker", "agenda", str(repo)], env
+    )
     if g["code"] != 0:
         raise RuntimeError(g["err"].decode(errors="replace"))
     agenda = json.loads(g["out"])
@@ -471,7 +477,9 @@ def measure(size: int, work: Path, seed: int, repeat: int, tui: bool) -> dict[st
             row["reasons"][key] = "explorer not measured (--no-tui, or octui.tui not importable)"
     else:
         log(f"{size}: explorer")
-        t = run_child([sys.executable, "-m", "octui.bench", "--worker", "tui", str(repo)], env)
+        t = run_child(
+            [sys.executable, "-m", "octui.devtools.bench", "--worker", "tui", str(repo)], env
+        )
         if t["code"] != 0:
             why = "the explorer worker failed: " + t["err"][-300:].decode(errors="replace")
             for key in ("first_screen_s", "idle_cpu_pct", "key_ms"):
@@ -600,7 +608,7 @@ def machine() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m octui.bench",
+        prog="python -m octui.devtools.bench",
         description="Build synthetic repositories and measure resolution at each size "
         "(CPU seconds).",
     )

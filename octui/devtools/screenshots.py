@@ -1,7 +1,7 @@
 """Regenerate ``screenshots/``: SVG (and PNG when ``rsvg-convert`` is installed) of the key
 screens over the sample repository, at a fixed ``as_of`` so they are reproducible.
 
-    python -m octui.tui.screenshots [OUTDIR]        # default: ./screenshots
+    python -m octui.devtools.screenshots [OUTDIR]        # default: ./screenshots
 
 PNG needs ``rsvg-convert`` and the Fira Code font
 (``apt-get install -y librsvg2-bin fonts-firacode``).
@@ -21,7 +21,7 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from octui.timeutil import parse_instant
+from octui.core.timeutil import parse_instant
 from octui.tui.app import OctuiApp, create_app
 from octui.tui.sample import sample_repo
 
@@ -162,7 +162,7 @@ def to_png(svg: Path) -> Path | None:
 async def run(out: Path) -> list[Path]:
     root = sample_repo()
     if root is None:
-        raise SystemExit("octui.tui.screenshots: the sample repository is not installed")
+        raise SystemExit("octui.devtools.screenshots: the sample repository is not installed")
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for name, size, options, steps in SHOTS:

@@ -22,9 +22,9 @@ from pydantic import (
     field_validator,
 )
 
-from octui.enums import DEFAULT_PRECEDENCE, Authority, TieBreaker
-from octui.timeutil import parse_duration
-from octui.yamlio import YamlError, load_yaml
+from octui.core.enums import DEFAULT_PRECEDENCE, Authority, TieBreaker
+from octui.core.timeutil import parse_duration
+from octui.load.strict_yaml import YamlError, load_yaml
 
 CONFIG_FILE = "opencontext.yaml"
 
@@ -362,7 +362,7 @@ def _cross_check(config: Config, file: str) -> None:
 def load_config(root: Path) -> Config:
     """Read and validate ``ROOT/opencontext.yaml`` (a regular file inside the repository,
     at most 1 MiB: the same rules as every object file)."""
-    from octui.loader import FsTree, read_config
+    from octui.load.loader import FsTree, read_config
 
     tree = FsTree(root)
     return load_config_bytes(read_config(tree, str(root)), tree.describe(CONFIG_FILE))

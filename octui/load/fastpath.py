@@ -5,14 +5,14 @@ that dominates it. Nearly every real front matter is a flat mapping of
 ``key: value`` lines with flow lists and at most one level of nesting
 (``access:\\n  roles: [...]``). :func:`fast_mapping` reads exactly that subset;
 every scalar is typed by PyYAML's own resolver and built by PyYAML's own
-constructor, so the result is the value :func:`octui.yamlio.load_yaml` returns.
+constructor, so the result is the value :func:`octui.load.strict_yaml.load_yaml` returns.
 Anything outside the subset — comments after a value, anchors, tags, block
 scalars, escapes, tabs, duplicate keys, odd line breaks — returns ``None`` and the
 caller parses the text with the full loader (which also produces the error
 message, when there is one).
 
 :func:`fast_fields` does the same for validation: it accepts only values that
-:class:`octui.model.FrontMatter` would accept unchanged and builds the same
+:class:`octui.core.model.FrontMatter` would accept unchanged and builds the same
 ``model_dump``; anything else returns ``None`` and Pydantic decides (and words
 the error).
 """
@@ -29,10 +29,10 @@ from yaml.constructor import SafeConstructor
 from yaml.reader import Reader
 from yaml.resolver import Resolver
 
-from octui.enums import Layer, Status
-from octui.model import ID_RE as _ID_RE
-from octui.model import REF_RE
-from octui.timeutil import parse_duration, parse_instant
+from octui.core.enums import Layer, Status
+from octui.core.model import ID_RE as _ID_RE
+from octui.core.model import REF_RE
+from octui.core.timeutil import parse_duration, parse_instant
 
 _RESOLVER = Resolver()
 

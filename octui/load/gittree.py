@@ -1,6 +1,6 @@
 """Reading a repository exactly as it was at a git revision.
 
-:class:`GitTree` implements :class:`octui.loader.Tree` over git's object
+:class:`GitTree` implements :class:`octui.load.loader.Tree` over git's object
 database: the file list comes from ``git ls-tree -r -z`` (sizes from
 ``cat-file --batch-check``, missing objects from ``rev-list --missing=print``) and
 file bytes from ``git cat-file --batch``. Nothing is checked out, nothing in the
@@ -34,9 +34,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
-from octui.config import CONFIG_FILE
-from octui.fsread import HIDDEN
-from octui.loader import (
+from octui.core.model import RepositorySource
+from octui.load.config import CONFIG_FILE
+from octui.load.fsread import HIDDEN
+from octui.load.loader import (
     MAX_FILE_BYTES,
     OBJECT_SUFFIXES,
     READ_BUDGET_BYTES,
@@ -45,7 +46,6 @@ from octui.loader import (
     ParseStore,
     Repository,
 )
-from octui.model import RepositorySource
 
 _MODE_LINK = "120000"
 _MODE_SUBMODULE = "160000"

@@ -5,7 +5,7 @@
 first-parent commit of ``HEAD`` whose committer date is at or before the instant. Both
 axes together answer "what did we believe then".
 
-Every git command runs through :func:`octui.gitrev.hardened_git`.
+Every git command runs through :func:`octui.load.gittree.hardened_git`.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from octui.gitrev import GitRevisionError, hardened_git, load_revision
-from octui.loader import ParseStore, Repository
-from octui.model import RepositorySource
-from octui.timeutil import format_instant, parse_instant
+from octui.core.model import RepositorySource
+from octui.core.timeutil import format_instant, parse_instant
+from octui.load.gittree import GitRevisionError, hardened_git, load_revision
+from octui.load.loader import ParseStore, Repository
 
 
 def _git(cwd: str, *args: str) -> subprocess.CompletedProcess[bytes]:

@@ -25,10 +25,11 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from octui.config import CONFIG_FILE, Config, ConfigError, _describe, load_config_bytes
-from octui.enums import Authority, WarningCode
-from octui.fastyaml import fast_fields, fast_mapping
-from octui.fsread import (
+from octui.core.enums import Authority, WarningCode
+from octui.core.model import KNOWN_FIELDS, ContextObject, Finding, FrontMatter, RepositorySource
+from octui.load.config import CONFIG_FILE, Config, ConfigError, _describe, load_config_bytes
+from octui.load.fastpath import fast_fields, fast_mapping
+from octui.load.fsread import (
     BROKEN,
     HIDDEN,
     OUTSIDE,
@@ -40,9 +41,8 @@ from octui.fsread import (
     read_regular,
     resolve_inside,
 )
-from octui.model import KNOWN_FIELDS, ContextObject, Finding, FrontMatter, RepositorySource
-from octui.ranking import TokenTables
-from octui.yamlio import YamlError, decode_text, load_yaml
+from octui.load.strict_yaml import YamlError, decode_text, load_yaml
+from octui.resolve.ranking import TokenTables
 
 MAX_FILE_BYTES = 1024 * 1024
 READ_BUDGET_BYTES = 1 << 30
@@ -108,7 +108,7 @@ class Tree(Protocol):
 class FsTree:
     """The working tree. Symbolic links are followed only while they stay inside the root and
     lead to nothing hidden; only regular files are read, at most ``MAX_FILE_BYTES + 1`` bytes
-    of each (:mod:`octui.fsread`)."""
+    of each (:mod:`octui.load.fsread`)."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -248,7 +248,8 @@ class ParsedFile:
     skipped: bool = False
     tokens: Any = field(default=None, compare=False)
     """The token table of the object these fields make, when the persistent parse cache
-    kept it (:func:`octui.ranking.fields_token_table`); never part of what a file parses to."""
+    kept it (:func:`octui.resolve.ranking.fields_token_table`); never part of what a file
+    parses to."""
 
 
 def split_front_matter(text: str) -> tuple[str, str] | None:
@@ -855,7 +856,7 @@ def read_config(tree: Tree, root: str) -> bytes:
     try:
         raw = tree.read(CONFIG_FILE)
     except FileNotFoundError:
-        from octui.config import NotARepository
+        from octui.load.config import NotARepository
 
         raise NotARepository(f"{root}: not an OpenContext repository (no {CONFIG_FILE})") from None
     except RefusedFile as exc:

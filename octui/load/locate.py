@@ -19,9 +19,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from octui.enums import WarningCode
-from octui.model import Finding, FrontMatter
-from octui.yamlio import YamlError, decode_text, load_yaml
+from octui.core.enums import WarningCode
+from octui.core.model import Finding, FrontMatter
+from octui.load.strict_yaml import YamlError, decode_text, load_yaml
 
 Reader = Callable[[str], bytes]
 """Reads a repository-relative file (an ``OSError`` when it cannot)."""
@@ -163,12 +163,12 @@ def reader_for(root: str | Path, commit: str | None) -> Iterator[Reader | None]:
     """A reader of the repository at ``root``: its files on disk, or (``commit`` set) the
     files of that git commit. None when it cannot be opened."""
     if commit is None:
-        from octui.loader import FsTree
+        from octui.load.loader import FsTree
 
         tree = FsTree(Path(root))
         yield tree.read
         return
-    from octui.gitrev import GitRevisionError, GitTree
+    from octui.load.gittree import GitRevisionError, GitTree
 
     try:
         git = GitTree(root, commit)

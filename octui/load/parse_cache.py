@@ -37,7 +37,7 @@ import time
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from octui.loader import FileKey, ParsedFile
+from octui.load.loader import FileKey, ParsedFile
 
 FORMAT = 3
 """Bumped whenever the payload changes: a cache of another format is cold."""
@@ -49,15 +49,16 @@ MAX_FILES = 32
 MAX_BYTES = 1 << 30
 """The cache directory keeps the most recently written files within these bounds."""
 _PARSER_MODULES = (
-    "loader",
-    "fastyaml",
-    "model",
-    "yamlio",
-    "timeutil",
-    "enums",
-    "config",
-    "ranking",  # the token tables kept beside each parsed file
+    "load/loader",
+    "load/fastpath",
+    "core/model",
+    "load/strict_yaml",
+    "core/timeutil",
+    "core/enums",
+    "load/config",
+    "resolve/ranking",  # the token tables kept beside each parsed file
 )
+"""The modules, relative to the package folder, whose source decides what a file parses to."""
 
 Key = FileKey
 Payload = tuple[int, int, int, int, tuple[Any, ...] | None, tuple[str, ...], str | None, bool, Any]
@@ -68,7 +69,7 @@ def _parser_fingerprint() -> str:
     from octui import __version__
 
     digest = hashlib.sha256(f"{FORMAT}:{__version__}:{sys.version_info[:2]}".encode())
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parent.parent
     for name in _PARSER_MODULES:
         digest.update((here / f"{name}.py").read_bytes())
     return digest.hexdigest()
@@ -225,7 +226,7 @@ _FIELD_NAMES: tuple[str, ...] | None = None
 def _field_names() -> tuple[str, ...]:
     global _FIELD_NAMES
     if _FIELD_NAMES is None:
-        from octui.model import FrontMatter
+        from octui.core.model import FrontMatter
 
         _FIELD_NAMES = tuple(FrontMatter.model_fields)
     return _FIELD_NAMES
@@ -240,7 +241,7 @@ def _pack(identity: tuple[int, int, int, int], parsed: ParsedFile) -> Payload | 
         values = tuple(parsed.fields.values())
         tokens = parsed.tokens
         if tokens is None:
-            from octui.ranking import fields_token_table
+            from octui.resolve.ranking import fields_token_table
 
             try:
                 tokens = fields_token_table(parsed.fields)

@@ -1,6 +1,6 @@
 """Colour for the text layouts on a terminal: plain ANSI SGR codes, no dependencies.
 
-Colour is applied to text that is already inert (:func:`octui.textsafe.inert`), so
+Colour is applied to text that is already inert (:func:`octui.core.textsafe.inert`), so
 the only escape sequences in the output are the ones added here. Only the marks
 the layouts put at the head of a line are painted — ``✓`` green, ``✗`` red, ``⚠``
 yellow, ``!`` (stale) cyan — optionally after a one-character diff marker
@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from typing import TextIO
 
-from octui.enums import ColorMode
+from octui.core.enums import ColorMode
 
 RESET = "\x1b[0m"
 MARK_COLOURS: dict[str, str] = {

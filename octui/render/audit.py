@@ -1,4 +1,4 @@
-"""Layouts of an :class:`octui.audit.Audit`: text, JSON, CSV and a Markdown report.
+"""Layouts of an :class:`octui.analysis.audit.Audit`: text, JSON, CSV and a Markdown report.
 
 Every layout is deterministic (same audit, same bytes) and makes repository text inert:
 control characters are shown as escapes; JSON escapes C1 and bidirectional controls like
@@ -14,12 +14,12 @@ import io
 import re
 from collections.abc import Callable
 
-from octui.audit import Audit, AuditFinding
-from octui.bundle import dumps_bundle
-from octui.enums import AuditFormat
-from octui.explain import glyph
-from octui.textsafe import inert
-from octui.timeutil import format_instant
+from octui.analysis.audit import Audit, AuditFinding
+from octui.bundle.bundle import dumps_bundle
+from octui.core.enums import AuditFormat
+from octui.core.textsafe import inert
+from octui.core.timeutil import format_instant
+from octui.render.explain import glyph
 
 
 def source_label(audit: Audit) -> str:

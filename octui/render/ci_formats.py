@@ -20,10 +20,10 @@ from typing import Any
 from urllib.parse import quote
 from xml.etree import ElementTree as ET
 
-from octui.bundle import dumps_bundle
-from octui.enums import ReportFormat, Severity, WarningCode
-from octui.model import Finding
-from octui.textsafe import inert
+from octui.bundle.bundle import dumps_bundle
+from octui.core.enums import ReportFormat, Severity, WarningCode
+from octui.core.model import Finding
+from octui.core.textsafe import inert
 
 #: What each warning code means (``shortDescription``) and what to do about it (``help``),
 #: for the rules of a SARIF log. Every code of the closed set has an entry.

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 
-from octui.enums import Lifecycle, Severity, WarningCode
-from octui.model import Finding
-from octui.pipeline import Resolution
-from octui.textsafe import inert
-from octui.timeutil import format_instant
+from octui.core.enums import Lifecycle, Severity, WarningCode
+from octui.core.model import Finding
+from octui.core.textsafe import inert
+from octui.core.timeutil import format_instant
+from octui.resolve.engine import Resolution
 
 #: ``source`` of a resolution read from the files on disk.
 WORKING_TREE_SOURCE = "working tree"
@@ -78,7 +78,7 @@ def explain(resolution: Resolution, digest: str, *, source: str = WORKING_TREE_S
 
     ``source`` names where the repository was read from (``working tree``, or the git
     revision). Every line is inert; colour, when wanted, is added afterwards
-    (:func:`octui.ansi.paint_marks`).
+    (:func:`octui.render.ansi.paint_marks`).
     """
     lines = [*header_lines(resolution, source), "Included:"]
     seen_ids = [inc.obj.id for inc in resolution.included]

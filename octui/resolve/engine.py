@@ -20,8 +20,7 @@ from datetime import datetime
 from functools import cached_property, lru_cache
 from typing import Any
 
-from octui.config import Config, RoleConfig
-from octui.enums import (
+from octui.core.enums import (
     Authority,
     ExclusionReason,
     Lifecycle,
@@ -29,10 +28,11 @@ from octui.enums import (
     TieBreaker,
     WarningCode,
 )
-from octui.loader import Repository, gc_paused, object_findings
-from octui.model import REF_RE, ContextObject, Exclusion, Finding
-from octui.ranking import Score, score, tokenize
-from octui.timeutil import add_days, format_day
+from octui.core.model import REF_RE, ContextObject, Exclusion, Finding
+from octui.core.timeutil import add_days, format_day
+from octui.load.config import Config, RoleConfig
+from octui.load.loader import Repository, gc_paused, object_findings
+from octui.resolve.ranking import Score, score, tokenize
 
 R = ExclusionReason
 W = WarningCode
@@ -168,7 +168,7 @@ class Run:
 # A Repository is never changed once loaded (a reload makes a new one), so facts derived
 # from it — and from it plus one role, or one role and one instant — can be kept on it and
 # reused by the next resolution. Keys hold every input a fact depends on; results are the
-# same with and without the memo (tests/test_cache.py compares digests and whole bundles).
+# same with and without the memo (tests/load/test_parse_cache.py compares whole bundles).
 
 _MEMO_STAGES = 6
 _MEMO_ROLES = 4

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from octui.model import ContextObject
+from octui.core.model import ContextObject
 
 STOP_WORDS = frozenset(
     [
@@ -162,7 +162,7 @@ def _same_text(a: ContextObject, b: ContextObject) -> bool:
 class TokenTables:
     """The token tables of a repository's objects: the one place they are kept.
 
-    A :class:`~octui.loader.Loader` owns one for all its loads (so an unchanged file keeps
+    A :class:`~octui.load.loader.Loader` owns one for all its loads (so an unchanged file keeps
     its table across reloads, and a table read from the persistent parse cache is not
     computed again). Entries are by path and name their object: a table serves that object,
     or another one holding the very same texts (an unchanged file renumbered by a reload).

@@ -8,10 +8,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from octui.config import ConfigError, NotARepository, load_config
-from octui.meta import add_version_flag
-from octui.textsafe import inert
-from octui.timeutil import parse_instant
+from octui.cli.version import add_version_flag
+from octui.core.textsafe import inert
+from octui.core.timeutil import parse_instant
+from octui.load.config import ConfigError, NotARepository, load_config
 from octui.tui.sample import default_repo
 
 DESCRIPTION = """\
@@ -181,7 +181,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         root, role=args.role, task=args.task, as_of=as_of, theme=args.theme, audit=args.audit
     )
     if args.rev is not None:
-        from octui.gitrev import GitRevisionError
+        from octui.load.gittree import GitRevisionError
         from octui.tui.extras import start_at_revision
 
         try:
@@ -189,7 +189,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except GitRevisionError as exc:
             return fail(str(exc))
     if known_at is not None:
-        from octui.gitrev import GitRevisionError
+        from octui.load.gittree import GitRevisionError
         from octui.tui.timetravel import start_at_known_at
 
         try:

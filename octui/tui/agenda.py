@@ -24,12 +24,12 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from octui.changes import ChangePoint, change_agenda, walk_changes
-from octui.diff import ObjectChange
-from octui.loader import Repository
-from octui.pipeline import Query
-from octui.textsafe import inert
-from octui.timeutil import format_day, format_instant
+from octui.analysis.agenda import ChangePoint, change_agenda, walk_changes
+from octui.analysis.diff import ObjectChange
+from octui.core.textsafe import inert
+from octui.core.timeutil import format_day, format_instant
+from octui.load.loader import Repository
+from octui.resolve.engine import Query
 from octui.tui.background import in_daemon_thread
 from octui.tui.widgets.rowtable import Cell, Column, RowTable
 

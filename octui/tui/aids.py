@@ -23,10 +23,10 @@ from textual.actions import SkipAction
 from textual.binding import Binding
 from textual.css.query import NoMatches
 
-from octui.enums import Severity, WarningCode
-from octui.model import Exclusion, Finding
-from octui.pipeline import Included
-from octui.textsafe import inert
+from octui.core.enums import Severity, WarningCode
+from octui.core.model import Exclusion, Finding
+from octui.core.textsafe import inert
+from octui.resolve.engine import Included
 from octui.tui.background import in_daemon_thread
 from octui.tui.keys import key_label
 from octui.tui.screens.validate import ValidateScreen, validate_lines

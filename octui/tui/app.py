@@ -35,14 +35,15 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Checkbox, Footer, Input, Select, TabbedContent, TabPane
 
-from octui.bundle import bundle_dict, dumps_bundle
-from octui.config import ConfigError, NotARepository, load_config
-from octui.loader import FsTree
-from octui.model import Exclusion, Finding
-from octui.pipeline import Included, UnknownRole
+from octui.bundle.bundle import bundle_dict, dumps_bundle
+from octui.core.model import Exclusion, Finding
+from octui.core.textsafe import inert
+from octui.core.timeutil import now_utc
+from octui.load.config import ConfigError, NotARepository, load_config
+from octui.load.loader import FsTree
+from octui.load.watching import open_events
+from octui.resolve.engine import Included, UnknownRole
 from octui.session import Session
-from octui.textsafe import inert
-from octui.timeutil import now_utc
 from octui.tui.aids import AID_BINDINGS, ExplorerAids, changed_paths, reload_note
 from octui.tui.auditapp import edit_selected, roles_settled, show_roles_block
 from octui.tui.background import DaemonExecutor, in_daemon_thread
@@ -67,7 +68,6 @@ from octui.tui.widgets.results import ExcludedPane, IncludedTable, WarningsTable
 from octui.tui.widgets.rowtable import RowTable
 from octui.tui.widgets.status import StatusBar
 from octui.tui.widgets.timeline import TimelinePane
-from octui.watching import open_events
 
 NARROW = 110
 """Below this many columns the detail pane is shown on demand instead of beside the results."""
@@ -401,7 +401,7 @@ class OctuiApp(TimeTravel, ExplorerAids, ExplorerExtras, App[None]):
     @work(exclusive=True, group="watch", exit_on_error=False)
     async def watch_repository(self) -> None:
         """Reload when the files changed (also while the error screen shows): on filesystem
-        events where they can be had (:mod:`octui.watching`), else by polling. Either way
+        events where they can be had (:mod:`octui.load.watching`), else by polling. Either way
         the fingerprint confirms a change before anything reloads."""
         if isinstance(self.session.tree, FsTree):
             events = open_events(self.session.root)
@@ -997,7 +997,7 @@ def _declared_roles(root: Path) -> list[str]:
 def _parse_store(root: Path) -> Any:
     """The persistent parse cache (faster cold starts); None when disabled or unusable."""
     try:
-        from octui.cache import open_store
+        from octui.load.parse_cache import open_store
 
         return open_store(root)
     except Exception:  # a cache is an optimisation: never a reason not to start

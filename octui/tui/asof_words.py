@@ -10,7 +10,7 @@ from __future__ import annotations
 import calendar
 import re
 
-from octui.timeutil import parse_instant
+from octui.core.timeutil import parse_instant
 
 UTC_NOTE = "a date or a datetime typed without an offset is UTC"
 

@@ -15,15 +15,15 @@ from typing import TYPE_CHECKING, Any
 from textual.app import SuspendNotSupported
 from textual.css.query import NoMatches
 
-from octui.audit import Audit, finding_key
-from octui.loader import Repository
-from octui.model import Exclusion, Finding
-from octui.pipeline import Included
-from octui.textsafe import inert
+from octui.analysis.audit import Audit, finding_key
+from octui.analysis.whynot import visible_to
+from octui.core.model import Exclusion, Finding
+from octui.core.textsafe import inert
+from octui.load.loader import Repository
+from octui.resolve.engine import Included
 from octui.tui.auditmodel import audit_of, cached_audit, fate_sentence, object_fates, object_line
 from octui.tui.background import in_daemon_thread
 from octui.tui.editor import EditorError, editor_command
-from octui.whynot import visible_to
 
 if TYPE_CHECKING:
     from octui.tui.state import View

@@ -1,6 +1,6 @@
 """What the explorer's audit view shows, computed without Textual.
 
-- :func:`audit_of` memoises one :class:`~octui.audit.Audit` per loaded repository and
+- :func:`audit_of` memoises one :class:`~octui.analysis.audit.Audit` per loaded repository and
   instant (it resolves every declared role once; the explorer calls it in a thread);
 - :class:`FindingsIndex` filters the findings as the user types (code, id, path, role)
   and by severity, over text lowered once;
@@ -21,10 +21,10 @@ from datetime import datetime
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-from octui.audit import Audit, AuditFinding, AuditObject, Fate, audit
-from octui.enums import ExclusionReason, FateState, Severity
-from octui.loader import Repository
-from octui.locate import reader_for
+from octui.analysis.audit import Audit, AuditFinding, AuditObject, Fate, audit
+from octui.core.enums import ExclusionReason, FateState, Severity
+from octui.load.loader import Repository
+from octui.load.locate import reader_for
 
 SEVERITIES = ("all", "error", "warning")
 """The severity filter's values, in the order the key cycles through them."""

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from octui.suggest import close_matches
+from octui.core.suggest import close_matches
 from octui.tui.literal import content, highlighted, line
 from octui.tui.widgets.inputs import parse_as_of
 

@@ -1,7 +1,7 @@
 """Compare against a pin: freeze the current bundle, keep changing the inputs, see the difference.
 
 ``p`` pins the bundle on screen (its inputs, revision and digest). From then on every
-new resolution is compared with the pin (:func:`octui.diff.diff_resolutions`, off the
+new resolution is compared with the pin (:func:`octui.analysis.diff.diff_resolutions`, off the
 UI thread, in :mod:`.extras`): rows that differ are marked in the Included and
 Excluded panes — ``+`` on green for what is newly in, ``-`` on red for what left the
 bundle, ``~`` on yellow for what changed in place (the glyph says it without colour) —
@@ -22,7 +22,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from octui.diff import (
+from octui.analysis.diff import (
     SECTIONS,
     Diff,
     ObjectChange,
@@ -31,10 +31,10 @@ from octui.diff import (
     field_lines,
     grouped,
 )
-from octui.model import Exclusion
-from octui.pipeline import Included
-from octui.textsafe import inert
-from octui.timeutil import format_instant
+from octui.core.model import Exclusion
+from octui.core.textsafe import inert
+from octui.core.timeutil import format_instant
+from octui.resolve.engine import Included
 from octui.tui.state import View
 from octui.tui.widgets.rowtable import Cell, RowTable
 

@@ -1,5 +1,5 @@
 """Where the explorer's exports go. The writer itself (atomic, never inside the repository,
-no silent overwrite) is :mod:`octui.atomicwrite`, re-exported here.
+no silent overwrite) is :mod:`octui.render.atomicwrite`, re-exported here.
 
 Textual-free so it can be tested directly.
 """
@@ -10,7 +10,7 @@ import os
 from datetime import UTC, datetime
 from pathlib import Path
 
-from octui.atomicwrite import ExportExists, ExportRefused, check_target, write_atomic
+from octui.render.atomicwrite import ExportExists, ExportRefused, check_target, write_atomic
 
 
 def _safe(text: str) -> str:

@@ -25,22 +25,22 @@ from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.widgets import Static
 
-from octui.changes import EPSILON
-from octui.diff import Diff, diff_resolutions
-from octui.gitrev import GitRevisionError, GitTree, list_revisions
-from octui.model import Exclusion, Finding
-from octui.pipeline import Included
+from octui.analysis.agenda import EPSILON
+from octui.analysis.diff import Diff, diff_resolutions
+from octui.analysis.whynot import WhyNotCancelled, why_not
+from octui.core.model import Exclusion, Finding
+from octui.core.textsafe import inert
+from octui.core.textsafe import markup_escape as escape
+from octui.core.timeutil import BEGINNING_OF_TIME
+from octui.load.gittree import GitRevisionError, GitTree, list_revisions
+from octui.resolve.engine import Included
 from octui.session import Session
-from octui.textsafe import inert
-from octui.textsafe import markup_escape as escape
-from octui.timeutil import BEGINNING_OF_TIME
 from octui.tui.agenda import AgendaScreen, find_change, summarize, when_text
 from octui.tui.background import LatestJob, in_daemon_thread
 from octui.tui.compare import DiffScreen, Pin, decorate, marks_for
 from octui.tui.literal import markup_literal
 from octui.tui.revisions import WORKING_TREE, RevisionScreen
 from octui.tui.state import END_OF_TIME_NOTE
-from octui.whynot import WhyNotCancelled, why_not
 
 if TYPE_CHECKING:
     from octui.tui.state import View

@@ -3,7 +3,7 @@
 Role names, ids, titles, paths, tasks, revisions and error messages are written by
 people we do not control. On screen they are never interpreted: not as console
 markup (``[@click=app.screenshot(...)]`` would be a clickable action), not as
-ANSI or OSC escape sequences (made visible by :func:`octui.textsafe.inert`).
+ANSI or OSC escape sequences (made visible by :func:`octui.core.textsafe.inert`).
 
 Every notification goes through :meth:`octui.tui.app.OctuiApp.notify`, which
 uses :func:`toast_text` and never enables markup; widgets that render markup
@@ -16,7 +16,7 @@ from __future__ import annotations
 from textual.content import Content
 from textual.fuzzy import Matcher
 
-from octui.textsafe import inert, markup_escape
+from octui.core.textsafe import inert, markup_escape
 
 
 def line(text: object) -> str:

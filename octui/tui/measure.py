@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from rich.cells import cell_len
 
-from octui.textsafe import inert
+from octui.core.textsafe import inert
 
 
 def text_width(text: str) -> int:
@@ -27,7 +27,7 @@ def longest(texts: Iterable[str]) -> int:
 def line_width(text: str | None) -> int:
     """Cells of ``text`` once made inert on one line (``inert(text, keep_newlines=False)``).
 
-    Printable ASCII is left unchanged by :func:`octui.textsafe.inert`, so its width is
+    Printable ASCII is left unchanged by :func:`octui.core.textsafe.inert`, so its width is
     its length; anything else is made inert first and then measured.
     """
     if not text:

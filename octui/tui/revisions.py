@@ -2,7 +2,7 @@
 
 Two different questions, kept apart on screen: ``as_of`` is *what was in effect*
 at an instant; the revision is *what the repository said* at a commit. A revision
-is read from git objects (:class:`octui.gitrev.GitTree`) — nothing is checked out
+is read from git objects (:class:`octui.load.gittree.GitTree`) — nothing is checked out
 and the working tree is never touched.
 """
 
@@ -18,8 +18,8 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from octui.gitrev import Revision
-from octui.textsafe import inert
+from octui.core.textsafe import inert
+from octui.load.gittree import Revision
 
 WORKING_TREE = ""
 """The picker's value for "the files on disk"."""

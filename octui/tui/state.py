@@ -1,7 +1,7 @@
 """The explorer's inputs as one immutable value, and the view computed from a resolution.
 
 Textual-free: the app keeps an :class:`Inputs`, turns it into a
-:class:`octui.pipeline.Query` and resolves it off the UI thread into a
+:class:`octui.resolve.engine.Query` and resolves it off the UI thread into a
 :class:`View` (everything the panes need, computed once per resolution).
 """
 
@@ -13,12 +13,12 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TypeVar
 
-from octui.bundle import digest
-from octui.enums import ExclusionReason
-from octui.loader import gc_paused
-from octui.model import ContextObject, Exclusion, Finding
-from octui.pipeline import Included, Query, Resolution
-from octui.timeutil import now_utc, shift
+from octui.bundle.bundle import digest
+from octui.core.enums import ExclusionReason
+from octui.core.model import ContextObject, Exclusion, Finding
+from octui.core.timeutil import now_utc, shift
+from octui.load.loader import gc_paused
+from octui.resolve.engine import Included, Query, Resolution
 from octui.tui.measure import longest_line
 
 END_OF_TIME_NOTE = "as_of is at the end of representable time (0001-01-01 to 9999-12-31)"

@@ -29,14 +29,14 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from octui.gitrev import GitRevisionError, GitTree
-from octui.model import Exclusion, Finding
-from octui.objlog import ObjectLog, object_log, show_value
-from octui.pipeline import Included
+from octui.analysis.objlog import ObjectLog, object_log, show_value
+from octui.core.model import Exclusion, Finding
+from octui.core.textsafe import inert
+from octui.core.timeutil import format_instant, parse_instant
+from octui.load.gittree import GitRevisionError, GitTree
+from octui.load.known_at import CommitInfo, commit_info, known_at_revision
+from octui.resolve.engine import Included
 from octui.session import Session
-from octui.textsafe import inert
-from octui.timetravel import CommitInfo, commit_info, known_at_revision
-from octui.timeutil import format_instant, parse_instant
 
 if TYPE_CHECKING:
     from octui.tui.state import View

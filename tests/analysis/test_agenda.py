@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).parent.parent))
 
 from git_fixture import GitSample, git_sample
+from properties.test_properties import ROLE_NAMES, SETTINGS, specs, write
 from repo_builder import obj
-from test_properties import ROLE_NAMES, SETTINGS, specs, write
 
 from octui.analysis.agenda import (
     EPSILON,

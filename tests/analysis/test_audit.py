@@ -17,8 +17,8 @@ from conftest import BROKEN_REPO, SAMPLE_REPO
 from git_fixture import commit, git
 from hypothesis import given
 from hypothesis import strategies as st
+from properties.test_properties import AS_OFS, SETTINGS, Spec, specs, write
 from repo_builder import make_repo, obj
-from test_properties import AS_OFS, SETTINGS, Spec, specs, write
 
 from octui.analysis.audit import Audit, audit
 from octui.bundle.bundle import bundle_dict

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from git_fixture import commit, git
 from repo_builder import make_repo, obj
-from test_cli import COMMAND, SAMPLE_REPO, _commands, one_error_line, run
 
+from cli.test_cli import COMMAND, SAMPLE_REPO, _commands, one_error_line, run
 from octui.core.enums import ColorMode
 from octui.core.suggest import did_you_mean
 from octui.load.loader import load_repository

@@ -15,11 +15,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from repo_builder import fixed_bundle, resolve_at
-from test_properties import QUERIES, ROLE_NAMES, SETTINGS, Spec, specs, write
 
 from octui.load import parse_cache as cache
 from octui.load.parse_cache import ParseStore
 from octui.session import Session
+from properties.test_properties import QUERIES, ROLE_NAMES, SETTINGS, Spec, specs, write
 
 
 def _age(root: Path) -> None:

@@ -16,7 +16,7 @@ from .conftest import make_app, settle
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from test_timetravel import DANA, build_history
+from analysis.test_timetravel import DANA, build_history
 
 TODAY = parse_instant("2026-11-30")
 

@@ -25,12 +25,12 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 
-from octui.audit import Audit, AuditFinding, AuditObject
-from octui.audit_render import render
-from octui.enums import AuditFormat, Severity
-from octui.explain import glyph
-from octui.textsafe import inert
-from octui.timeutil import format_instant
+from octui.analysis.audit import Audit, AuditFinding, AuditObject
+from octui.core.enums import AuditFormat, Severity
+from octui.core.textsafe import inert
+from octui.core.timeutil import format_instant
+from octui.render.audit import render
+from octui.render.explain import glyph
 from octui.tui.auditapp import audit_for, jump_in_role, open_in_editor
 from octui.tui.auditmodel import (
     LEGEND,

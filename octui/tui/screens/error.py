@@ -14,8 +14,8 @@ from textual.containers import Center, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from octui.textsafe import inert
-from octui.textsafe import markup_escape as escape
+from octui.core.textsafe import inert
+from octui.core.textsafe import markup_escape as escape
 
 
 class ErrorScreen(Screen[None]):

@@ -15,11 +15,11 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown, Static
 
-from octui.bundle import object_fields
-from octui.model import ContextObject, Exclusion, Finding
-from octui.pipeline import Included
-from octui.textsafe import inert
-from octui.textsafe import markup_escape as escape
+from octui.bundle.bundle import object_fields
+from octui.core.model import ContextObject, Exclusion, Finding
+from octui.core.textsafe import inert
+from octui.core.textsafe import markup_escape as escape
+from octui.resolve.engine import Included
 from octui.tui.looks import ansi_markup
 from octui.tui.state import View
 from octui.tui.widgets.results import LIFECYCLE_STYLE, REASON_STYLE, one_line, warning_style

@@ -15,7 +15,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import Input, Label
 
-from octui.textsafe import inert
+from octui.core.textsafe import inert
 from octui.tui.widgets.rowtable import RowTable
 
 

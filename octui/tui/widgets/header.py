@@ -14,8 +14,8 @@ from pathlib import Path
 
 from textual.widgets import Static
 
-from octui.textsafe import inert
-from octui.textsafe import markup_escape as escape
+from octui.core.textsafe import inert
+from octui.core.textsafe import markup_escape as escape
 from octui.tui.sample import sample_repo
 
 

@@ -15,8 +15,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Checkbox, Input, Label, Select
 
-from octui.textsafe import inert
-from octui.timeutil import format_day, parse_instant
+from octui.core.textsafe import inert
+from octui.core.timeutil import format_day, parse_instant
 from octui.tui.asof_words import UTC_NOTE, as_of_problem
 from octui.tui.state import Inputs
 

@@ -14,11 +14,11 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Select, Static
 
-from octui.enums import ExclusionReason, Lifecycle, Severity, WarningCode
-from octui.explain import glyph
-from octui.model import Exclusion, Finding
-from octui.pipeline import Included
-from octui.textsafe import inert
+from octui.core.enums import ExclusionReason, Lifecycle, Severity, WarningCode
+from octui.core.model import Exclusion, Finding
+from octui.core.textsafe import inert
+from octui.render.explain import glyph
+from octui.resolve.engine import Included
 from octui.tui.state import ALL_REASONS, View, row_key, severity_first, warning_key
 from octui.tui.widgets.rowtable import Cell, Column, RowTable
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
-from octui.textsafe import inert
-from octui.textsafe import markup_escape as escape
-from octui.timeutil import format_day
+from octui.core.textsafe import inert
+from octui.core.textsafe import markup_escape as escape
+from octui.core.timeutil import format_day
 from octui.tui.state import View
 
 

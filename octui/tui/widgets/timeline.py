@@ -1,4 +1,4 @@
-"""The supersession timeline of the selected object, drawn by :mod:`octui.timeline`."""
+"""The supersession timeline of the selected object, drawn by :mod:`octui.analysis.timeline`."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from textual import events
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from octui.history import UnknownId
-from octui.timeline import Timeline, layout
+from octui.analysis.history import UnknownId
+from octui.analysis.timeline import Timeline, layout
 from octui.tui.literal import line as literal_line
 from octui.tui.state import View
 
