@@ -17,9 +17,8 @@ from octui.analysis.agenda import render_text as render_agenda
 from octui.bundle.bundle import dumps_bundle
 from octui.cli.args import (
     add_format_arg,
-    add_known_at_arg,
     add_repo_args,
-    add_rev_arg,
+    add_source_args,
     add_task_arg,
     examples,
     rev_help,
@@ -79,8 +78,7 @@ def add_parser(sub: Any, name: str) -> argparse.ArgumentParser:
         metavar="WHEN",
         help="list changes up to this instant, or this long after --as-of (default: no end)",
     )
-    add_rev_arg(p, rev_help())
-    add_known_at_arg(p)
+    add_source_args(p, rev_help=rev_help())
     p.add_argument(
         "--all",
         action="store_true",

@@ -4,7 +4,7 @@ revisions, in any combination.
 Side A is read and resolved from ``--role/--task/--as-of/--rev/--known-at``; side B is the
 same with every ``--against-*`` option applied. Two questions stay distinct: ``--as-of``
 asks what was *in effect* at an instant; ``--rev`` asks what the repository *said* at a git
-revision.
+revision. ``--no-cache`` applies to both sides.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from octui.bundle.bundle import dumps_bundle
 from octui.cli.args import (
     add_format_arg,
     add_known_at_arg,
+    add_no_cache_arg,
     add_repo_args,
     add_rev_arg,
     add_task_arg,
@@ -36,6 +37,7 @@ from octui.cli.common import (
     open_known_at,
     open_repository,
     open_revision,
+    uses_cache,
 )
 from octui.core.enums import ExitCode
 from octui.core.timeutil import now_utc
@@ -80,6 +82,7 @@ def add_parser(sub: Any, name: str) -> argparse.ArgumentParser:
     p.add_argument("--limit", type=non_negative_int, metavar="N", help="on both sides")
     p.add_argument("--min-relevance", type=number, metavar="S", help="on both sides")
     _add_against_args(p)
+    add_no_cache_arg(p)
     add_format_arg(p, "json: the comparison as one JSON document (default: text)")
     p.add_argument(
         "--all",
@@ -172,7 +175,7 @@ def _read_both(args: argparse.Namespace) -> tuple[Repository, str | None, Reposi
         known_b = None
     if args.against_known_at is not None:
         rev_b, known_b = None, args.against_known_at
-    sides = _Sides(args.repo, cache=True)
+    sides = _Sides(args.repo, cache=uses_cache(args))
     repo_a, label_a = sides.side(args.rev, args.known_at)
     if known_b is not None and known_b == args.known_at:
         return repo_a, label_a, repo_a, label_a
