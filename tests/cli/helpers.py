@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
-from octui.cli.main import COMMANDS
+import pytest
+
+from octui.cli.main import COMMANDS, main
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
 SAMPLE_REPO = PROJECT_ROOT / "sample-repo"
@@ -48,3 +52,11 @@ def help_text(*args: str, columns: int = 80) -> str:
     proc = run(*args, "--help", env={**os.environ, "COLUMNS": str(columns)})
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
+
+
+def cli_json(capsys: pytest.CaptureFixture[str], *argv: str) -> Any:
+    """``opencontext ARGV`` run in this process: it must exit 0; its stdout as JSON."""
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    return json.loads(captured.out)
