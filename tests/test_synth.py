@@ -12,7 +12,8 @@ import pytest
 
 from octui.cli.main import main
 from octui.load.loader import load_repository
-from octui.resolve.engine import Query, resolve
+from octui.resolve.engine import resolve
+from octui.resolve.result import Query
 from octui.synth import generate, render, write_repository
 
 

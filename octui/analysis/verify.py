@@ -39,7 +39,8 @@ from octui.core.timeutil import format_instant, parse_instant
 from octui.load.gittree import GitRevisionError
 from octui.load.known_at import add_known_at_arg, commit_info, known_at_revision
 from octui.load.loader import Repository
-from octui.resolve.engine import Query, resolve
+from octui.resolve.engine import resolve
+from octui.resolve.result import Query
 
 MAX_BUNDLE_BYTES = 512 * 1024 * 1024
 

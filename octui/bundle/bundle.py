@@ -19,7 +19,7 @@ from octui.bundle.jsonout import dumps_indent2
 from octui.core.enums import DENIAL_REASONS
 from octui.core.model import OBJECT_FIELDS, ContextObject, Exclusion, Finding, RepositorySource
 from octui.core.timeutil import format_duration, format_instant, now_utc
-from octui.resolve.engine import Included, Resolution
+from octui.resolve.result import Included, Resolution
 
 
 def _value(value: Any) -> Any:

@@ -39,7 +39,8 @@ from octui.cli.main import (
 from octui.core.timeutil import add_days, now_utc, parse_duration, parse_instant
 from octui.load.known_at import add_known_at_arg, describe_source
 from octui.load.loader import Repository
-from octui.resolve.engine import Query, resolve
+from octui.resolve.engine import resolve
+from octui.resolve.result import Query
 
 #: ``--against-rev`` value meaning "the files on disk" (when side A reads a revision).
 WORKING_TREE = "working-tree"

@@ -38,7 +38,8 @@ from octui.render.ci_formats import (
     resolve_format,
 )
 from octui.render.explain import WORKING_TREE_SOURCE, explain, finding_lines
-from octui.resolve.engine import Query, UnknownRole, resolve
+from octui.resolve.engine import resolve
+from octui.resolve.result import Query, UnknownRole
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 

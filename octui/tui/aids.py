@@ -26,7 +26,7 @@ from textual.css.query import NoMatches
 from octui.core.enums import Severity, WarningCode
 from octui.core.model import Exclusion, Finding
 from octui.core.textsafe import inert
-from octui.resolve.engine import Included
+from octui.resolve.result import Included
 from octui.tui.background import in_daemon_thread
 from octui.tui.keys import key_label
 from octui.tui.screens.validate import ValidateScreen, validate_lines

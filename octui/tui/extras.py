@@ -33,7 +33,7 @@ from octui.core.textsafe import inert
 from octui.core.textsafe import markup_escape as escape
 from octui.core.timeutil import BEGINNING_OF_TIME
 from octui.load.gittree import GitRevisionError, GitTree, list_revisions
-from octui.resolve.engine import Included
+from octui.resolve.result import Included
 from octui.session import Session
 from octui.tui.agenda import AgendaScreen, find_change, summarize, when_text
 from octui.tui.background import LatestJob, in_daemon_thread
@@ -403,7 +403,11 @@ class ExplorerExtras:
         try:
             sentences = await self.why_not_job.submit(
                 lambda cancelled: why_not(
-                    resolution, resolution.repository, uid, cancelled=cancelled
+                    resolution,
+                    resolution.repository,
+                    uid,
+                    cancelled=cancelled,
+                    cache=self._app.session.cache_for(resolution.repository),
                 )
             )
         except WhyNotCancelled:

@@ -23,7 +23,8 @@ from octui.bundle.bundle import digest
 from octui.cli.main import main
 from octui.core.timeutil import parse_instant
 from octui.load.loader import Repository, load_repository
-from octui.resolve.engine import Query, resolve
+from octui.resolve.engine import resolve
+from octui.resolve.result import Query
 
 __all__ = ["git_sample"]
 

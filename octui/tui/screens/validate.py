@@ -20,7 +20,8 @@ from textual.widgets import Static
 
 from octui.load.loader import Repository
 from octui.render.explain import finding_lines
-from octui.resolve.engine import Query, resolve
+from octui.resolve.engine import resolve
+from octui.resolve.result import Query
 from octui.tui.widgets.header import utc_text
 
 
