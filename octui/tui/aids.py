@@ -194,7 +194,8 @@ class ExplorerAids:
             app.notify("the repository is not loaded yet", severity="warning")
             return
         as_of = app.inputs.query(app.clock()).as_of
-        summary, lines = await in_daemon_thread(validate_lines, repo, as_of)
+        cache = app.session.cache_for(repo)
+        summary, lines = await in_daemon_thread(validate_lines, repo, as_of, cache)
         revision = getattr(app, "revision", None)
         where = Path(app.root).name or str(app.root)
         if revision is not None:
