@@ -1,6 +1,12 @@
-"""Step 1, authorization (SPEC §2): "Remove what the role may not read, before anything else
-sees it": the access list first, then the classification. A denied id is one exclusion,
-shared by all its copies, holding the id and the reason only."""
+"""Step 1, authorization (SPEC §2).
+
+"``access.roles`` not naming the role → ``permission-denied``; classification above
+the role's clearance → ``classification-denied``. A denied object is removed before
+anything else sees it: its exclusion entry holds only its ``id`` and the reason. A
+denied id is listed once, however many versions or copies it has
+(``permission-denied`` when any copy is denied by ``access.roles``, else
+``classification-denied``)."
+"""
 
 from __future__ import annotations
 

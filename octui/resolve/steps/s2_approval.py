@@ -1,4 +1,7 @@
-"""Step 2, approval (SPEC §2): "A draft is never included and never supersedes"."""
+"""Step 2, approval (SPEC §2).
+
+"``status: draft`` → ``unapproved``." (A draft is never included and never supersedes.)
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,11 @@
-"""Step 3, temporal validity (SPEC §2): valid at ``as_of`` when not before its effective
-start (``valid_from``, else ``created``) and before ``valid_until`` (exclusive). An expired
-object stays, marked historical, when ``include_historical`` asks for it."""
+"""Step 3, temporal validity (SPEC §2).
+
+    "Temporal validity at ``as_of``: before the effective start → ``not-yet-valid``; at or
+    after ``valid_until`` → ``expired``."
+
+With ``include_historical``, an object that would be ``expired`` is kept instead, marked
+with that lifecycle.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,9 @@
-"""Step 4, scope (SPEC §2): the role's explicit scope, "exclude patterns first, then include
-patterns"; a role without include patterns has everything in scope."""
+"""Step 4, explicit scope (SPEC §2).
+
+"An id matching an ``exclude`` pattern → ``scope-exclusion`` (detail names the
+pattern); with ``include`` patterns and none matching → ``not-in-scope``. Patterns are
+shell-style globs over the whole id (``*`` also crosses dots)."
+"""
 
 from __future__ import annotations
 

@@ -1,7 +1,15 @@
-"""Step 5, supersession (SPEC §2): "Declared supersession only; an edge takes effect at the
-replacement's effective start, if the replacement passed steps 1–2 and the edge is on no
-cycle, and stays in effect after the replacement expires." A superseded object stays, marked
-historical, when ``include_historical`` asks for it; every cycle is a finding."""
+"""Step 5, supersession (SPEC §2).
+
+    "Declared only; a higher version never implies it. […] An edge takes effect at the
+    replacement's effective start, and only if the replacement passed steps 1–2 for this
+    role. Once in effect it stays in effect, even after the replacement expires: a broken
+    chain must never resurrect retired policy. An object with an edge in effect →
+    ``superseded`` (detail: by whom)."
+
+Edges on a cycle are ignored, each cycle a finding (:mod:`octui.resolve.graph`). With
+``include_historical``, an object that would be ``superseded`` is kept instead, marked with
+that lifecycle.
+"""
 
 from __future__ import annotations
 

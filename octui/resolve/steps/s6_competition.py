@@ -1,5 +1,10 @@
-"""Step 6, competition (SPEC §2): "Objects sharing an id compete: authority, then the tie
-breakers, then the path." The loser's exclusion names the key that decided."""
+"""Step 6, authority, version, recency, tie breakers (SPEC §2).
+
+"Objects still standing that share an id compete: lower authority rank loses; then the
+configured tie breakers; the source path is the final key, so the order is total.
+Losers → ``outranked`` (detail: the winner and the deciding key). ``confidence`` only
+ever breaks ties inside one authority level."
+"""
 
 from __future__ import annotations
 

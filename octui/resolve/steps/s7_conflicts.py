@@ -1,5 +1,11 @@
-"""Step 7, declared conflicts (SPEC §2): conflicts among standing objects, "judged all at once
-by unordered pair": the higher authority wins; equal authority keeps both, as a finding."""
+"""Step 7, declared conflicts (SPEC §2).
+
+"``conflicts_with`` pairs among objects still standing, deduplicated by unordered pair,
+detected when declared on one side only. Different authority: the lower side →
+``conflict`` (detail: outranked by the winner), plus a ``conflict-declared`` warning
+naming both. Equal authority: neither is guessed away — both stay in the bundle and a
+``conflict-ambiguous`` error names both."
+"""
 
 from __future__ import annotations
 

@@ -1,7 +1,12 @@
-"""Step 8, relevance (SPEC §2, order in §3): rank — order only, never inclusion — and, when
-asked, trim to ``limit`` / ``min_relevance``; floor layers (L0, L1) are never trimmed.
-The bundle order: L0, then L1, then score descending, authority rank, id, version
-descending; current objects before historical ones."""
+"""Step 8, relevance (SPEC §2, the order in §3).
+
+    "Only on request: ``--limit N`` keeps the N best-ranked objects that are not L0/L1;
+    ``--min-relevance S`` drops those scoring below S. Each trimmed object →
+    ``not-relevant``. L0 and L1 are never trimmed."
+
+Ranking orders and never includes: L0, then L1, then score descending, authority rank, id,
+version descending; historical objects after all current ones.
+"""
 
 from __future__ import annotations
 
