@@ -290,9 +290,12 @@ class ExplorerExtras:
             return
         query = self._app.inputs.query(self._app.clock())
         everything = self.agenda_everything
+        cache = app.session.cache_for(repo)
         if forward:
             point = await in_daemon_thread(
-                partial(find_change, forward=True, rev=self.revision, everything=everything),
+                partial(
+                    find_change, forward=True, rev=self.revision, everything=everything, cache=cache
+                ),
                 repo,
                 query,
             )
@@ -303,7 +306,13 @@ class ExplorerExtras:
             # Just before as_of: standing on a change instant, ',' goes to the one before it.
             earlier = replace(query, as_of=query.as_of - EPSILON)
             point = await in_daemon_thread(
-                partial(find_change, forward=False, rev=self.revision, everything=everything),
+                partial(
+                    find_change,
+                    forward=False,
+                    rev=self.revision,
+                    everything=everything,
+                    cache=cache,
+                ),
                 repo,
                 earlier,
             )
@@ -339,7 +348,8 @@ class ExplorerExtras:
         def toggled(everything: bool) -> None:
             self.agenda_everything = everything
 
-        screen = AgendaScreen(repo, query, self.revision, self.agenda_everything, toggled)
+        cache = app.session.cache_for(repo)
+        screen = AgendaScreen(repo, query, self.revision, self.agenda_everything, toggled, cache)
         app.push_screen(screen, done)
 
     # -- revisions ---------------------------------------------------------------------------
