@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from octui.load.loader import load_repository
-from octui.resolve.engine import Query, resolve
+from octui.resolve.engine import resolve
+from octui.resolve.result import Query
 from octui.synth import generate, render, write_repository
 
 

@@ -28,7 +28,8 @@ from octui.load.config import ConfigError, NotARepository
 from octui.load.gittree import GitRevisionError, load_revision
 from octui.load.known_at import commit_info, known_at_revision
 from octui.load.loader import Repository
-from octui.resolve.engine import Query, resolve
+from octui.resolve.engine import resolve
+from octui.resolve.result import Query
 
 MAX_BUNDLE_BYTES = 512 * 1024 * 1024
 

@@ -27,7 +27,7 @@ from octui.cli.common import UsageError, emit, load_for
 from octui.core.enums import ExitCode
 from octui.core.timeutil import add_days, now_utc, parse_duration, parse_instant
 from octui.load.known_at import describe_source
-from octui.resolve.engine import Query
+from octui.resolve.result import Query
 
 
 def when_or_span(text: str) -> datetime | int:

@@ -43,7 +43,8 @@ from octui.core.enums import ExitCode
 from octui.core.timeutil import now_utc
 from octui.load.known_at import describe_source
 from octui.load.loader import Repository
-from octui.resolve.engine import Query, resolve
+from octui.resolve.engine import resolve
+from octui.resolve.result import Query
 
 #: ``--against-rev`` value meaning "the files on disk" (when side A reads a revision).
 WORKING_TREE = "working-tree"

@@ -41,7 +41,7 @@ from octui.core.enums import ColorMode, ExitCode
 from octui.core.suggest import did_you_mean
 from octui.core.textsafe import inert
 from octui.render.ansi import colour_enabled
-from octui.resolve.engine import UnknownRole
+from octui.resolve.result import UnknownRole
 
 #: Every subcommand, in the order ``opencontext --help`` lists them: its name and its module.
 COMMANDS: tuple[tuple[str, ModuleType], ...] = (

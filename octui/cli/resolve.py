@@ -25,7 +25,8 @@ from octui.core.enums import ExitCode
 from octui.core.timeutil import now_utc
 from octui.load.loader import gc_paused
 from octui.render.explain import explain
-from octui.resolve.engine import Query, resolve
+from octui.resolve.engine import resolve
+from octui.resolve.result import Query
 
 
 def add_parser(sub: Any, name: str) -> argparse.ArgumentParser:

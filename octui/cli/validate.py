@@ -31,7 +31,8 @@ from octui.render.ci_formats import (
     resolve_format,
 )
 from octui.render.explain import finding_lines
-from octui.resolve.engine import Query, resolve
+from octui.resolve.engine import resolve
+from octui.resolve.result import Query
 
 
 def add_parser(sub: Any, name: str) -> argparse.ArgumentParser:

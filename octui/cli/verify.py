@@ -27,7 +27,7 @@ from octui.cli.args import (
 )
 from octui.cli.common import UsageError, check_exclusive, emit, open_known_at, open_revision
 from octui.core.enums import ExitCode
-from octui.resolve.engine import Query
+from octui.resolve.result import Query
 
 #: The folder read when none is named.
 CURRENT_FOLDER = "."

@@ -612,7 +612,6 @@ def assemble(
             obj.uid = uid
         elif obj.uid != uid:  # moved: the earlier repository keeps its own object
             objects[uid] = copy = replace(obj, uid=uid)
-            copy.__dict__.update((k, v) for k, v in obj.__dict__.items() if k.startswith("_"))
             origin[id(copy)] = origin[id(obj)]
     if record is not None:
         for obj in objects:

@@ -35,7 +35,7 @@ from octui.core.textsafe import inert
 from octui.core.timeutil import format_instant, parse_instant
 from octui.load.gittree import GitRevisionError, GitTree
 from octui.load.known_at import CommitInfo, commit_info, known_at_revision
-from octui.resolve.engine import Included
+from octui.resolve.result import Included
 from octui.session import Session
 
 if TYPE_CHECKING:

@@ -35,7 +35,8 @@ from octui.bundle.bundle import digest
 from octui.cli.main import main
 from octui.core.timeutil import format_instant, parse_instant
 from octui.load.loader import Repository, load_repository
-from octui.resolve.engine import Query, resolve
+from octui.resolve.engine import resolve
+from octui.resolve.result import Query
 
 SAMPLE = Path(__file__).resolve().parent.parent.parent / "sample-repo"
 TODAY = parse_instant("2026-11-30")
@@ -262,14 +263,15 @@ def test_sweep_equals_brute_force_on_the_sample(
 def test_the_sweep_is_used_and_finds_the_refund_supersession(sample: Repository) -> None:
     """Not a brute force in disguise: the sweep resolves the repository once, whatever the
     number of candidates (the memo of whole-repository stages stays as it was)."""
-    from octui.resolve.engine import _memo
+    from octui.resolve.cache import ResolutionCache
 
     query = Query(role="support", as_of=TODAY)
-    resolve(sample, query)
-    stages = set(_memo(sample).stages)
-    agenda = change_agenda(sample, query, since=parse_instant("2025-01-01"))
+    cache = ResolutionCache(sample)
+    resolve(sample, query, cache)
+    stages = set(cache.stages.keys())
+    agenda = change_agenda(sample, query, since=parse_instant("2025-01-01"), cache=cache)
     assert len(agenda.points) > 20
-    assert set(_memo(sample).stages) == stages
+    assert set(cache.stages.keys()) == stages
     june = next(p for p in agenda.points if p.at == parse_instant("2026-06-01"))
     assert "policies.refunds@2 takes effect" in {c.detail for c in june.causes}
 

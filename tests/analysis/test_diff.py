@@ -22,7 +22,8 @@ from octui.bundle.bundle import digest
 from octui.cli.main import main
 from octui.core.timeutil import parse_instant
 from octui.load.loader import Repository, load_repository
-from octui.resolve.engine import Query, resolve
+from octui.resolve.engine import resolve
+from octui.resolve.result import Query
 
 SAMPLE = Path(__file__).resolve().parent.parent.parent / "sample-repo"
 MARCH = parse_instant("2026-03-15")

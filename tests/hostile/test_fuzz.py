@@ -45,7 +45,8 @@ from octui.load.fastpath import fast_mapping
 from octui.load.loader import Loader, load_repository, parse_file
 from octui.load.strict_yaml import load_yaml
 from octui.render.explain import explain
-from octui.resolve.engine import Query, Resolution, resolve
+from octui.resolve.engine import resolve
+from octui.resolve.result import Query, Resolution
 
 #: Examples per property per run (derandomized: the same examples on every run).
 EXAMPLES = {

@@ -22,7 +22,8 @@ from octui.core.timeutil import parse_instant
 from octui.load.config import NotARepository
 from octui.load.gittree import GitRevisionError, GitTree, list_revisions, load_revision
 from octui.load.loader import load_repository
-from octui.resolve.engine import Query, resolve
+from octui.resolve.engine import resolve
+from octui.resolve.result import Query
 
 __all__ = ["git_sample"]
 
