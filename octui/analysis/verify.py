@@ -19,8 +19,8 @@ from collections import Counter
 from datetime import datetime
 from typing import Any
 
-from octui.analysis.diff import Diff, EntryView, SideInfo, WarningView, diff_entries, render_text
-from octui.analysis.objlog import show_value
+from octui.analysis.diff import diff_entries
+from octui.analysis.diff_result import Diff, EntryView, SideInfo, WarningView
 from octui.bundle.bundle import bundle_dict, digest, digest_from_bundle
 from octui.cli.main import (
     EXIT_FAILED,
@@ -39,6 +39,8 @@ from octui.core.timeutil import format_instant, parse_instant
 from octui.load.gittree import GitRevisionError
 from octui.load.known_at import add_known_at_arg, commit_info, known_at_revision
 from octui.load.loader import Repository
+from octui.render.diff import render_text
+from octui.render.history import show_value
 from octui.resolve.engine import Query, resolve
 
 MAX_BUNDLE_BYTES = 512 * 1024 * 1024

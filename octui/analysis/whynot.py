@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 
-from octui.analysis.agenda import sorted_candidates
+from octui.analysis.agenda_points import sorted_candidates
 from octui.core.enums import ExclusionReason, Status
 from octui.core.model import ContextObject, Exclusion
 from octui.core.timeutil import BEGINNING_OF_TIME, format_day

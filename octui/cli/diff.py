@@ -17,8 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from octui.analysis.agenda import change_agenda
-from octui.analysis.agenda import render_text as render_agenda
-from octui.analysis.diff import diff_resolutions, render_text
+from octui.analysis.diff import diff_resolutions
 from octui.bundle.bundle import dumps_bundle
 from octui.cli.main import (
     EXIT_FAILED,
@@ -39,6 +38,8 @@ from octui.cli.main import (
 from octui.core.timeutil import add_days, now_utc, parse_duration, parse_instant
 from octui.load.known_at import add_known_at_arg, describe_source
 from octui.load.loader import Repository
+from octui.render.agenda import render_text as render_agenda
+from octui.render.diff import render_text
 from octui.resolve.engine import Query, resolve
 
 #: ``--against-rev`` value meaning "the files on disk" (when side A reads a revision).

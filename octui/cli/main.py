@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from octui.analysis.history import UnknownId, history
-from octui.analysis.history import render_text as render_history
 from octui.bundle.bundle import bundle_dict, digest, dumps_bundle, warning_json
 from octui.cli.version import add_version_flag, package_version
 from octui.core.enums import ColorMode, ReportFormat, Severity
@@ -37,7 +36,9 @@ from octui.render.ci_formats import (
     render_sarif,
     resolve_format,
 )
-from octui.render.explain import WORKING_TREE_SOURCE, explain, finding_lines
+from octui.render.explain import WORKING_TREE_SOURCE, explain
+from octui.render.findings import finding_lines
+from octui.render.history import render_text as render_history
 from octui.resolve.engine import Query, UnknownRole, resolve
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -506,8 +507,8 @@ def run_history(args: argparse.Namespace) -> int:
 
 def run_history_log(args: argparse.Namespace) -> int:
     from octui.analysis.objlog import object_log
-    from octui.analysis.objlog import render_text as render_log
     from octui.load.gittree import GitRevisionError
+    from octui.render.history import render_log
 
     if args.rev is not None or args.known_at is not None:
         raise UsageError("history --log reads every commit of HEAD: not with --rev or --known-at")

@@ -22,18 +22,11 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from octui.analysis.diff import (
-    SECTIONS,
-    Diff,
-    ObjectChange,
-    describe_change,
-    describe_side,
-    field_lines,
-    grouped,
-)
+from octui.analysis.diff_result import Diff, ObjectChange, describe_side
 from octui.core.model import Exclusion
 from octui.core.textsafe import inert
 from octui.core.timeutil import format_instant
+from octui.render.diff import SECTIONS, describe_change, field_lines, grouped
 from octui.resolve.engine import Included
 from octui.tui.state import View
 from octui.tui.widgets.rowtable import Cell, RowTable
@@ -74,17 +67,16 @@ def marks_for(diff: Diff) -> dict[tuple[object, ...], str]:
     marks: dict[tuple[object, ...], str] = {}
     for change in diff.objects:
         after = change.after
-        if after is None or change.aspects == ("rank",):
+        if after is None or change.rank_only:
             continue
         key: tuple[object, ...] = (
             ("i", after.id, after.version)
             if after.included
             else ("x", after.id, after.version, after.reason)
         )
-        primary = change.primary
-        if primary in ("added", "now-included"):
+        if change.moved_in:
             marks[key] = NEW_STYLE
-        elif primary == "now-excluded":
+        elif change.moved_out:
             marks[key] = GONE_STYLE
         else:
             marks[key] = CHANGED_STYLE
@@ -118,12 +110,11 @@ def decorate(table: RowTable, marks: Callable[[], dict[tuple[object, ...], str]]
 
 
 def _line_style(change: ObjectChange) -> str:
-    primary = change.primary
-    if primary in ("added", "now-included"):
+    if change.moved_in:
         return "green"
-    if primary in ("removed", "now-excluded"):
+    if change.moved_out:
         return "red"
-    if change.aspects == ("rank",):
+    if change.rank_only:
         return "dim"
     return "yellow"
 
