@@ -21,7 +21,7 @@ from datetime import UTC, datetime, timedelta
 
 from octui.analysis.history import IN_A_CYCLE, NEVER_IN_EFFECT, HistoryRow, edge_effective, lineage
 from octui.core.model import ContextObject
-from octui.core.timeutil import BEGINNING_OF_TIME, END_OF_TIME, format_day, shift
+from octui.core.timeutil import BEGINNING_OF_TIME, END_OF_TIME, format_day, month_index, shift
 from octui.resolve.engine import Resolution
 
 Run = tuple[str, str]
@@ -175,14 +175,14 @@ def layout(resolution: Resolution, object_id: str, width: int) -> Timeline:
     lines: list[Line] = []
     # Axis: month labels, then a baseline with ticks and the as_of marker.
     step_choices = (1, 2, 3, 6, 12, 24, 60, 120, 600, 1200)
-    months_total = max((hi.year - lo.year) * 12 + hi.month - lo.month, 1)
+    months_total = max(month_index(hi) - month_index(lo), 1)
     step = next((s for s in step_choices if area / max(months_total / s, 1) >= 9), 1200)
     labels = _Canvas(width)
     base = _Canvas(width)
     base.put(offset, "─" * area, "axis")
     tick = shift(_month_start(lo), months=1)
     while tick is not None and tick < hi:
-        if (tick.year * 12 + tick.month - 1) % step == 0:
+        if month_index(tick) % step == 0:
             x = col(tick)
             base.put(offset + x, "┬", "tick")
             text = f"{tick.year:04d}" if step >= 12 else f"{tick.year:04d}-{tick.month:02d}"

@@ -22,6 +22,8 @@ from octui.resolve.engine import Included
 from octui.tui.state import (
     ALL_REASONS,
     View,
+    excluded_id,
+    included_id,
     row_key,
     severity_first,
     warning_key,
@@ -56,11 +58,11 @@ def warning_style(w: Finding) -> str:
 
 
 def _included_id(inc: Included) -> str:
-    return one_line(inc.obj.id)
+    return one_line(included_id(inc))
 
 
 def _excluded_id(ex: Exclusion) -> str:
-    return one_line(ex.id)
+    return one_line(excluded_id(ex))
 
 
 def excluded_detail(ex: Exclusion) -> str:
