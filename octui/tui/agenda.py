@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from datetime import datetime
 from typing import ClassVar
 
@@ -217,7 +216,3 @@ def find_change(
         if everything or point.receives:
             return point
     return None
-
-
-def query_for_walk(query: Query, as_of: datetime) -> Query:
-    return replace(query, as_of=as_of)

@@ -1,4 +1,4 @@
-"""Compare, change agenda, git revisions and "why not" in the explorer (issue 6).
+"""Compare, change agenda, git revisions and "why not" in the explorer.
 
 :class:`ExplorerExtras` is mixed into :class:`~octui.tui.app.OctuiApp`. The app calls
 three hooks — :meth:`view_applied` after each new resolution is on screen,
