@@ -34,6 +34,18 @@ def edge_effective(resolution: Resolution, edge: Edge) -> datetime | None:
     return edge.replacement.effective_start
 
 
+def edge_note(effective: datetime | None, in_cycle: bool) -> str:
+    """When an edge takes effect, as the history and the timeline say it: ``in effect from
+    2026-06-01``, ``in effect always``, or why it never is."""
+    if in_cycle:
+        return IN_A_CYCLE
+    if effective is None:
+        return NEVER_IN_EFFECT
+    if effective == BEGINNING_OF_TIME:
+        return "in effect always"
+    return f"in effect from {format_day(effective)}"
+
+
 @dataclass(frozen=True)
 class EdgeFact:
     """One supersession edge as seen from a row: ``text`` is the row's ``edges`` entry."""
@@ -48,13 +60,7 @@ class EdgeFact:
     @property
     def note(self) -> str:
         """``in effect from 2026-06-01``, ``in effect always``, or why it never is."""
-        if self.in_cycle:
-            return IN_A_CYCLE
-        if self.effective is None:
-            return NEVER_IN_EFFECT
-        if self.effective == BEGINNING_OF_TIME:
-            return "in effect always"
-        return f"in effect from {format_day(self.effective)}"
+        return edge_note(self.effective, self.in_cycle)
 
     def to_json(self) -> dict[str, Any]:
         when = self.effective

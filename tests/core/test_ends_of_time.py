@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from repo_builder import make_repo, obj, resolve_at
 
-from octui.analysis.timeline import layout
+from octui.render.timeline import layout
 from octui.bundle.bundle import digest, digest_from_bundle
 from octui.core.timeutil import (
     BEGINNING_OF_TIME,

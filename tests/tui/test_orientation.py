@@ -11,7 +11,7 @@ import pytest
 from textual.containers import VerticalScroll
 from textual.widgets import Input, Label, Select
 
-from octui.analysis.timeline import fit_key
+from octui.render.timeline import fit_key
 from octui.core.enums import Severity
 from octui.tui.aids import changed_paths, reload_note, screenshot_folder
 from octui.tui.app import OctuiApp
@@ -515,7 +515,7 @@ async def test_export_screen_proposes_the_descriptive_name() -> None:
 
 
 def test_timeline_labels_keep_the_version_in_a_narrow_pane() -> None:
-    from octui.analysis.timeline import layout
+    from octui.render.timeline import layout
     from octui.load.loader import load_repository
     from octui.resolve.engine import Query, resolve
 

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from octui.analysis.history import UnknownId
-from octui.analysis.timeline import layout
+from octui.render.timeline import layout
 from octui.core.timeutil import format_instant, parse_instant, shift
 from octui.load.loader import load_repository
 from octui.resolve.engine import Query, resolve
