@@ -33,6 +33,7 @@ from octui.cli.main import (
     emit,
     open_known_at,
     open_revision,
+    query_from,
 )
 from octui.core.textsafe import inert
 from octui.core.timeutil import format_instant, parse_instant
@@ -269,15 +270,7 @@ def verify_digest(args: argparse.Namespace, repo_path: str) -> tuple[int, str]:
         repo = open_known_at(repo_path, args.known_at)
     else:
         repo = open_revision(repo_path, args.rev)
-    query = Query(
-        role=args.role,
-        as_of=args.as_of,
-        task=args.task,
-        include_historical=args.include_historical,
-        limit=args.limit,
-        min_relevance=args.min_relevance,
-    )
-    got = digest(resolve(repo, query))
+    got = digest(resolve(repo, query_from(args)))
     commit = repo.source.commit or ""
     where = _commit_text(repo_path, commit)
     if got == args.digest:

@@ -34,6 +34,7 @@ from octui.cli.main import (
     open_known_at,
     open_repository,
     open_revision,
+    query_from,
 )
 from octui.core.timeutil import add_days, now_utc, parse_duration, parse_instant
 from octui.load.known_at import add_known_at_arg, describe_source
@@ -165,14 +166,7 @@ def run_diff(args: argparse.Namespace) -> int:
     check_exclusive(args.rev, args.known_at)
     check_exclusive(args.against_rev, args.against_known_at, "--against-rev")
     as_of = args.as_of or now_utc()
-    query_a = Query(
-        role=args.role,
-        as_of=as_of,
-        task=args.task,
-        include_historical=args.include_historical,
-        limit=args.limit,
-        min_relevance=args.min_relevance,
-    )
+    query_a = query_from(args, as_of=as_of)
     query_b = replace(
         query_a,
         as_of=args.against_as_of if args.against_as_of is not None else query_a.as_of,

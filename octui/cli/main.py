@@ -325,21 +325,25 @@ def emit(args: argparse.Namespace, text: str) -> None:
     sys.stdout.write(paint_marks(text) if getattr(args, "colour", False) else text)
 
 
-def query_from(args: argparse.Namespace) -> Query:
+def query_from(
+    args: argparse.Namespace, *, as_of: datetime | None = None, strict: bool = False
+) -> Query:
+    """The query the command line asks for — role, task, history, trimming — at ``as_of``
+    (default: ``--as-of``, else now): the one way resolve, diff and verify build it."""
     return Query(
         role=args.role,
-        as_of=args.as_of or now_utc(),
+        as_of=as_of or args.as_of or now_utc(),
         task=args.task,
         include_historical=args.include_historical,
         limit=args.limit,
         min_relevance=args.min_relevance,
-        strict=args.strict,
+        strict=strict,
     )
 
 
 def run_resolve(args: argparse.Namespace) -> int:
     repo = load_for(args)
-    resolution = resolve(repo, query_from(args))
+    resolution = resolve(repo, query_from(args, strict=args.strict))
     with gc_paused():  # the bundle is tens of MB of short-lived containers at 50k objects
         if args.format == "json":
             sys.stdout.write(dumps_bundle(bundle_dict(resolution)))
