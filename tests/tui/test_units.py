@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from octui.analysis.history import UnknownId
-from octui.render.timeline import layout
 from octui.core.timeutil import format_instant, parse_instant, shift
 from octui.load.loader import load_repository
+from octui.render.timeline import layout
 from octui.resolve.engine import Query, resolve
 from octui.tui.__main__ import main
 from octui.tui.exporting import (
