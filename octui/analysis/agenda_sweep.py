@@ -1,6 +1,19 @@
 """The change agenda by sweeping: the bundle of one query kept from candidate instant to
 candidate instant, re-judging at each only what its causes touch.
 
+Between two consecutive candidate instants nothing changes, and at a candidate only the
+objects its causes name can change state: their validity (step 3), the supersession edges
+that start there (step 5), their staleness. What they touch beyond themselves is bounded:
+the competition within their id (step 6) and the declared conflicts reaching their id
+(step 7, transitively). So the ids are split once into *clusters* — ids joined by
+``conflicts_with`` — and at each candidate only the clusters its causes name are judged
+again (steps 2-7 over those objects, by the pipeline's own step functions), spliced into
+the bundle kept from the instant before. Ranking needs no work: an object's place in the
+bundle order depends on the task and the object only. The digest is hashed from cached
+per-entry pieces; only changes are diffed, and only over the ids they touch.
+
+One indivisible thing: the sweep's state (:class:`_Sweep`) and the diff of two of its
+consecutive bundles, which reads that state's sorted entries.
 """
 
 from __future__ import annotations
@@ -51,19 +64,6 @@ from octui.resolve.engine import (
     version_findings,
 )
 from octui.resolve.ranking import score, tokenize
-
-# -- the sweep -----------------------------------------------------------------------------------
-#
-# Between two consecutive candidate instants nothing changes, and at a candidate only the
-# objects its causes name can change state: their validity (step 3), the supersession edges
-# that start there (step 5), their staleness. What they touch beyond themselves is bounded:
-# the competition within their id (step 6) and the declared conflicts reaching their id
-# (step 7, transitively). So the ids are split once into *clusters* — ids joined by
-# ``conflicts_with`` — and at each candidate only the clusters its causes name are judged
-# again (steps 2-7 over those objects, by the pipeline's own step functions), spliced into
-# the bundle kept from the instant before. Ranking needs no work: an object's place in the
-# bundle order depends on the task and the object only. The digest is hashed from cached
-# per-entry pieces; only changes are diffed, and only over the ids they touch.
 
 _DYNAMIC_CODES = frozenset(
     {
