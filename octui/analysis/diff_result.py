@@ -185,16 +185,6 @@ class WarningView:
         }
 
 
-def describe_side(role: str | None, task: str, as_of: str, rev: str | None) -> str:
-    """One line naming what produced a side of a comparison."""
-    parts = [f"role {role}" if role else "whole repository"]
-    if task:
-        parts.append(f"task {task!r}")
-    parts.append(f"as of {as_of}")
-    parts.append(f"revision {rev}" if rev else "working tree")
-    return ", ".join(parts)
-
-
 @dataclass(frozen=True)
 class SideInfo:
     """What produced one side: the query, the revision (None = the files on disk), the digest."""
@@ -207,9 +197,6 @@ class SideInfo:
     include_historical: bool = False
     limit: int | None = None
     min_relevance: float | None = None
-
-    def describe(self) -> str:
-        return describe_side(self.role, self.task, self.as_of, self.rev)
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -7,10 +7,26 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from octui.analysis.diff_result import Diff, EntryView, ObjectChange, WarningView
+from octui.analysis.diff_result import Diff, EntryView, ObjectChange, SideInfo, WarningView
 from octui.core.enums import DiffAspect
 from octui.core.textsafe import inert
 from octui.render.findings import code_glyph
+
+
+def describe_side(role: str | None, task: str, as_of: str, rev: str | None) -> str:
+    """One line naming what produced a side of a comparison."""
+    parts = [f"role {role}" if role else "whole repository"]
+    if task:
+        parts.append(f"task {task!r}")
+    parts.append(f"as of {as_of}")
+    parts.append(f"revision {rev}" if rev else "working tree")
+    return ", ".join(parts)
+
+
+def side_text(side: SideInfo) -> str:
+    """One line naming what produced ``side``."""
+    return describe_side(side.role, side.task, side.as_of, side.rev)
+
 
 SECTIONS: tuple[tuple[str, str, str], ...] = (
     ("added", "Added (only in B)", "+"),
@@ -121,8 +137,8 @@ def render_text(diff: Diff, *, body: bool = False) -> str:
     """The human layout of ``opencontext diff``: each object under one heading, each changed
     field old → new (the body's unified diff with ``body``)."""
     lines = [
-        f"A: {diff.a.describe()}",
-        f"B: {diff.b.describe()}",
+        f"A: {side_text(diff.a)}",
+        f"B: {side_text(diff.b)}",
     ]
     if diff.same:
         lines.append("Same context: the two bundles digest identically.")

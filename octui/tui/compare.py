@@ -22,11 +22,18 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from octui.analysis.diff_result import Diff, ObjectChange, describe_side
+from octui.analysis.diff_result import Diff, ObjectChange
 from octui.core.model import Exclusion
 from octui.core.textsafe import inert
 from octui.core.timeutil import format_instant
-from octui.render.diff import SECTIONS, describe_change, field_lines, grouped
+from octui.render.diff import (
+    SECTIONS,
+    describe_change,
+    describe_side,
+    field_lines,
+    grouped,
+    side_text,
+)
 from octui.resolve.engine import Included
 from octui.tui.state import View
 from octui.tui.widgets.rowtable import Cell, RowTable
@@ -130,7 +137,7 @@ def diff_text(pin: Pin, diff: Diff, everything: bool = False) -> Text:
     text.append("A (pinned) ", style="bold")
     text.append(inert(pin.describe(), keep_newlines=False) + "\n")
     text.append("B (now)    ", style="bold")
-    text.append(inert(diff.b.describe(), keep_newlines=False) + "\n")
+    text.append(inert(side_text(diff.b), keep_newlines=False) + "\n")
     if diff.same:
         text.append("Same context: the two bundles digest identically.\n", style="green")
     summary = diff.summary()
