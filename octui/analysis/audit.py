@@ -17,7 +17,7 @@ from typing import Any
 
 from octui.bundle.bundle import source_json
 from octui.core.enums import ExclusionReason, FateState, Severity
-from octui.core.model import ContextObject, Finding, RepositorySource
+from octui.core.model import ContextObject, Finding, RepositorySource, count_errors
 from octui.core.timeutil import format_instant
 from octui.load.loader import Repository
 from octui.load.locate import Reader, locate
@@ -121,7 +121,7 @@ class Audit:
 
     @property
     def errors(self) -> int:
-        return sum(1 for f in self.findings if f.finding.severity is Severity.ERROR)
+        return count_errors(f.finding for f in self.findings)
 
     @property
     def warnings(self) -> int:

@@ -19,286 +19,24 @@ Warnings are matched by ``(code, ids)``, counting repeats.
 
 from __future__ import annotations
 
-import difflib
-import json
 from collections import Counter, defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
+from octui.analysis.diff_result import (
+    Diff,
+    EntryView,
+    ObjectChange,
+    SideInfo,
+    VersionChange,
+    WarningView,
+)
 from octui.bundle.bundle import digest, object_fields
-from octui.core.enums import DENIAL_REASONS, ExclusionReason, Lifecycle
+from octui.core.enums import DENIAL_REASONS, DiffAspect, ExclusionReason, Lifecycle
 from octui.core.model import ContextObject, Exclusion, Finding
-from octui.core.textsafe import inert
 from octui.core.timeutil import format_instant
 from octui.resolve.result import Included, Resolution
-
-#: Every kind of change one object can show, in the order they are reported.
-ASPECTS: tuple[str, ...] = (
-    "added",
-    "removed",
-    "now-included",
-    "now-excluded",
-    "version",
-    "reason",
-    "related",
-    "lifecycle",
-    "stale",
-    "authority",
-    "fields",
-    "rank",
-)
-
-
-@dataclass(frozen=True, slots=True)
-class EntryView:
-    """One bundle entry as a diff sees it: an included object or an exclusion."""
-
-    id: str
-    version: int | None
-    included: bool
-    reason: str | None = None
-    related: tuple[str, ...] = ()
-    detail: str | None = None
-    authority: str | None = None
-    lifecycle: str | None = None
-    stale: bool = False
-    rank: int | None = None
-    score: int | None = None
-    path: str | None = None
-    obj: ContextObject | None = field(default=None, compare=False, repr=False)
-    """The included object (never set for exclusions); its fields are compared lazily."""
-
-    @property
-    def label(self) -> str:
-        return self.id if self.version is None else f"{self.id}@{self.version}"
-
-    @property
-    def denied(self) -> bool:
-        return self.reason in DENIAL_REASONS
-
-    @property
-    def state(self) -> str:
-        """``included`` (with its lifecycle when not active) or the exclusion reason."""
-        if self.included:
-            return (
-                "included" if self.lifecycle in (None, "active") else f"included ({self.lifecycle})"
-            )
-        return self.reason or "excluded"
-
-    def to_json(self) -> dict[str, Any]:
-        if self.included:
-            return {
-                "state": "included",
-                "version": self.version,
-                "authority": self.authority,
-                "lifecycle": self.lifecycle,
-                "stale": self.stale,
-                "rank": self.rank,
-                "score": self.score,
-                "path": self.path,
-            }
-        if self.denied:
-            return {"state": "excluded", "version": None, "reason": self.reason}
-        return {
-            "state": "excluded",
-            "version": self.version,
-            "reason": self.reason,
-            "related": list(self.related),
-            "detail": self.detail,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class ObjectChange:
-    """What changed for one object between side A (``before``) and side B (``after``)."""
-
-    id: str
-    before: EntryView | None
-    after: EntryView | None
-    aspects: tuple[str, ...]
-    changed_fields: tuple[str, ...] = ()
-    receivable: bool = True
-    """Whether the role may read the object and has its id in scope on either side: the
-    change is about something the role could receive, not a never-visible exclusion."""
-
-    @property
-    def primary(self) -> str:
-        return self.aspects[0]
-
-    def field_values(self) -> dict[str, tuple[Any, Any]]:
-        """Each changed field as (old, new), normalised as in the bundle (RFC 3339 instants,
-        durations in days, lists as lists)."""
-        a = self.before.obj if self.before else None
-        b = self.after.obj if self.after else None
-        if a is None or b is None or not self.changed_fields:
-            return {}
-        fa, fb = object_fields(a), object_fields(b)
-        return {name: (fa.get(name), fb.get(name)) for name in self.changed_fields}
-
-    def body_diff(self) -> str | None:
-        """The unified diff of the body (``content``) when it changed, else None."""
-        values = self.field_values()
-        if "content" not in values:
-            return None
-        old, new = (v or "" for v in values["content"])
-        label_a = self.before.label if self.before else self.id
-        label_b = self.after.label if self.after else self.id
-        lines = difflib.unified_diff(
-            str(old).splitlines(),
-            str(new).splitlines(),
-            f"a/{label_a}",
-            f"b/{label_b}",
-            lineterm="",
-        )
-        return "\n".join(lines) + "\n"
-
-    def sort_key(self) -> tuple[str, int, int, str]:
-        vb = self.before.version if self.before and self.before.version is not None else 0
-        va = self.after.version if self.after and self.after.version is not None else 0
-        return (self.id, vb, va, ",".join(self.aspects))
-
-    def to_json(self, body: bool = False) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "id": self.id,
-            "version_before": self.before.version if self.before else None,
-            "version_after": self.after.version if self.after else None,
-            "changes": list(self.aspects),
-            "changed_fields": list(self.changed_fields),
-            "receivable": self.receivable,
-            "before": self.before.to_json() if self.before else None,
-            "after": self.after.to_json() if self.after else None,
-        }
-        if self.changed_fields:
-            out["fields"] = {k: [old, new] for k, (old, new) in self.field_values().items()}
-            if body:
-                out["body_diff"] = self.body_diff()
-        return out
-
-
-@dataclass(frozen=True, slots=True)
-class VersionChange:
-    """An id included on both sides whose included version(s) differ."""
-
-    id: str
-    before: tuple[int, ...]
-    after: tuple[int, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "before": list(self.before), "after": list(self.after)}
-
-
-@dataclass(frozen=True, slots=True)
-class WarningView:
-    code: str
-    severity: str
-    ids: tuple[str, ...]
-    message: str
-    hint: str | None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "code": self.code,
-            "severity": self.severity,
-            "ids": list(self.ids),
-            "message": self.message,
-            "hint": self.hint,
-        }
-
-
-def describe_side(role: str | None, task: str, as_of: str, rev: str | None) -> str:
-    """One line naming what produced a side of a comparison."""
-    parts = [f"role {role}" if role else "whole repository"]
-    if task:
-        parts.append(f"task {task!r}")
-    parts.append(f"as of {as_of}")
-    parts.append(f"revision {rev}" if rev else "working tree")
-    return ", ".join(parts)
-
-
-@dataclass(frozen=True)
-class SideInfo:
-    """What produced one side: the query, the revision (None = the files on disk), the digest."""
-
-    role: str | None
-    task: str
-    as_of: str
-    digest: str
-    rev: str | None = None
-    include_historical: bool = False
-    limit: int | None = None
-    min_relevance: float | None = None
-
-    def describe(self) -> str:
-        return describe_side(self.role, self.task, self.as_of, self.rev)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "role": self.role,
-            "task": self.task,
-            "as_of": self.as_of,
-            "rev": self.rev,
-            "include_historical": self.include_historical,
-            "limit": self.limit,
-            "min_relevance": self.min_relevance,
-            "digest": self.digest,
-        }
-
-
-@dataclass(frozen=True)
-class Diff:
-    a: SideInfo
-    b: SideInfo
-    objects: tuple[ObjectChange, ...]
-    versions: tuple[VersionChange, ...]
-    warnings_added: tuple[WarningView, ...]
-    warnings_removed: tuple[WarningView, ...]
-    hidden: int = 0
-    """Changes left out by :meth:`receivable_only` (objects the role can never receive)."""
-
-    @property
-    def same(self) -> bool:
-        """True when both sides select the same context (equal digests)."""
-        return self.a.digest == self.b.digest
-
-    def by_aspect(self, aspect: str) -> list[ObjectChange]:
-        return [c for c in self.objects if aspect in c.aspects]
-
-    def summary(self) -> dict[str, int]:
-        counts = {aspect: len(self.by_aspect(aspect)) for aspect in ASPECTS}
-        counts["version-changed-ids"] = len(self.versions)
-        counts["warnings-added"] = len(self.warnings_added)
-        counts["warnings-removed"] = len(self.warnings_removed)
-        return counts
-
-    def receivable_only(self) -> Diff:
-        """The changes to what the role could receive (objects it may read and has in scope
-        on either side) and its findings; :attr:`hidden` counts the rest."""
-        kept = tuple(c for c in self.objects if c.receivable)
-        ids = {c.id for c in kept}
-        return replace(
-            self,
-            objects=kept,
-            versions=tuple(v for v in self.versions if v.id in ids),
-            hidden=self.hidden + len(self.objects) - len(kept),
-        )
-
-    def to_json(self, body: bool = False) -> dict[str, Any]:
-        return {
-            "a": self.a.to_json(),
-            "b": self.b.to_json(),
-            "same": self.same,
-            "summary": self.summary(),
-            "versions": [v.to_json() for v in self.versions],
-            "objects": [c.to_json(body) for c in self.objects],
-            "hidden": self.hidden,
-            "warnings": {
-                "added": [w.to_json() for w in self.warnings_added],
-                "removed": [w.to_json() for w in self.warnings_removed],
-            },
-        }
-
 
 # -- views ----------------------------------------------------------------------------------------
 
@@ -433,40 +171,42 @@ def _compare(
     object_id: str, before: EntryView | None, after: EntryView | None, receivable: bool = True
 ) -> ObjectChange | None:
     if before is None and after is not None:
-        return ObjectChange(object_id, None, after, ("added",), receivable=receivable)
+        return ObjectChange(object_id, None, after, (DiffAspect.ADDED,), receivable=receivable)
     if after is None and before is not None:
-        return ObjectChange(object_id, before, None, ("removed",), receivable=receivable)
+        return ObjectChange(object_id, before, None, (DiffAspect.REMOVED,), receivable=receivable)
     assert before is not None and after is not None
-    aspects: list[str] = []
+    aspects: list[DiffAspect] = []
     changed: tuple[str, ...] = ()
     if before.included and not after.included:
-        aspects.append("now-excluded")
+        aspects.append(DiffAspect.NOW_EXCLUDED)
     elif after.included and not before.included:
-        aspects.append("now-included")
+        aspects.append(DiffAspect.NOW_INCLUDED)
     if before.version is not None and after.version is not None and before.version != after.version:
-        aspects.append("version")
+        aspects.append(DiffAspect.VERSION)
     if not before.included and not after.included:
         if before.reason != after.reason:
-            aspects.append("reason")
+            aspects.append(DiffAspect.REASON)
         elif before.related != after.related:
-            aspects.append("related")
+            aspects.append(DiffAspect.RELATED)
     if before.included and after.included:
         if before.lifecycle != after.lifecycle:
-            aspects.append("lifecycle")
+            aspects.append(DiffAspect.LIFECYCLE)
         if before.stale != after.stale:
-            aspects.append("stale")
+            aspects.append(DiffAspect.STALE)
         if before.authority != after.authority:
-            aspects.append("authority")
+            aspects.append(DiffAspect.AUTHORITY)
         changed = _changed_fields(before.obj, after.obj)
         if changed:
-            aspects.append("fields")
+            aspects.append(DiffAspect.FIELDS)
         if before.rank != after.rank:
-            aspects.append("rank")
+            aspects.append(DiffAspect.RANK)
     if not aspects:
         return None
-    order = {name: i for i, name in enumerate(ASPECTS)}
-    aspects.sort(key=order.__getitem__)
+    aspects.sort(key=_ASPECT_ORDER.__getitem__)
     return ObjectChange(object_id, before, after, tuple(aspects), changed, receivable)
+
+
+_ASPECT_ORDER = {aspect: i for i, aspect in enumerate(DiffAspect)}
 
 
 def _warning_view(w: Finding) -> WarningView:
@@ -598,187 +338,16 @@ def diff_resolutions(
     )
 
 
-# -- text -----------------------------------------------------------------------------------------
-
-SECTIONS: tuple[tuple[str, str, str], ...] = (
-    ("added", "Added (only in B)", "+"),
-    ("removed", "Removed (only in A)", "-"),
-    ("now-included", "Now included", "+"),
-    ("now-excluded", "Now excluded", "-"),
-    ("reason", "Exclusion reason changed", "*"),
-    ("changed", "Changed", "~"),
-    ("rank", "Rank moved", "↕"),
-)
-
-
-def section_of(change: ObjectChange) -> str:
-    """The section of :data:`SECTIONS` a change is listed under."""
-    first = change.primary
-    if first in ("added", "removed", "now-included", "now-excluded", "reason"):
-        return first
-    if change.aspects == ("rank",):
-        return "rank"
-    return "changed"
-
-
-def describe_change(change: ObjectChange) -> str:
-    """One line saying what happened to one object."""
-    b, a = change.before, change.after
-    if b is None and a is not None:
-        return f"{a.label}: {_state_text(a)}"
-    if a is None and b is not None:
-        return f"{b.label}: was {_state_text(b)}"
-    assert a is not None and b is not None
-    label = b.label if b.version == a.version else f"{change.id}@{b.version}→@{a.version}"
-    if b.version is None or a.version is None:
-        label = a.label if a.version is not None else b.label
-    parts: list[str] = []
-    for aspect in change.aspects:
-        if aspect in ("now-included", "now-excluded", "reason"):
-            parts.append(f"{_state_text(b)} → {_state_text(a)}")
-        elif aspect == "version" and not parts:
-            parts.append(f"version {b.version} → {a.version}")
-        elif aspect == "related":
-            parts.append(
-                f"{a.reason} {', '.join(b.related) or '-'} → {', '.join(a.related) or '-'}"
-            )
-        elif aspect == "lifecycle":
-            parts.append(f"lifecycle {b.lifecycle} → {a.lifecycle}")
-        elif aspect == "stale":
-            parts.append("now stale" if a.stale else "no longer stale")
-        elif aspect == "authority":
-            parts.append(f"authority {b.authority or 'none'} → {a.authority or 'none'}")
-        elif aspect == "fields":
-            parts.append("changed " + ", ".join(change.changed_fields))
-        elif aspect == "rank":
-            parts.append(f"rank {b.rank} → {a.rank}")
-    return f"{label}: " + "; ".join(parts)
-
-
-def _state_text(e: EntryView) -> str:
-    if e.included:
-        text = e.state
-        if e.stale:
-            text += ", stale"
-        return text
-    if e.detail:
-        return f"{e.reason} ({e.detail})"
-    return e.reason or "excluded"
-
-
-def value_text(value: Any) -> str:
-    """A field value as the bundle writes it: strings quoted, lists as lists, null."""
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
-
-
-def field_lines(change: ObjectChange, body: bool = False) -> list[str]:
-    """One line per changed field, old → new; the body's unified diff when ``body``."""
-    lines: list[str] = []
-    for name, (old, new) in change.field_values().items():
-        if name == "content":
-            a, b = (len(str(v or "").splitlines()) for v in (old, new))
-            hint = "" if body else "; --body shows the diff"
-            lines.append(f"content: body changed ({a} → {b} lines{hint})")
-        else:
-            lines.append(f"{name}: {value_text(old)} → {value_text(new)}")
-    if body:
-        text = change.body_diff()
-        if text:
-            lines.extend(text.rstrip("\n").split("\n"))
-    return lines
-
-
-def grouped(
-    diff: Diff,
-) -> tuple[dict[str, list[ObjectChange]], list[tuple[str, list[ObjectChange]]]]:
-    """Each object under exactly one heading: the object changes of every id whose included
-    version changed (by id, listed under "Version changed"), then the rest by section."""
-    versioned = {v.id for v in diff.versions}
-    by_version: dict[str, list[ObjectChange]] = {v.id: [] for v in diff.versions}
-    rest: list[ObjectChange] = []
-    for change in diff.objects:
-        if change.id in versioned:
-            by_version[change.id].append(change)
-        else:
-            rest.append(change)
-    sections = [(key, [c for c in rest if section_of(c) == key]) for key, _t, _m in SECTIONS]
-    return by_version, [(key, rows) for key, rows in sections if rows]
-
-
-def render_text(diff: Diff, *, body: bool = False) -> str:
-    """The human layout of ``opencontext diff``: each object under one heading, each changed
-    field old → new (the body's unified diff with ``body``)."""
-    lines = [
-        f"A: {diff.a.describe()}",
-        f"B: {diff.b.describe()}",
-    ]
-    if diff.same:
-        lines.append("Same context: the two bundles digest identically.")
-    by_version, sections = grouped(diff)
-    if diff.versions:
-        lines.append("Version changed:")
-        for v in diff.versions:
-            before = ", ".join(f"@{n}" for n in v.before)
-            after = ", ".join(f"@{n}" for n in v.after)
-            lines.append(f"  ~ {v.id} {before} → {after}")
-            for change in by_version[v.id]:
-                lines.append(f"      {describe_change(change)}")
-                lines.extend(f"        {line}" for line in field_lines(change, body))
-    titles = {key: (title, mark) for key, title, mark in SECTIONS}
-    for key, rows in sections:
-        title, mark = titles[key]
-        lines.append(f"{title}:")
-        for c in rows:
-            lines.append(f"  {mark} {describe_change(c)}")
-            lines.extend(f"      {line}" for line in field_lines(c, body))
-    if diff.warnings_added:
-        lines.append("Warnings added:")
-        lines.extend(f"  + {_warning_text(w)}" for w in diff.warnings_added)
-    if diff.warnings_removed:
-        lines.append("Warnings removed:")
-        lines.extend(f"  - {_warning_text(w)}" for w in diff.warnings_removed)
-    if not diff.objects and not diff.warnings_added and not diff.warnings_removed:
-        lines.append("No differences." if not diff.hidden else "No differences the role sees.")
-    if diff.hidden:
-        n = diff.hidden
-        lines.append(
-            f"({n} change{'s' if n != 1 else ''} to objects the role cannot receive not shown; "
-            "--all shows every exclusion change)"
-        )
-    lines.append(f"Digest A: {diff.a.digest}")
-    lines.append(f"Digest B: {diff.b.digest}")
-    return "\n".join(inert(line, keep_newlines=False) for line in lines) + "\n"
-
-
-def _warning_text(w: WarningView) -> str:
-    mark = "✗" if w.severity == "error" else "⚠"
-    ids = " ".join(w.ids)
-    return f"{mark} {w.code} {ids}: {w.message}" if ids else f"{mark} {w.code}: {w.message}"
-
-
 included_view = _included_view
 excluded_view = _excluded_view
 warning_changes = _warning_changes
 
 __all__ = [
-    "ASPECTS",
-    "SECTIONS",
-    "Diff",
-    "EntryView",
-    "ObjectChange",
-    "SideInfo",
-    "VersionChange",
-    "WarningView",
-    "describe_change",
     "diff_entries",
     "diff_resolutions",
     "entries",
     "excluded_view",
-    "field_lines",
-    "grouped",
     "included_view",
     "receivable_ids",
-    "render_text",
-    "section_of",
     "warning_changes",
 ]

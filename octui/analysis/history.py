@@ -7,10 +7,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from octui.core.enums import ExclusionReason
+from octui.core.enums import ExclusionReason, Lifecycle
 from octui.core.model import ContextObject, Exclusion
 from octui.core.suggest import did_you_mean
-from octui.core.textsafe import inert
 from octui.core.timeutil import BEGINNING_OF_TIME, format_day, format_instant
 from octui.load.loader import Repository
 from octui.resolve.engine import resolve
@@ -36,6 +35,18 @@ def edge_effective(resolution: Resolution, edge: Edge) -> datetime | None:
     return edge.replacement.effective_start
 
 
+def edge_note(effective: datetime | None, in_cycle: bool) -> str:
+    """When an edge takes effect, as the history and the timeline say it: ``in effect from
+    2026-06-01``, ``in effect always``, or why it never is."""
+    if in_cycle:
+        return IN_A_CYCLE
+    if effective is None:
+        return NEVER_IN_EFFECT
+    if effective == BEGINNING_OF_TIME:
+        return "in effect always"
+    return f"in effect from {format_day(effective)}"
+
+
 @dataclass(frozen=True)
 class EdgeFact:
     """One supersession edge as seen from a row: ``text`` is the row's ``edges`` entry."""
@@ -50,13 +61,7 @@ class EdgeFact:
     @property
     def note(self) -> str:
         """``in effect from 2026-06-01``, ``in effect always``, or why it never is."""
-        if self.in_cycle:
-            return IN_A_CYCLE
-        if self.effective is None:
-            return NEVER_IN_EFFECT
-        if self.effective == BEGINNING_OF_TIME:
-            return "in effect always"
-        return f"in effect from {format_day(self.effective)}"
+        return edge_note(self.effective, self.in_cycle)
 
     def to_json(self) -> dict[str, Any]:
         when = self.effective
@@ -75,7 +80,8 @@ class HistoryRow:
     """One object of a lineage. For an object denied to the role only ``id`` and ``state``."""
 
     id: str
-    state: str
+    state: Lifecycle | ExclusionReason
+    """The lifecycle of an included object at ``as_of``, else why it is excluded."""
     obj: ContextObject | None = None
     edges: tuple[str, ...] = ()
     edge_facts: tuple[EdgeFact, ...] = ()
@@ -106,7 +112,7 @@ class HistoryRow:
 
     def to_json(self) -> dict[str, Any]:
         if self.obj is None:
-            return {"id": self.id, "state": self.state}
+            return {"id": self.id, "state": self.state.value}
         o = self.obj
         return {
             "id": o.id,
@@ -115,7 +121,7 @@ class HistoryRow:
             "status": str(o.status),
             "effective_from": format_instant(self.start) if self.start else None,
             "valid_until": format_instant(o.valid_until) if o.valid_until else None,
-            "state": self.state,
+            "state": self.state.value,
             "edges": list(self.edges),
             "path": o.path,
             "edge_effects": [f.to_json() for f in self.edge_facts],
@@ -125,13 +131,13 @@ class HistoryRow:
         }
 
 
-def state_of(fate: Included | Exclusion | None) -> str:
+def state_of(fate: Included | Exclusion | None) -> Lifecycle | ExclusionReason:
     """Lifecycle for an included object, else the exclusion reason."""
     if isinstance(fate, Included):
-        return fate.lifecycle.value
-    if isinstance(fate, Exclusion):
-        return fate.reason.value
-    return "unknown"
+        return fate.lifecycle
+    if fate is None:  # pragma: no cover - every object of a resolution has a fate
+        raise ValueError("an object of the repository has no fate in the resolution")
+    return fate.reason
 
 
 def _denied(fate: Included | Exclusion | None) -> bool:
@@ -202,43 +208,3 @@ def history(
     """Resolve with history included (so retired versions show their lifecycle)."""
     resolution = resolve(repo, Query(role=role, as_of=as_of, include_historical=True))
     return lineage(resolution, object_id)
-
-
-def _window(row: HistoryRow) -> str:
-    """``2025-10-01 → 2026-06-01``: from the effective start to the end of the window in
-    which the object could be in effect (closed by a supersession in effect)."""
-    o = row.obj
-    assert o is not None
-    start = format_day(row.start) if row.start else "always"
-    superseded = row.superseded_from
-    if superseded is not None and superseded <= o.effective_start:
-        return f"never in effect (superseded from {start})"
-    end = row.in_effect_until
-    return f"{start} → {format_day(end) if end else 'open'}"
-
-
-def render_text(rows: list[HistoryRow], object_id: str, role: str | None, as_of: datetime) -> str:
-    """The human layout of ``opencontext history``: one line per version (id@version,
-    authority, window, state at ``as_of``, path), then its supersession edges, each with
-    when it takes effect. A superseded window ends where the supersession takes effect;
-    the declared window, when different, is shown under it."""
-    lines = [
-        f"History of {object_id} at {format_instant(as_of)} (UTC)"
-        + (f" for role {role}" if role else " (whole repository)")
-    ]
-    for r in rows:
-        if r.obj is None:
-            lines.append(f"  {r.id}  {r.state}")
-            continue
-        o = r.obj
-        lines.append(
-            f"  {o.key}  {o.authority or '(no authority)'}  {_window(r)}  {r.state}  {o.path}"
-        )
-        if r.in_effect_until != o.valid_until:  # closed early by a supersession
-            start = format_day(r.start) if r.start else "always"
-            until = format_day(o.valid_until) if o.valid_until else "open"
-            lines.append(f"      declared: {start} → {until}")
-        lines.extend(
-            f"      {f.text if f.in_cycle else f'{f.text} — {f.note}'}" for f in r.edge_facts
-        )
-    return "\n".join(inert(line, keep_newlines=False) for line in lines) + "\n"

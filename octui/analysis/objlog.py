@@ -22,8 +22,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from octui.bundle.bundle import object_fields
+from octui.core.enums import LogChangeKind
 from octui.core.model import ContextObject
-from octui.core.textsafe import inert
 from octui.core.timeutil import format_instant
 from octui.load.config import CONFIG_FILE
 from octui.load.gittree import GitRevisionError, hardened_git
@@ -42,8 +42,7 @@ MAX_COMMITS = 10_000
 class VersionChange:
     version: int
     path: str
-    kind: str
-    """``added``, ``removed`` or ``changed``."""
+    kind: LogChangeKind
     fields: dict[str, list[Any]] = field(default_factory=dict)
     """Each changed field: ``[old, new]`` (``path`` too, when the file was renamed)."""
     body_diff: str | None = None
@@ -52,7 +51,7 @@ class VersionChange:
         return {
             "version": self.version,
             "path": self.path,
-            "kind": self.kind,
+            "kind": self.kind.value,
             "fields": self.fields,
             "body_diff": self.body_diff,
         }
@@ -282,7 +281,7 @@ def _compare(old: ContextObject, new: ContextObject, old_path: str, new_path: st
         fields["path"] = [old_path, new_path]
     ordered = dict(sorted(fields.items()))
     body = _body_diff(old.content or "", new.content or "", old_path, new_path)
-    return VersionChange(new.version, new_path, "changed", ordered, body)
+    return VersionChange(new.version, new_path, LogChangeKind.CHANGED, ordered, body)
 
 
 def _rel(path: str, prefix: str) -> str:
@@ -323,8 +322,8 @@ def _changes(
         while olds and news:
             (pa, a), (pb, b) = olds.pop(0), news.pop(0)
             out.append(_compare(a, b, pa, pb))
-        out.extend(VersionChange(version, path, "removed") for path, _ in olds)
-        out.extend(VersionChange(version, path, "added") for path, _ in news)
+        out.extend(VersionChange(version, path, LogChangeKind.REMOVED) for path, _ in olds)
+        out.extend(VersionChange(version, path, LogChangeKind.ADDED) for path, _ in news)
     return out
 
 
@@ -385,54 +384,9 @@ def object_log(path: str, object_id: str, *, max_commits: int = MAX_COMMITS) -> 
     return ObjectLog(object_id, tuple(commits))
 
 
-# -- text ---------------------------------------------------------------------------------------
-
-
-def show_value(value: Any) -> str:
-    """A field value as the text layout shows it: lists as lists, None as ``null``."""
-    if value is None:
-        return "null"
-    if isinstance(value, str):
-        return repr(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(show_value(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {show_value(v)}" for k, v in value.items()) + "}"
-    return str(value)
-
-
-def change_lines(change: VersionChange, object_id: str, *, body: bool = True) -> list[str]:
-    mark = {"added": "+", "removed": "-"}.get(change.kind, "~")
-    lines = [f"  {mark} {object_id}@{change.version} {change.kind} ({change.path})"]
-    for name, (old, new) in change.fields.items():
-        lines.append(f"      {name}: {show_value(old)} → {show_value(new)}")
-    if change.body_diff and body:
-        lines.append("      body:")
-        lines.extend(f"        {line}" for line in change.body_diff.splitlines())
-    return lines
-
-
-def render_text(log: ObjectLog) -> str:
-    if not log.commits:
-        return f"{log.id}: no commit of HEAD changed a file holding it\n"
-    count = len(log.commits)
-    lines = [f"{log.id}: {count} commit{'s' if count != 1 else ''} changed it, newest first"]
-    for c in log.commits:
-        lines.append("")
-        lines.append(f"commit {c.commit}")
-        lines.append(f"  {format_instant(c.date)} · {c.author}")
-        lines.append(f"  {c.subject}")
-        for change in c.changes:
-            lines.extend(change_lines(change, log.id))
-    return "".join(inert(line, keep_newlines=False) + "\n" for line in lines)
-
-
 __all__ = [
     "LoggedCommit",
     "ObjectLog",
     "VersionChange",
-    "change_lines",
     "object_log",
-    "render_text",
-    "show_value",
 ]

@@ -19,8 +19,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from octui.analysis.diff import Diff, EntryView, SideInfo, WarningView, diff_entries, render_text
-from octui.analysis.objlog import show_value
+from octui.analysis.diff import diff_entries
+from octui.analysis.diff_result import Diff, EntryView, SideInfo, WarningView
 from octui.bundle.bundle import bundle_dict, digest, digest_from_bundle
 from octui.core.textsafe import inert
 from octui.core.timeutil import format_instant, parse_instant
@@ -28,6 +28,8 @@ from octui.load.config import ConfigError, NotARepository
 from octui.load.gittree import GitRevisionError, load_revision
 from octui.load.known_at import commit_info, known_at_revision
 from octui.load.loader import Repository
+from octui.render.diff import render_text
+from octui.render.history import show_value
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query
 

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 
-from octui.analysis.agenda import sorted_candidates
+from octui.analysis.agenda_points import sorted_candidates
 from octui.core.enums import ExclusionReason, Status
 from octui.core.model import ContextObject, Exclusion
 from octui.core.timeutil import BEGINNING_OF_TIME, format_day
@@ -247,6 +247,23 @@ def _forced_authority(obj: ContextObject) -> list[str]:
     return []
 
 
+@dataclass(frozen=True)
+class _Ask:
+    """One question: why is ``obj`` (excluded with ``fate``) not in ``resolution``'s bundle."""
+
+    resolution: Resolution
+    repository: Repository
+    obj: ContextObject
+    fate: Exclusion
+    cancelled: Cancelled
+    cache: ResolutionCache
+    """``repository``'s resolution cache, shared by every re-resolution of the question."""
+
+    @property
+    def query(self) -> Query:
+        return self.resolution.query
+
+
 def why_not(
     resolution: Resolution,
     repository: Repository,
@@ -278,120 +295,159 @@ def why_not(
         return ["No declared role may read it (its access list and classification exclude all)."]
     if obj is None:
         return [fate.detail or fate.reason.value]
-    query = resolution.query
-    reason = fate.reason
+    explain = _BY_REASON.get(fate.reason)
+    if explain is None:  # pragma: no cover - source-unavailable has no object
+        return [fate.detail or fate.reason.value]
     if cache is None or cache.repository is not repository:
         cache = ResolutionCache(repository)
-    out: list[str] = []
-    if reason is R.UNAPPROVED:
-        out.append("It is a draft (status: draft): drafts are never included and never supersede.")
-        approved = replace(obj, status=Status.ACTIVE)
-        verdict = _what_if(repository, query, obj, approved, cancelled)
+    return explain(_Ask(resolution, repository, obj, fate, cancelled, cache))
+
+
+def _unapproved(ask: _Ask) -> list[str]:
+    query, obj = ask.query, ask.obj
+    approved = replace(obj, status=Status.ACTIVE)
+    verdict = _what_if(ask.repository, query, obj, approved, ask.cancelled)
+    return [
+        "It is a draft (status: draft): drafts are never included and never supersede.",
+        "Approved (status: active), it would be "
+        f"{_fate_text(verdict, with_detail=True)} at {format_day(query.as_of)}.",
+    ]
+
+
+def _not_yet_valid(ask: _Ask) -> list[str]:
+    query, obj, repository = ask.query, ask.obj, ask.repository
+    start = obj.effective_start
+    field = "valid_from" if obj.valid_from else "created"
+    verdict = _what_if(
+        repository, replace(query, as_of=start), obj, cancelled=ask.cancelled, cache=ask.cache
+    )
+    out = [
+        f"It becomes valid on {format_day(start)} (its {field}).",
+        f"At that instant it would be {_fate_text(verdict, with_detail=True)}.",
+    ]
+    if isinstance(verdict, Included):
+        return out
+    budget = resolution_budget(repository)
+    own = ask.resolution if ask.resolution.repository is repository else None
+    later, exhausted = first_included(
+        repository, query, obj, start, budget, base=own, cancelled=ask.cancelled, cache=ask.cache
+    )
+    if later is not None:
+        out.append(f"It would first be in the bundle on {format_day(later)}.")
+    elif exhausted:
         out.append(
-            "Approved (status: active), it would be "
-            f"{_fate_text(verdict, with_detail=True)} at {format_day(query.as_of)}."
+            f"It is not in the bundle at any of the next {budget} instants at which "
+            "the bundle may change (no more are tried: each one re-resolves)."
         )
-    elif reason is R.NOT_YET_VALID:
-        start = obj.effective_start
-        field = "valid_from" if obj.valid_from else "created"
-        verdict = _what_if(
-            repository, replace(query, as_of=start), obj, cancelled=cancelled, cache=cache
-        )
-        out.append(f"It becomes valid on {format_day(start)} (its {field}).")
-        out.append(f"At that instant it would be {_fate_text(verdict, with_detail=True)}.")
-        if not isinstance(verdict, Included):
-            budget = resolution_budget(repository)
-            own = resolution if resolution.repository is repository else None
-            later, exhausted = first_included(
-                repository, query, obj, start, budget, base=own, cancelled=cancelled, cache=cache
-            )
-            if later is not None:
-                out.append(f"It would first be in the bundle on {format_day(later)}.")
-            elif exhausted:
-                out.append(
-                    f"It is not in the bundle at any of the next {budget} instants at which "
-                    "the bundle may change (no more are tried: each one re-resolves)."
-                )
-            else:
-                out.append("At no later instant is it in the bundle, as the repository stands.")
-    elif reason is R.EXPIRED:
-        start = obj.effective_start
-        began = "the beginning" if start == BEGINNING_OF_TIME else format_day(start)
-        until = format_day(obj.valid_until) if obj.valid_until else "?"
-        out.append(f"It was in effect from {began} until {until} (valid_until is exclusive).")
-        out.append(
-            f"Nothing brings it back; a new object declaring supersedes: [{obj.key}] "
-            "carries it forward. --include-historical shows it, marked expired."
-        )
-    elif reason is R.SUPERSEDED:
-        for edge in resolution.edges:
-            if edge.replaced.uid != uid:
-                continue
-            if (edge.replacement.uid, edge.replaced.uid) in resolution.cycle_edges:
-                continue
-            where = (
-                f"`supersedes` on {edge.replacement.key}"
-                if edge.field == "supersedes"
-                else f"`superseded_by` on {edge.declared_on.key}"
-            )
-            start = edge.replacement.effective_start
-            since = "always" if start == BEGINNING_OF_TIME else f"since {format_day(start)}"
-            if start <= query.as_of:
-                out.append(f"Replaced by {edge.replacement.key} ({where}), in effect {since}.")
-        out.append(
-            "A supersession stays in effect even after the replacement expires; only removing "
-            "the declaration would bring it back. --include-historical shows it, marked superseded."
-        )
-    elif reason is R.OUTRANKED:
-        winner = ", ".join(fate.related) or "another object"
-        out.append(f"{winner} wins the competition for {obj.id}: {fate.detail}.")
-        out.append(
-            f"To make this one current, retire {winner} (valid_until) or declare "
-            f"supersedes: [{winner}] on this object."
-        )
-        out.extend(_forced_authority(obj))
-    elif reason is R.CONFLICT:
-        winners = ", ".join(fate.related) or "another object"
-        out.append(f"It is in a declared conflict that authority settled for {winners}.")
-        out.append(
-            f"To include it instead, {winners} must be retired or superseded, or the "
-            "conflicts_with declaration removed once their content is reconciled."
-        )
-        out.extend(_forced_authority(obj))
-    elif reason in (R.SCOPE_EXCLUSION, R.NOT_IN_SCOPE):
-        role = query.role or "this role"
-        if reason is R.SCOPE_EXCLUSION:
-            out.append(f"The scope of {role} excludes it ({fate.detail}).")
-        else:
-            out.append(f"No include pattern in the scope of {role} matches {obj.id}.")
-        out.extend(_other_roles(resolution, obj, cancelled, cache))
-    elif reason is R.NOT_RELEVANT:
-        floor = repository.config.ranking.floor
-        mine = score(obj, tokenize(query.task), floor).score
-        if query.min_relevance is not None and mine < query.min_relevance:
-            out.append(
-                f"It scored {mine} for the task; --min-relevance {query.min_relevance:g} "
-                f"needs at least {query.min_relevance:g}."
-            )
-        else:
-            kept = [
-                inc.score
-                for inc in resolution.included
-                if not inc.obj.is_floor_layer and inc.lifecycle.value == "active"
-            ]
-            lowest = min(kept) if kept else None
-            match = re.search(r"ranked (\d+)", fate.detail or "")
-            text = f"It scored {mine} for the task"
-            if lowest is not None:
-                text += f"; the lowest-ranked object kept scored {lowest}"
-            out.append(text + ".")
-            if match and query.limit is not None:
-                position = int(match.group(1))
-                floors = sum(1 for inc in resolution.included if inc.obj.is_floor_layer)
-                out.append(f"--limit {max(position - floors, query.limit + 1)} would keep it.")
-    else:  # pragma: no cover - source-unavailable has no object
-        out.append(fate.detail or reason.value)
+    else:
+        out.append("At no later instant is it in the bundle, as the repository stands.")
     return out
+
+
+def _expired(ask: _Ask) -> list[str]:
+    obj = ask.obj
+    start = obj.effective_start
+    began = "the beginning" if start == BEGINNING_OF_TIME else format_day(start)
+    until = format_day(obj.valid_until) if obj.valid_until else "?"
+    return [
+        f"It was in effect from {began} until {until} (valid_until is exclusive).",
+        f"Nothing brings it back; a new object declaring supersedes: [{obj.key}] "
+        "carries it forward. --include-historical shows it, marked expired.",
+    ]
+
+
+def _superseded(ask: _Ask) -> list[str]:
+    resolution, uid = ask.resolution, ask.obj.uid
+    out: list[str] = []
+    for edge in resolution.edges:
+        if edge.replaced.uid != uid:
+            continue
+        if (edge.replacement.uid, edge.replaced.uid) in resolution.cycle_edges:
+            continue
+        where = (
+            f"`supersedes` on {edge.replacement.key}"
+            if edge.field == "supersedes"
+            else f"`superseded_by` on {edge.declared_on.key}"
+        )
+        start = edge.replacement.effective_start
+        since = "always" if start == BEGINNING_OF_TIME else f"since {format_day(start)}"
+        if start <= ask.query.as_of:
+            out.append(f"Replaced by {edge.replacement.key} ({where}), in effect {since}.")
+    out.append(
+        "A supersession stays in effect even after the replacement expires; only removing "
+        "the declaration would bring it back. --include-historical shows it, marked superseded."
+    )
+    return out
+
+
+def _outranked(ask: _Ask) -> list[str]:
+    winner = ", ".join(ask.fate.related) or "another object"
+    return [
+        f"{winner} wins the competition for {ask.obj.id}: {ask.fate.detail}.",
+        f"To make this one current, retire {winner} (valid_until) or declare "
+        f"supersedes: [{winner}] on this object.",
+        *_forced_authority(ask.obj),
+    ]
+
+
+def _conflict(ask: _Ask) -> list[str]:
+    winners = ", ".join(ask.fate.related) or "another object"
+    return [
+        f"It is in a declared conflict that authority settled for {winners}.",
+        f"To include it instead, {winners} must be retired or superseded, or the "
+        "conflicts_with declaration removed once their content is reconciled.",
+        *_forced_authority(ask.obj),
+    ]
+
+
+def _out_of_scope(ask: _Ask) -> list[str]:
+    role = ask.query.role or "this role"
+    if ask.fate.reason is R.SCOPE_EXCLUSION:
+        first = f"The scope of {role} excludes it ({ask.fate.detail})."
+    else:
+        first = f"No include pattern in the scope of {role} matches {ask.obj.id}."
+    return [first, *_other_roles(ask.resolution, ask.obj, ask.cancelled, ask.cache)]
+
+
+def _not_relevant(ask: _Ask) -> list[str]:
+    query, resolution, fate = ask.query, ask.resolution, ask.fate
+    floor = ask.repository.config.ranking.floor
+    mine = score(ask.obj, tokenize(query.task), floor).score
+    if query.min_relevance is not None and mine < query.min_relevance:
+        return [
+            f"It scored {mine} for the task; --min-relevance {query.min_relevance:g} "
+            f"needs at least {query.min_relevance:g}."
+        ]
+    kept = [
+        inc.score
+        for inc in resolution.included
+        if not inc.obj.is_floor_layer and inc.lifecycle.value == "active"
+    ]
+    lowest = min(kept) if kept else None
+    match = re.search(r"ranked (\d+)", fate.detail or "")
+    text = f"It scored {mine} for the task"
+    if lowest is not None:
+        text += f"; the lowest-ranked object kept scored {lowest}"
+    out = [text + "."]
+    if match and query.limit is not None:
+        position = int(match.group(1))
+        floors = sum(1 for inc in resolution.included if inc.obj.is_floor_layer)
+        out.append(f"--limit {max(position - floors, query.limit + 1)} would keep it.")
+    return out
+
+
+_BY_REASON: dict[ExclusionReason, Callable[[_Ask], list[str]]] = {
+    R.UNAPPROVED: _unapproved,
+    R.NOT_YET_VALID: _not_yet_valid,
+    R.EXPIRED: _expired,
+    R.SUPERSEDED: _superseded,
+    R.OUTRANKED: _outranked,
+    R.CONFLICT: _conflict,
+    R.SCOPE_EXCLUSION: _out_of_scope,
+    R.NOT_IN_SCOPE: _out_of_scope,
+    R.NOT_RELEVANT: _not_relevant,
+}
+"""What explains each reason an object the role may read is left out."""
 
 
 __all__ = [

@@ -14,7 +14,8 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from octui.core.enums import ColorMode
-from octui.core.timeutil import parse_instant
+from octui.core.timeutil import now_utc, parse_instant
+from octui.resolve.result import Query
 
 Parser = argparse.ArgumentParser | argparse._ArgumentGroup
 
@@ -170,4 +171,20 @@ def add_color_arg(p: Parser) -> None:
         default=ColorMode.AUTO.value,
         help="colour the marks (✓ ✗ ⚠ !) of the text layouts; auto: only on a terminal and "
         "when NO_COLOR is unset or empty (default: auto). JSON is never coloured",
+    )
+
+
+def query_from(
+    args: argparse.Namespace, *, as_of: datetime | None = None, strict: bool = False
+) -> Query:
+    """The query the command line asks for — role, task, history, trimming — at ``as_of``
+    (default: ``--as-of``, else now): the one way resolve, diff and verify build it."""
+    return Query(
+        role=args.role,
+        as_of=as_of or args.as_of or now_utc(),
+        task=args.task,
+        include_historical=args.include_historical,
+        limit=args.limit,
+        min_relevance=args.min_relevance,
+        strict=strict,
     )

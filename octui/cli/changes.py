@@ -13,7 +13,6 @@ from datetime import datetime
 from typing import Any
 
 from octui.analysis.agenda import change_agenda
-from octui.analysis.agenda import render_text as render_agenda
 from octui.bundle.bundle import dumps_bundle
 from octui.cli.args import (
     add_format_arg,
@@ -27,6 +26,7 @@ from octui.cli.common import UsageError, emit, load_for
 from octui.core.enums import ExitCode
 from octui.core.timeutil import add_days, now_utc, parse_duration, parse_instant
 from octui.load.known_at import describe_source
+from octui.render.agenda import render_text as render_agenda
 from octui.resolve.result import Query
 
 

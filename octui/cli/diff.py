@@ -15,7 +15,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from octui.analysis.diff import diff_resolutions, render_text
+from octui.analysis.diff import diff_resolutions
 from octui.bundle.bundle import dumps_bundle
 from octui.cli.args import (
     add_format_arg,
@@ -27,6 +27,7 @@ from octui.cli.args import (
     examples,
     non_negative_int,
     number,
+    query_from,
     rev_help,
     when,
 )
@@ -40,9 +41,9 @@ from octui.cli.common import (
     uses_cache,
 )
 from octui.core.enums import ExitCode
-from octui.core.timeutil import now_utc
 from octui.load.known_at import describe_source
 from octui.load.loader import Repository
+from octui.render.diff import render_text
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query
 
@@ -123,14 +124,7 @@ def _add_against_args(p: argparse.ArgumentParser) -> None:
 
 def _queries(args: argparse.Namespace) -> tuple[Query, Query]:
     """Side A's query, and side B's: A's with every ``--against-*`` input applied."""
-    query_a = Query(
-        role=args.role,
-        as_of=args.as_of or now_utc(),
-        task=args.task,
-        include_historical=args.include_historical,
-        limit=args.limit,
-        min_relevance=args.min_relevance,
-    )
+    query_a = query_from(args)
     query_b = replace(
         query_a,
         as_of=args.against_as_of if args.against_as_of is not None else query_a.as_of,

@@ -11,15 +11,15 @@ import sys
 from typing import Any
 
 from octui.analysis.history import history
-from octui.analysis.history import render_text as render_history
 from octui.analysis.objlog import object_log
-from octui.analysis.objlog import render_text as render_log
 from octui.bundle.bundle import dumps_bundle
 from octui.cli.args import add_format_arg, add_repo_args, add_source_args, examples
 from octui.cli.common import UsageError, emit, load_for
 from octui.core.enums import ExitCode
 from octui.core.timeutil import format_instant, now_utc
 from octui.load.gittree import GitRevisionError
+from octui.render.history import render_log
+from octui.render.history import render_text as render_history
 
 
 def add_parser(sub: Any, name: str) -> argparse.ArgumentParser:

@@ -19,14 +19,13 @@ from octui.cli.args import (
     examples,
     non_negative_int,
     number,
+    query_from,
 )
 from octui.cli.common import emit, load_for, source_of
 from octui.core.enums import ExitCode
-from octui.core.timeutil import now_utc
 from octui.load.loader import gc_paused
 from octui.render.explain import explain
 from octui.resolve.engine import resolve
-from octui.resolve.result import Query
 
 
 def add_parser(sub: Any, name: str) -> argparse.ArgumentParser:
@@ -71,22 +70,9 @@ def add_parser(sub: Any, name: str) -> argparse.ArgumentParser:
     return p
 
 
-def query_from(args: argparse.Namespace) -> Query:
-    """The query ``resolve``'s arguments ask."""
-    return Query(
-        role=args.role,
-        as_of=args.as_of or now_utc(),
-        task=args.task,
-        include_historical=args.include_historical,
-        limit=args.limit,
-        min_relevance=args.min_relevance,
-        strict=args.strict,
-    )
-
-
 def run(args: argparse.Namespace) -> ExitCode:
     repo = load_for(args)
-    resolution = resolve(repo, query_from(args))
+    resolution = resolve(repo, query_from(args, strict=args.strict))
     with gc_paused():  # the bundle is tens of MB of short-lived containers at 50k objects
         if args.format == "json":
             sys.stdout.write(dumps_bundle(bundle_dict(resolution)))

@@ -30,7 +30,7 @@ from octui.render.ci_formats import (
     render_sarif,
     resolve_format,
 )
-from octui.render.explain import finding_lines
+from octui.render.findings import finding_lines
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query
 

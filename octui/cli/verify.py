@@ -23,11 +23,11 @@ from octui.cli.args import (
     examples,
     non_negative_int,
     number,
+    query_from,
     when,
 )
 from octui.cli.common import UsageError, check_exclusive, emit, open_known_at, open_revision
 from octui.core.enums import ExitCode
-from octui.resolve.result import Query
 
 #: The folder read when none is named.
 CURRENT_FOLDER = "."
@@ -89,15 +89,7 @@ def check_digest(args: argparse.Namespace, repo_path: str) -> Verdict:
         repo = open_known_at(repo_path, args.known_at)
     else:
         repo = open_revision(repo_path, args.rev)
-    query = Query(
-        role=args.role,
-        as_of=args.as_of,
-        task=args.task,
-        include_historical=args.include_historical,
-        limit=args.limit,
-        min_relevance=args.min_relevance,
-    )
-    return verify_digest(repo, repo_path, query, args.digest)
+    return verify_digest(repo, repo_path, query_from(args), args.digest)
 
 
 def check_file(args: argparse.Namespace) -> Verdict:

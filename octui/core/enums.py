@@ -166,3 +166,87 @@ class ExitCode(IntEnum):
     FAILED = 1
     USAGE = 2
     INTERRUPTED = 130
+
+
+class DiffAspect(StrEnum):
+    """Every kind of change one object can show between two bundles, in the order a diff
+    reports them (the first is a change's *primary* aspect)."""
+
+    ADDED = "added"
+    REMOVED = "removed"
+    NOW_INCLUDED = "now-included"
+    NOW_EXCLUDED = "now-excluded"
+    VERSION = "version"
+    REASON = "reason"
+    RELATED = "related"
+    LIFECYCLE = "lifecycle"
+    STALE = "stale"
+    AUTHORITY = "authority"
+    FIELDS = "fields"
+    RANK = "rank"
+
+    @property
+    def moves_in(self) -> bool:
+        """The object moved into the bundle: it is new on side B, or now included."""
+        return self in (DiffAspect.ADDED, DiffAspect.NOW_INCLUDED)
+
+    @property
+    def moves_out(self) -> bool:
+        """The object moved out of the bundle: it is gone on side B, or now excluded."""
+        return self in (DiffAspect.REMOVED, DiffAspect.NOW_EXCLUDED)
+
+
+class CauseKind(StrEnum):
+    """Which date of an object makes an instant a candidate of the change agenda."""
+
+    VALID_FROM = "valid-from"
+    CREATED = "created"
+    VALID_UNTIL = "valid-until"
+    SUPERSESSION = "supersession"
+    STALE = "stale"
+
+
+class LogChangeKind(StrEnum):
+    """What one commit did to one version of an id, in the object's git log."""
+
+    ADDED = "added"
+    REMOVED = "removed"
+    CHANGED = "changed"
+
+
+class FindingMark(StrEnum):
+    """The glyph at the head of a finding's line, in every layout and in the explorer:
+    ``✗`` an error, ``⚠`` a warning, ``!`` staleness (a reminder more than a fault)."""
+
+    ERROR = "✗"
+    WARNING = "⚠"
+    STALE = "!"
+
+    @classmethod
+    def of(cls, code: WarningCode) -> FindingMark:
+        """The mark of a finding with ``code``."""
+        if code is WarningCode.STALE:
+            return cls.STALE
+        return cls.ERROR if code.severity is Severity.ERROR else cls.WARNING
+
+    @property
+    def style(self) -> str:
+        """The explorer's (Rich) style of the mark and of the finding's code."""
+        return _MARK_STYLE[self]
+
+    @property
+    def ansi(self) -> str:
+        """The terminal colour (ANSI SGR) ``--color`` paints the mark with."""
+        return _MARK_ANSI[self]
+
+
+_MARK_STYLE: dict[FindingMark, str] = {
+    FindingMark.ERROR: "bold red",
+    FindingMark.WARNING: "yellow",
+    FindingMark.STALE: "yellow",
+}
+_MARK_ANSI: dict[FindingMark, str] = {
+    FindingMark.ERROR: "\x1b[31m",  # red
+    FindingMark.WARNING: "\x1b[33m",  # yellow
+    FindingMark.STALE: "\x1b[36m",  # cyan: staleness is a reminder, not a fault
+}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
@@ -189,6 +190,11 @@ class Finding:
 
     def sort_key(self) -> tuple[str, tuple[str, ...], str, tuple[str, ...]]:
         return (self.code.value, self.ids, self.message, self.paths)
+
+
+def count_errors(findings: Iterable[Finding]) -> int:
+    """How many of ``findings`` are errors: the one count behind every "N errors"."""
+    return sum(1 for f in findings if f.code.severity is Severity.ERROR)
 
 
 @dataclass(frozen=True, slots=True)

@@ -99,6 +99,11 @@ def add_days(instant: datetime, days: int) -> datetime:
         return END_OF_TIME if days > 0 else BEGINNING_OF_TIME
 
 
+def month_index(instant: datetime) -> int:
+    """Months since January of year 0: consecutive months are consecutive numbers."""
+    return instant.year * 12 + instant.month - 1
+
+
 def shift(instant: datetime, *, months: int = 0, days: int = 0) -> datetime | None:
     """``instant`` moved by calendar ``months``, then by ``days``; None when the result
     would leave the representable range (0001-01-01 to 9999-12-31). Never raises.
@@ -106,7 +111,7 @@ def shift(instant: datetime, *, months: int = 0, days: int = 0) -> datetime | No
     A month step keeps the day of the month, clamped to the month's length
     (31 March minus one month is 28 or 29 February).
     """
-    year, month0 = divmod(instant.year * 12 + instant.month - 1 + months, 12)
+    year, month0 = divmod(month_index(instant) + months, 12)
     if not 1 <= year <= 9999:
         return None
     day = min(instant.day, calendar.monthrange(year, month0 + 1)[1])

@@ -472,9 +472,6 @@ class _Walk:
                 self.files.append((source, entry))
 
 
-Parser = Callable[[str, Entry, Tree], ParsedFile]
-
-
 def read_and_parse(rel: str, entry: Entry, tree: Tree) -> ParsedFile:
     if entry.size > MAX_FILE_BYTES:
         return ParsedFile(rel, error=f"file is larger than {MAX_FILE_BYTES} bytes (1 MiB)")

@@ -15,14 +15,12 @@ import re
 from collections.abc import Mapping
 from typing import TextIO
 
-from octui.core.enums import ColorMode
+from octui.core.enums import ColorMode, FindingMark
 
 RESET = "\x1b[0m"
 MARK_COLOURS: dict[str, str] = {
     "✓": "\x1b[32m",  # green
-    "✗": "\x1b[31m",  # red
-    "⚠": "\x1b[33m",  # yellow
-    "!": "\x1b[36m",  # cyan: staleness is a reminder, not a fault
+    **{mark.value: mark.ansi for mark in FindingMark},
 }
 
 # A mark at the head of a line (after indentation and an optional one-character diff

@@ -19,7 +19,7 @@ from octui.bundle.bundle import dumps_bundle
 from octui.core.enums import AuditFormat
 from octui.core.textsafe import inert
 from octui.core.timeutil import format_instant
-from octui.render.explain import glyph
+from octui.render.findings import glyph
 
 
 def source_label(audit: Audit) -> str:

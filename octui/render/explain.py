@@ -1,14 +1,14 @@
-"""The human-readable layout of ``--explain`` (the seed's example, after a header that
-names what was resolved), and findings as text."""
+"""The human-readable layout of ``--explain``: the seed's example, after a header that
+names what was resolved (findings as text: :mod:`octui.render.findings`)."""
 
 from __future__ import annotations
 
 import json
 
-from octui.core.enums import Lifecycle, Severity, WarningCode
-from octui.core.model import Finding
+from octui.core.enums import Lifecycle
 from octui.core.textsafe import inert
 from octui.core.timeutil import format_instant
+from octui.render.findings import finding_lines
 from octui.resolve.result import Resolution
 
 #: ``source`` of a resolution read from the files on disk.
@@ -51,26 +51,6 @@ def header_lines(resolution: Resolution, source: str = WORKING_TREE_SOURCE) -> l
         f"{len(resolution.included)} included, {len(resolution.exclusions)} excluded, {warnings}"
     )
     return [" · ".join(parts), counts]
-
-
-def glyph(finding: Finding) -> str:
-    """``✗`` error, ``⚠`` warning, ``!`` staleness (a reminder more than a fault)."""
-    if finding.code is WarningCode.STALE:
-        return "!"
-    return "✗" if finding.severity is Severity.ERROR else "⚠"
-
-
-def finding_lines(finding: Finding, *, with_paths: bool = False) -> list[str]:
-    ids = " ".join(finding.ids)
-    head = f"{glyph(finding)} {finding.code.value}"
-    if finding.code is WarningCode.STALE and ids:
-        head += f" {ids}"
-    lines = [inert(f"{head}: {finding.message}", keep_newlines=False)]
-    if finding.hint:
-        lines.append(inert(f"  → {finding.hint}", keep_newlines=False))
-    if with_paths:
-        lines.extend(inert(f"  at {p}", keep_newlines=False) for p in finding.paths)
-    return lines
 
 
 def explain(resolution: Resolution, digest: str, *, source: str = WORKING_TREE_SOURCE) -> str:

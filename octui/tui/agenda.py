@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from datetime import datetime
 from typing import ClassVar
 
@@ -24,8 +23,9 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from octui.analysis.agenda import ChangePoint, change_agenda, walk_changes
-from octui.analysis.diff import ObjectChange
+from octui.analysis.agenda import change_agenda, walk_changes
+from octui.analysis.agenda_points import ChangePoint
+from octui.analysis.diff_result import ObjectChange
 from octui.core.textsafe import inert
 from octui.core.timeutil import format_day, format_instant
 from octui.load.loader import Repository
@@ -38,9 +38,9 @@ from octui.tui.widgets.rowtable import Cell, Column, RowTable
 def summarize(point: ChangePoint) -> str:
     """One line: what came in, what went out, what else changed."""
     d = point.diff
-    ins = [c for c in d.objects if c.primary in ("added", "now-included")]
-    outs = [c for c in d.objects if c.primary in ("removed", "now-excluded")]
-    other = [c for c in d.objects if c not in ins and c not in outs and c.aspects != ("rank",)]
+    ins = [c for c in d.objects if c.moved_in]
+    outs = [c for c in d.objects if c.moved_out]
+    other = [c for c in d.objects if c not in ins and c not in outs and not c.rank_only]
     parts = []
     if ins:
         parts.append("+" + ", +".join(_label(c) for c in ins))
@@ -229,7 +229,3 @@ def find_change(
         if everything or point.receives:
             return point
     return None
-
-
-def query_for_walk(query: Query, as_of: datetime) -> Query:
-    return replace(query, as_of=as_of)

@@ -22,18 +22,18 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from octui.analysis.diff import (
+from octui.analysis.diff_result import Diff, ObjectChange
+from octui.core.model import Exclusion
+from octui.core.textsafe import inert
+from octui.core.timeutil import format_instant
+from octui.render.diff import (
     SECTIONS,
-    Diff,
-    ObjectChange,
     describe_change,
     describe_side,
     field_lines,
     grouped,
+    side_text,
 )
-from octui.core.model import Exclusion
-from octui.core.textsafe import inert
-from octui.core.timeutil import format_instant
 from octui.resolve.result import Included
 from octui.tui.state import View
 from octui.tui.widgets.rowtable import Cell, RowTable
@@ -74,17 +74,16 @@ def marks_for(diff: Diff) -> dict[tuple[object, ...], str]:
     marks: dict[tuple[object, ...], str] = {}
     for change in diff.objects:
         after = change.after
-        if after is None or change.aspects == ("rank",):
+        if after is None or change.rank_only:
             continue
         key: tuple[object, ...] = (
             ("i", after.id, after.version)
             if after.included
             else ("x", after.id, after.version, after.reason)
         )
-        primary = change.primary
-        if primary in ("added", "now-included"):
+        if change.moved_in:
             marks[key] = NEW_STYLE
-        elif primary == "now-excluded":
+        elif change.moved_out:
             marks[key] = GONE_STYLE
         else:
             marks[key] = CHANGED_STYLE
@@ -118,12 +117,11 @@ def decorate(table: RowTable, marks: Callable[[], dict[tuple[object, ...], str]]
 
 
 def _line_style(change: ObjectChange) -> str:
-    primary = change.primary
-    if primary in ("added", "now-included"):
+    if change.moved_in:
         return "green"
-    if primary in ("removed", "now-excluded"):
+    if change.moved_out:
         return "red"
-    if change.aspects == ("rank",):
+    if change.rank_only:
         return "dim"
     return "yellow"
 
@@ -139,7 +137,7 @@ def diff_text(pin: Pin, diff: Diff, everything: bool = False) -> Text:
     text.append("A (pinned) ", style="bold")
     text.append(inert(pin.describe(), keep_newlines=False) + "\n")
     text.append("B (now)    ", style="bold")
-    text.append(inert(diff.b.describe(), keep_newlines=False) + "\n")
+    text.append(inert(side_text(diff.b), keep_newlines=False) + "\n")
     if diff.same:
         text.append("Same context: the two bundles digest identically.\n", style="green")
     summary = diff.summary()

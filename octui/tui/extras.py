@@ -1,4 +1,4 @@
-"""Compare, change agenda, git revisions and "why not" in the explorer (issue 6).
+"""Compare, change agenda, git revisions and "why not" in the explorer.
 
 :class:`ExplorerExtras` is mixed into :class:`~octui.tui.app.OctuiApp`. The app calls
 three hooks — :meth:`view_applied` after each new resolution is on screen,
@@ -25,8 +25,9 @@ from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.widgets import Static
 
-from octui.analysis.agenda import EPSILON
-from octui.analysis.diff import Diff, diff_resolutions
+from octui.analysis.agenda_points import EPSILON
+from octui.analysis.diff import diff_resolutions
+from octui.analysis.diff_result import Diff
 from octui.analysis.whynot import WhyNotCancelled, why_not
 from octui.core.model import Exclusion, Finding
 from octui.core.textsafe import inert
@@ -46,9 +47,6 @@ if TYPE_CHECKING:
     from octui.tui.state import View
 
 Command = tuple[str, Callable[[], object], str]
-
-_IN = ("added", "now-included")
-_OUT = ("removed", "now-excluded")
 
 EXTRA_BINDINGS = [
     Binding("p", "pin", "Pin / unpin the bundle to compare against", show=False),
@@ -258,12 +256,10 @@ class ExplorerExtras:
                 if diff.same:
                     text += " · [ansi_green]same context[/]"
                 else:
-                    moved_in = sum(1 for c in diff.objects if c.primary in _IN)
-                    moved_out = sum(1 for c in diff.objects if c.primary in _OUT)
+                    moved_in = sum(1 for c in diff.objects if c.moved_in)
+                    moved_out = sum(1 for c in diff.objects if c.moved_out)
                     changed = sum(
-                        1
-                        for c in diff.objects
-                        if c.primary not in _IN + _OUT and c.aspects != ("rank",)
+                        1 for c in diff.objects if not (c.moved_in or c.moved_out or c.rank_only)
                     )
                     text += (
                         f" · now [ansi_green]+{moved_in} in[/] [ansi_red]-{moved_out} out[/] "

@@ -178,12 +178,12 @@ def _make_view(resolution: Resolution, generation: int) -> View:
             uid_of[id(fate)] = uid
     counts: Counter[ExclusionReason] = Counter(e.reason for e in resolution.exclusions)
     view = View(resolution, digest(resolution), generation, uid_of, counts)
-    view.included_rows = table_rows(resolution.included, row_key, _included_id)
+    view.included_rows = table_rows(resolution.included, row_key, included_id)
     by_reason: dict[str, list[Exclusion]] = {}
     for ex in resolution.exclusions:
         by_reason.setdefault(ex.reason.value, []).append(ex)
     excluded = {
-        reason: table_rows(rows, row_key, _excluded_id, details=_excluded_detail)
+        reason: table_rows(rows, row_key, excluded_id, details=_excluded_detail)
         for reason, rows in by_reason.items()
     }
     widest = max((t.id_width for t in excluded.values()), default=0)
@@ -201,11 +201,13 @@ ALL_REASONS = "all"
 """The key of every exclusion in :attr:`View.excluded_rows` (the reason filter's "all")."""
 
 
-def _included_id(inc: Included) -> str:
+def included_id(inc: Included) -> str:
+    """The id cell of an included row (measured here, made inert by the table)."""
     return inc.obj.id
 
 
-def _excluded_id(ex: Exclusion) -> str:
+def excluded_id(ex: Exclusion) -> str:
+    """The id cell of an excluded row (measured here, made inert by the table)."""
     return ex.id
 
 

@@ -29,12 +29,13 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from octui.analysis.objlog import ObjectLog, object_log, show_value
+from octui.analysis.objlog import ObjectLog, object_log
 from octui.core.model import Exclusion, Finding
 from octui.core.textsafe import inert
 from octui.core.timeutil import format_instant, parse_instant
 from octui.load.gittree import GitRevisionError, GitTree
 from octui.load.known_at import CommitInfo, commit_info, known_at_revision
+from octui.render.history import log_mark, show_value
 from octui.resolve.result import Included
 from octui.session import Session
 
@@ -164,7 +165,7 @@ def log_options(log: ObjectLog) -> list[Option]:
             (inert(c.subject, keep_newlines=False), "bold"),
         )
         for change in c.changes:
-            mark = {"added": "+", "removed": "-"}.get(change.kind, "~")
+            mark = log_mark(change.kind)
             text.append(f"\n  {mark} @{change.version} {change.kind}")
             for name, (old, new) in change.fields.items():
                 text.append(

@@ -20,21 +20,20 @@ from properties.test_properties import ROLE_NAMES, SETTINGS, specs, write
 from repo_builder import obj
 
 from octui.analysis.agenda import (
-    EPSILON,
     _brute_walk,
     brute_force_agenda,
-    candidates,
     change_agenda,
     next_change,
     previous_change,
-    render_text,
-    sorted_candidates,
     walk_changes,
 )
+from octui.analysis.agenda_points import EPSILON, candidates, sorted_candidates
 from octui.bundle.bundle import digest
 from octui.cli.main import main
+from octui.core.enums import CauseKind
 from octui.core.timeutil import format_instant, parse_instant
 from octui.load.loader import Repository, load_repository
+from octui.render.agenda import render_text
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query
 
@@ -319,3 +318,25 @@ def test_changes_lists_what_the_role_receives_unless_all(
     text = capsys.readouterr().out
     assert "Changes to what the role receives (--all: every digest change)." in text
     assert "decisions." not in text
+
+
+def test_every_cause_kind_puts_an_instant_on_the_agenda(repo_factory: Any) -> None:
+    """Each :class:`CauseKind` is the cause of a candidate, at the instant of its date."""
+    root = repo_factory(
+        {
+            "a1.md": obj("a1", created="2026-01-01", valid_until="2026-08-01"),
+            "a2.md": obj("a2", version=2, valid_from="2026-03-01", supersedes=["a1@1"]),
+        },
+        {"freshness": {"default": "30d"}},
+    )
+    found = candidates(resolve(load_repository(root), Query(role="reader", as_of=TODAY)))
+    kinds = {(at, after, c.kind, c.key) for (at, after), causes in found.items() for c in causes}
+    assert kinds >= {
+        (parse_instant("2026-01-01"), False, CauseKind.CREATED, "a1@1"),
+        (parse_instant("2026-08-01"), False, CauseKind.VALID_UNTIL, "a1@1"),
+        (parse_instant("2026-03-01"), False, CauseKind.VALID_FROM, "a2@2"),
+        (parse_instant("2026-03-01"), False, CauseKind.SUPERSESSION, "a2@2"),
+        (parse_instant("2026-01-31"), True, CauseKind.STALE, "a1@1"),
+    }
+    assert {kind for _, _, kind, _ in kinds} == set(CauseKind)
+    assert all(type(kind) is CauseKind for _, _, kind, _ in kinds)

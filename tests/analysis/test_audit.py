@@ -28,7 +28,6 @@ from octui.core.model import Finding
 from octui.core.timeutil import parse_instant
 from octui.load.loader import load_repository
 from octui.load.locate import key_lines, locate, problem_line, reader_for
-from octui.render.audit import render_csv, render_markdown, render_text
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query
 
@@ -379,12 +378,6 @@ def test_csv_is_the_role_by_object_matrix(capsys: pytest.CaptureFixture[str]) ->
     assert team["sales"] == "outranked"  # by pricing.team@2, on version
 
 
-def test_csv_cells_never_run_as_formulas(tmp_path: Path) -> None:
-    root = make_repo(tmp_path, {"=cmd.md": obj("x"), "@sum.md": obj("y")})
-    rows = list(csv.reader(io.StringIO(render_csv(audit_of(root)))))
-    assert [r[2] for r in rows[1:]] == ["'=cmd.md", "'@sum.md"]
-
-
 def test_text_lists_errors_first_with_roles_and_files(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "audit", str(SAMPLE_REPO), "--as-of", AS_OF, "--color", "never")
     assert code == 1
@@ -401,31 +394,6 @@ def test_text_lists_errors_first_with_roles_and_files(capsys: pytest.CaptureFixt
     summary = lines.index("Summary:")
     assert lines[summary + 1].startswith("  engineering: ")
     assert len(lines) == summary + 6
-
-
-def test_text_and_markdown_make_repository_text_inert(tmp_path: Path) -> None:
-    root = make_repo(tmp_path, {"p.md": obj("p", authority="x\x1b]52;c;AAAA\x07[link](http://e)")})
-    result = audit_of(root)
-    assert "\x1b" not in render_text(result) and "\\x1b" in render_text(result)
-    md = render_markdown(result)
-    assert "\x1b" not in md and "[link](http" not in md and "\\[link\\](http" in md
-
-
-def test_markdown_report(tmp_path: Path) -> None:
-    result = audit_of(SAMPLE_REPO)
-    md = render_markdown(result)
-    assert md.startswith("# Audit of the context repository\n")
-    assert "## Findings: 7 errors, 12 warnings" in md
-    assert "  - files: `pricing/team.v1.md:17`" in md
-    assert "| role | included | excluded | errors | warnings |" in md
-    differing = [o for o in result.objects if o.differs]
-    same = [o for o in result.objects if not o.differs]
-    assert differing and same
-    table = md.split("## Objects whose fate differs between roles")[1]
-    assert f"({len(differing)})" in table
-    assert all(f"`{o.obj.path}`" in table for o in differing)
-    assert not any(f"`{o.obj.path}`" in table for o in same)
-    assert render_markdown(result) == md  # deterministic
 
 
 def test_exit_code_is_zero_without_errors(

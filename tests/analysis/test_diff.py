@@ -17,11 +17,14 @@ sys.path.insert(0, str(Path(__file__).parent.parent))
 
 from repo_builder import obj
 
-from octui.analysis.diff import diff_resolutions, entries, render_text
+from octui.analysis.diff import diff_entries, diff_resolutions, entries
+from octui.analysis.diff_result import EntryView
 from octui.bundle.bundle import digest
 from octui.cli.main import main
+from octui.core.enums import DiffAspect
 from octui.core.timeutil import parse_instant
 from octui.load.loader import Repository, load_repository
+from octui.render.diff import render_text
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query
 
@@ -343,3 +346,56 @@ def test_changed_fields_show_old_and_new_values(
     assert change["fields"]["tags"] == [["refund"], ["refund", "billing"]]
     assert "+Customers may ask for a refund within 45 days." in change["body_diff"]
     assert "body_diff" not in d.to_json()["objects"][0]
+
+
+def _entry(**fields: Any) -> EntryView:
+    return EntryView(**{"id": "p", "version": 1, "included": True, **fields})
+
+
+#: One pair of bundle entries (side A, side B) for each aspect of a change.
+ASPECT_PAIRS: dict[DiffAspect, tuple[list[EntryView], list[EntryView]]] = {
+    DiffAspect.ADDED: ([], [_entry()]),
+    DiffAspect.REMOVED: ([_entry()], []),
+    DiffAspect.NOW_INCLUDED: ([_entry(included=False, reason="expired")], [_entry()]),
+    DiffAspect.NOW_EXCLUDED: ([_entry()], [_entry(included=False, reason="expired")]),
+    DiffAspect.VERSION: (
+        [_entry(included=False, reason="expired")],
+        [_entry(included=False, reason="expired", version=2)],
+    ),
+    DiffAspect.REASON: (
+        [_entry(included=False, reason="expired")],
+        [_entry(included=False, reason="outranked")],
+    ),
+    DiffAspect.RELATED: (
+        [_entry(included=False, reason="superseded", related=("p@2",))],
+        [_entry(included=False, reason="superseded", related=("p@3",))],
+    ),
+    DiffAspect.LIFECYCLE: ([_entry(lifecycle="active")], [_entry(lifecycle="expired")]),
+    DiffAspect.STALE: ([_entry()], [_entry(stale=True)]),
+    DiffAspect.AUTHORITY: ([_entry(authority="canonical")], [_entry(authority="reference")]),
+    DiffAspect.RANK: ([_entry(rank=1)], [_entry(rank=2)]),
+}
+
+
+def test_every_aspect_of_a_change_is_reported(repo_factory: Any) -> None:
+    """Each :class:`DiffAspect` is what a diff reports for the change that shows it."""
+    seen: set[DiffAspect] = set()
+    for aspect, (a, b) in ASPECT_PAIRS.items():
+        changes, _versions = diff_entries(a, b)
+        assert [c.primary for c in changes] == [aspect], aspect
+        seen.update(changes[0].aspects)
+    before = repo_factory({"p.md": obj("p", title="Old")}, name="a")
+    after = repo_factory({"p.md": obj("p", title="New")}, name="b")
+    q = Query(role="reader", as_of=TODAY)
+    d = diff_resolutions(resolve(load_repository(before), q), resolve(load_repository(after), q))
+    assert [c.aspects for c in d.objects] == [(DiffAspect.FIELDS,)]
+    seen.update(d.objects[0].aspects)
+    assert seen == set(DiffAspect)
+
+
+def test_moved_in_moved_out_and_rank_only_follow_the_primary_aspect() -> None:
+    for aspect, (a, b) in ASPECT_PAIRS.items():
+        (change,), _ = diff_entries(a, b)
+        assert change.moved_in is (aspect in (DiffAspect.ADDED, DiffAspect.NOW_INCLUDED))
+        assert change.moved_out is (aspect in (DiffAspect.REMOVED, DiffAspect.NOW_EXCLUDED))
+        assert change.rank_only is (aspect is DiffAspect.RANK)

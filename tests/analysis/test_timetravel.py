@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).parent.parent))
 from git_fixture import SAMPLE_REPO, _edit, git
 
 from octui.cli.main import main
+from octui.core.enums import LogChangeKind
 from octui.core.timeutil import parse_instant
 from octui.load.gittree import GitRevisionError
 from octui.load.known_at import known_at_revision
@@ -428,3 +429,20 @@ def test_history_log_follows_the_first_parent_through_a_merge_and_odd_names(
     code, out, err = run_cli(capsys, "history", "policies.refunds", repo.context, "--log")
     assert code == 0, err
     assert "\x1b" not in out and "\x01" not in out
+
+
+def test_history_log_says_when_a_version_is_removed_and_every_kind_is_reported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = build_history(tmp_path / "h")
+    (repo.context / "policies" / "refunds.v3.md").unlink()
+    removal = _commit(repo.work, "drop the v3 proposal", "2026-11-29T09:00:00Z")
+    doc = log_json(capsys, repo, "policies.refunds")
+    assert doc["commits"][0]["commit"] == removal
+    [gone] = doc["commits"][0]["changes"]
+    assert (gone["kind"], gone["version"], gone["fields"]) == ("removed", 3, {})
+    kinds = {c["kind"] for commit in doc["commits"] for c in commit["changes"]}
+    assert kinds == {kind.value for kind in LogChangeKind}
+    code, out, err = run_cli(capsys, "history", "policies.refunds", repo.context, "--log")
+    assert code == 0, err
+    assert "  - policies.refunds@3 removed (policies/refunds.v3.md)" in out

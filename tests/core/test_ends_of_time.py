@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 from repo_builder import make_repo, obj, resolve_at
 
-from octui.analysis.timeline import layout
 from octui.bundle.bundle import digest, digest_from_bundle
 from octui.core.timeutil import (
     BEGINNING_OF_TIME,
@@ -27,6 +26,7 @@ from octui.core.timeutil import (
     parse_instant,
     shift,
 )
+from octui.render.timeline import layout
 
 _SCRIPT = Path(sys.executable).parent / "opencontext"
 COMMAND = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "octui.cli.main"]

@@ -11,8 +11,8 @@ import pytest
 from textual.containers import VerticalScroll
 from textual.widgets import Input, Label, Select
 
-from octui.analysis.timeline import fit_key
 from octui.core.enums import Severity
+from octui.render.timeline import fit_key
 from octui.tui.aids import changed_paths, reload_note, screenshot_folder
 from octui.tui.app import OctuiApp
 from octui.tui.asof_words import as_of_problem
@@ -515,8 +515,8 @@ async def test_export_screen_proposes_the_descriptive_name() -> None:
 
 
 def test_timeline_labels_keep_the_version_in_a_narrow_pane() -> None:
-    from octui.analysis.timeline import layout
     from octui.load.loader import load_repository
+    from octui.render.timeline import layout
     from octui.resolve.engine import resolve
     from octui.resolve.result import Query
 

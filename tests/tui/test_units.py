@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from octui.analysis.history import UnknownId
-from octui.analysis.timeline import layout
 from octui.core.timeutil import format_instant, parse_instant, shift
 from octui.load.loader import load_repository
+from octui.render.timeline import layout
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query
 from octui.tui.__main__ import main

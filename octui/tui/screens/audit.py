@@ -26,11 +26,11 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 
 from octui.analysis.audit import Audit, AuditFinding, AuditObject
-from octui.core.enums import AuditFormat, Severity
+from octui.core.enums import AuditFormat, FindingMark
 from octui.core.textsafe import inert
 from octui.core.timeutil import format_instant
 from octui.render.audit import render
-from octui.render.explain import glyph
+from octui.render.findings import glyph
 from octui.tui.auditapp import audit_for, jump_in_role, open_in_editor
 from octui.tui.auditmodel import (
     LEGEND,
@@ -106,7 +106,7 @@ class FindingsTable(RowTable):
 
     def _row_cells(self, f: AuditFinding, index: int) -> Sequence[Cell]:
         w = f.finding
-        style = "bold red" if w.severity is Severity.ERROR else "yellow"
+        style = FindingMark.of(w.code).style
         return (
             (glyph(w), style),
             (w.code.value, style),

@@ -19,7 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from octui.load.loader import Repository
-from octui.render.explain import finding_lines
+from octui.render.findings import finding_lines
 from octui.resolve.cache import ResolutionCache
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query

@@ -14,12 +14,20 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Select, Static
 
-from octui.core.enums import ExclusionReason, Lifecycle, Severity, WarningCode
+from octui.core.enums import ExclusionReason, FindingMark, Lifecycle, Severity
 from octui.core.model import Exclusion, Finding
 from octui.core.textsafe import inert
-from octui.render.explain import glyph
+from octui.render.findings import glyph
 from octui.resolve.result import Included
-from octui.tui.state import ALL_REASONS, View, row_key, severity_first, warning_key
+from octui.tui.state import (
+    ALL_REASONS,
+    View,
+    excluded_id,
+    included_id,
+    row_key,
+    severity_first,
+    warning_key,
+)
 from octui.tui.widgets.rowtable import Cell, Column, RowTable
 
 LIFECYCLE_STYLE = {
@@ -46,17 +54,15 @@ def one_line(text: str | None) -> str:
 
 
 def warning_style(w: Finding) -> str:
-    if w.code is WarningCode.STALE:
-        return "yellow"
-    return "bold red" if w.severity is Severity.ERROR else "yellow"
+    return FindingMark.of(w.code).style
 
 
 def _included_id(inc: Included) -> str:
-    return one_line(inc.obj.id)
+    return one_line(included_id(inc))
 
 
 def _excluded_id(ex: Exclusion) -> str:
-    return one_line(ex.id)
+    return one_line(excluded_id(ex))
 
 
 def excluded_detail(ex: Exclusion) -> str:

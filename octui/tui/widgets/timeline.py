@@ -1,4 +1,4 @@
-"""The supersession timeline of the selected object, drawn by :mod:`octui.analysis.timeline`."""
+"""The supersession timeline of the selected object, drawn by :mod:`octui.render.timeline`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from octui.analysis.history import UnknownId
-from octui.analysis.timeline import Timeline, layout
+from octui.render.timeline import Timeline, layout
 from octui.tui.literal import line as literal_line
 from octui.tui.state import View
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from octui.analysis.history import IN_A_CYCLE, NEVER_IN_EFFECT, HistoryRow, edge_effective, lineage
+from octui.analysis.history import HistoryRow, edge_effective, edge_note, lineage
 from octui.core.model import ContextObject
-from octui.core.timeutil import BEGINNING_OF_TIME, END_OF_TIME, format_day, shift
+from octui.core.timeutil import BEGINNING_OF_TIME, END_OF_TIME, format_day, month_index, shift
 from octui.resolve.result import Resolution
 
 Run = tuple[str, str]
@@ -148,98 +148,109 @@ def fit_key(key: str, width: int) -> str:
     return head[:front] + "…" + (head[len(head) - back :] if back else "") + suffix
 
 
-def layout(resolution: Resolution, object_id: str, width: int) -> Timeline:
-    """Draw the lineage of ``object_id`` in ``width`` columns.
+@dataclass(frozen=True)
+class _Frame:
+    """The geometry of one drawing: the label and state columns, the bar area between them
+    (``area`` columns from ``offset``) and the instants at its two ends."""
 
-    Raises :class:`octui.analysis.history.UnknownId` when the id names nothing.
-    """
-    as_of = resolution.query.as_of
-    rows = lineage(resolution, object_id)
-    readable = [r for r in rows if r.obj is not None]
-    objs = [r.obj for r in readable if r.obj is not None]
-    members = {o.uid for o in objs}
-    edges = _edge_infos(resolution, members)
+    width: int
+    label_w: int
+    state_w: int
+    area: int
+    offset: int
+    lo: datetime
+    hi: datetime
+
+    def col(self, t: datetime) -> int:
+        """The column of instant ``t`` inside the bar area."""
+        span = (self.hi - self.lo).total_seconds() or 1.0
+        frac = (t - self.lo).total_seconds() / span
+        return min(max(int(frac * self.area), 0), self.area - 1)
+
+
+def _frame(rows: list[HistoryRow], object_id: str, width: int, as_of: datetime) -> _Frame:
+    objs = [r.obj for r in rows if r.obj is not None]
     lo, hi = axis_range(objs, as_of)
-    longest = max([len(r.obj.key) for r in readable if r.obj] + [len(object_id), 17])
+    longest = max([len(o.key) for o in objs] + [len(object_id), 17])
     label_w = min(longest, max(17, width * 2 // 5), 40)
     state_w = 13
     width = max(width, label_w + state_w + 12)
     area = max(width - label_w - state_w - 2, 10)
-    offset = label_w + 1
-    span = (hi - lo).total_seconds() or 1.0
+    return _Frame(width, label_w, state_w, area, label_w + 1, lo, hi)
 
-    def col(t: datetime) -> int:
-        frac = (t - lo).total_seconds() / span
-        return min(max(int(frac * area), 0), area - 1)
 
-    lines: list[Line] = []
-    # Axis: month labels, then a baseline with ticks and the as_of marker.
+def _axis(f: _Frame, as_of: datetime) -> tuple[list[Line], int]:
+    """Month labels, then a baseline with ticks and the as_of marker; and its column."""
     step_choices = (1, 2, 3, 6, 12, 24, 60, 120, 600, 1200)
-    months_total = max((hi.year - lo.year) * 12 + hi.month - lo.month, 1)
-    step = next((s for s in step_choices if area / max(months_total / s, 1) >= 9), 1200)
-    labels = _Canvas(width)
-    base = _Canvas(width)
-    base.put(offset, "─" * area, "axis")
-    tick = shift(_month_start(lo), months=1)
-    while tick is not None and tick < hi:
-        if (tick.year * 12 + tick.month - 1) % step == 0:
-            x = col(tick)
-            base.put(offset + x, "┬", "tick")
+    months_total = max(month_index(f.hi) - month_index(f.lo), 1)
+    step = next((s for s in step_choices if f.area / max(months_total / s, 1) >= 9), 1200)
+    labels = _Canvas(f.width)
+    base = _Canvas(f.width)
+    base.put(f.offset, "─" * f.area, "axis")
+    tick = shift(_month_start(f.lo), months=1)
+    while tick is not None and tick < f.hi:
+        if month_index(tick) % step == 0:
+            x = f.col(tick)
+            base.put(f.offset + x, "┬", "tick")
             text = f"{tick.year:04d}" if step >= 12 else f"{tick.year:04d}-{tick.month:02d}"
-            if offset + x + len(text) <= offset + area:
-                labels.put(offset + x, text, "tick")
+            if f.offset + x + len(text) <= f.offset + f.area:
+                labels.put(f.offset + x, text, "tick")
         tick = shift(tick, months=1)  # None past December 9999: the axis ends there
-    marker = col(as_of)
-    base.put(offset + marker, "▼", "marker")
-    labels.put(0, _fit("as_of " + format_day(as_of), label_w), "marker")
-    lines.append(labels.line())
-    lines.append(base.line())
+    marker = f.col(as_of)
+    base.put(f.offset + marker, "▼", "marker")
+    labels.put(0, _fit("as_of " + format_day(as_of), f.label_w), "marker")
+    return [labels.line(), base.line()], marker
 
-    # Bars, with a spacer line between consecutive rows for the connectors.
-    row_line: dict[str, int] = {}
-    canvases: list[_Canvas] = []
-    for i, r in enumerate(readable):
-        if i:
-            canvases.append(_Canvas(width))
-        o = r.obj
-        assert o is not None
-        c = _Canvas(width)
-        c.put(0, fit_key(o.key, label_w), "label")
-        start_open = o.effective_start == BEGINNING_OF_TIME
-        a = 0 if start_open else col(o.effective_start)
-        b = area - 1 if o.valid_until is None else max(col(o.valid_until) - 1, a)
-        cut = min(
-            (e.effective for e in edges if e.replaced == o.key and e.effective is not None),
-            default=None,
-        )
-        cut_col = None if cut is None else max(col(cut), a)
-        state = r.state
-        fill_tag = f"bar-{state}"
-        for x in range(a, b + 1):
-            after = cut_col is not None and x >= cut_col
-            if state == "unapproved":
-                ch = "┄"
-            elif after:
-                ch = "╌"
-            else:
-                ch = "━"
-            c.put(offset + x, ch, "after" if after and state != "unapproved" else fill_tag)
-        if start_open:
-            c.put(offset + a, "◀", fill_tag)
-        if o.valid_until is None:
-            c.put(offset + b, "▶", "after" if cut_col is not None else fill_tag)
-        c.put(offset + area + 1, _fit(state, state_w), f"state-{state}")
-        row_line[o.key] = len(canvases)
-        canvases.append(c)
 
-    # Connectors: at the column where the supersession took effect.
+def _bar(f: _Frame, row: HistoryRow, edges: list[EdgeInfo]) -> _Canvas:
+    """One object's window: solid, dashed after a supersession took effect, dotted for a
+    draft; ``◀`` / ``▶`` where it is open; its state after the bar area."""
+    o = row.obj
+    assert o is not None
+    c = _Canvas(f.width)
+    c.put(0, fit_key(o.key, f.label_w), "label")
+    start_open = o.effective_start == BEGINNING_OF_TIME
+    a = 0 if start_open else f.col(o.effective_start)
+    b = f.area - 1 if o.valid_until is None else max(f.col(o.valid_until) - 1, a)
+    cut = min(
+        (e.effective for e in edges if e.replaced == o.key and e.effective is not None),
+        default=None,
+    )
+    cut_col = None if cut is None else max(f.col(cut), a)
+    state = row.state
+    fill_tag = f"bar-{state}"
+    for x in range(a, b + 1):
+        after = cut_col is not None and x >= cut_col
+        if state == "unapproved":
+            ch = "┄"
+        elif after:
+            ch = "╌"
+        else:
+            ch = "━"
+        c.put(f.offset + x, ch, "after" if after and state != "unapproved" else fill_tag)
+    if start_open:
+        c.put(f.offset + a, "◀", fill_tag)
+    if o.valid_until is None:
+        c.put(f.offset + b, "▶", "after" if cut_col is not None else fill_tag)
+    c.put(f.offset + f.area + 1, _fit(state, f.state_w), f"state-{state}")
+    return c
+
+
+def _connect(
+    f: _Frame,
+    canvases: list[_Canvas],
+    row_line: dict[str, int],
+    objs: list[ContextObject],
+    edges: list[EdgeInfo],
+) -> None:
+    """Each edge a vertical connector at the column where the supersession took effect."""
     for e in edges:
         if e.replaced not in row_line or e.replacement not in row_line:
             continue
         replacement = next(o for o in objs if o.key == e.replacement)
         p, q = row_line[e.replaced], row_line[e.replacement]
         when = e.effective or replacement.effective_start
-        x = offset + (0 if when == BEGINNING_OF_TIME else col(when))
+        x = f.offset + (0 if when == BEGINNING_OF_TIME else f.col(when))
         tag = "cycle" if e.in_cycle else "edge"
         top, bottom = min(p, q), max(p, q)
         for y in range(top + 1, bottom):
@@ -247,36 +258,66 @@ def layout(resolution: Resolution, object_id: str, width: int) -> Timeline:
         canvases[p].put(x, "┯" if p < q else "┷", tag)
         canvases[q].put(x, "┕" if p < q else "┍", tag)
 
-    for c in canvases:
-        if 0 <= marker < area and c.chars[offset + marker] == " ":
-            c.put(offset + marker, "│", "marker")
-        elif 0 <= marker < area:
-            c.tags[offset + marker] = "marker"
-        lines.append(c.line())
 
+def _bars(f: _Frame, rows: list[HistoryRow], edges: list[EdgeInfo], marker: int) -> list[Line]:
+    """The bars of the readable rows, a spacer line between two for the connectors, the
+    as_of marker drawn through them."""
+    readable = [r for r in rows if r.obj is not None]
+    row_line: dict[str, int] = {}
+    canvases: list[_Canvas] = []
+    for i, r in enumerate(readable):
+        if i:
+            canvases.append(_Canvas(f.width))
+        assert r.obj is not None
+        row_line[r.obj.key] = len(canvases)
+        canvases.append(_bar(f, r, edges))
+    _connect(f, canvases, row_line, [r.obj for r in readable if r.obj is not None], edges)
+    lines = []
+    for c in canvases:
+        if 0 <= marker < f.area and c.chars[f.offset + marker] == " ":
+            c.put(f.offset + marker, "│", "marker")
+        elif 0 <= marker < f.area:
+            c.tags[f.offset + marker] = "marker"
+        lines.append(c.line())
+    return lines
+
+
+def _denied(f: _Frame, rows: list[HistoryRow]) -> list[Line]:
+    """Objects denied to the role: their id and reason only."""
+    lines = []
     for r in rows:
         if r.obj is None:
-            d = _Canvas(width)
-            d.put(0, fit_key(r.id, label_w), "denied")
-            d.put(offset, _fit(f"{r.state} (only id and reason are shown)", area), "denied")
+            d = _Canvas(f.width)
+            d.put(0, fit_key(r.id, f.label_w), "denied")
+            d.put(f.offset, _fit(f"{r.state} (only id and reason are shown)", f.area), "denied")
             lines.append(d.line())
+    return lines
 
-    if edges:
-        lines.append(Line([("", "text")]))
-        for e in edges:
-            if e.in_cycle:
-                note = IN_A_CYCLE
-                tag = "cycle"
-            elif e.effective is None:
-                note = NEVER_IN_EFFECT
-                tag = "text"
-            else:
-                start = e.effective
-                note = (
-                    "in effect always"
-                    if start == BEGINNING_OF_TIME
-                    else f"in effect from {format_day(start)}"
-                )
-                tag = "edge"
-            lines.append(Line([(f"{e.replacement} supersedes {e.replaced} — {note}", tag)]))
-    return Timeline(object_id, rows, edges, lo, hi, marker, offset, lines)
+
+def _edge_lines(edges: list[EdgeInfo]) -> list[Line]:
+    """Under the drawing, each edge and when it takes effect."""
+    if not edges:
+        return []
+    lines = [Line([("", "text")])]
+    for e in edges:
+        tag = "cycle" if e.in_cycle else "text" if e.effective is None else "edge"
+        note = edge_note(e.effective, e.in_cycle)
+        lines.append(Line([(f"{e.replacement} supersedes {e.replaced} — {note}", tag)]))
+    return lines
+
+
+def layout(resolution: Resolution, object_id: str, width: int) -> Timeline:
+    """Draw the lineage of ``object_id`` in ``width`` columns.
+
+    Raises :class:`octui.analysis.history.UnknownId` when the id names nothing.
+    """
+    as_of = resolution.query.as_of
+    rows = lineage(resolution, object_id)
+    members = {r.obj.uid for r in rows if r.obj is not None}
+    edges = _edge_infos(resolution, members)
+    f = _frame(rows, object_id, width, as_of)
+    lines, marker = _axis(f, as_of)
+    lines += _bars(f, rows, edges, marker)
+    lines += _denied(f, rows)
+    lines += _edge_lines(edges)
+    return Timeline(object_id, rows, edges, f.lo, f.hi, marker, f.offset, lines)
