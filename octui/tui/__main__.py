@@ -182,18 +182,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if args.rev is not None:
         from octui.load.gittree import GitRevisionError
-        from octui.tui.extras import start_at_revision
 
         try:
-            start_at_revision(app, args.rev)
+            app.start_at_revision(args.rev)
         except GitRevisionError as exc:
             return fail(str(exc))
     if known_at is not None:
         from octui.load.gittree import GitRevisionError
-        from octui.tui.timetravel import start_at_known_at
 
         try:
-            start_at_known_at(app, known_at)
+            app.start_at_known_at(known_at)
         except GitRevisionError as exc:
             return fail(str(exc))
     if args.serve:  # every argument was checked here: sessions start with good ones
