@@ -95,6 +95,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="open on the audit view: every finding with the roles it affects, every object "
         "with what each role gets (the owner's view; u toggles it)",
     )
+    _add_serve_args(p)
+    add_version_flag(p)
+    return p
+
+
+def _add_serve_args(p: argparse.ArgumentParser) -> None:
+    """``--serve``, ``--host`` and ``--port``: the explorer in a web browser."""
     web = p.add_argument_group("browser (needs the serve extra: pip install 'octui[serve]')")
     web.add_argument(
         "--serve",
@@ -111,8 +118,6 @@ def build_parser() -> argparse.ArgumentParser:
     web.add_argument(
         "--port", type=int, default=8000, metavar="N", help="port for --serve (default: 8000)"
     )
-    add_version_flag(p)
-    return p
 
 
 def theme_names() -> list[str]:

@@ -157,6 +157,10 @@ class OctuiApp(App[None]):
         self.poll_interval = poll_interval
         self.debounce = debounce
         self.cursor_blink = cursor_blink
+        self._init_state()
+
+    def _init_state(self) -> None:
+        """What the app keeps while it runs (it starts empty)."""
         self.generation = 0
         """Generation of the newest resolution asked for."""
         self.applied_generation = 0
