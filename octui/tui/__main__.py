@@ -95,6 +95,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="open on the audit view: every finding with the roles it affects, every object "
         "with what each role gets (the owner's view; u toggles it)",
     )
+    _add_serve_args(p)
+    add_version_flag(p)
+    return p
+
+
+def _add_serve_args(p: argparse.ArgumentParser) -> None:
+    """``--serve``, ``--host`` and ``--port``: the explorer in a web browser."""
     web = p.add_argument_group("browser (needs the serve extra: pip install 'octui[serve]')")
     web.add_argument(
         "--serve",
@@ -111,8 +118,6 @@ def build_parser() -> argparse.ArgumentParser:
     web.add_argument(
         "--port", type=int, default=8000, metavar="N", help="port for --serve (default: 8000)"
     )
-    add_version_flag(p)
-    return p
 
 
 def theme_names() -> list[str]:
@@ -182,18 +187,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if args.rev is not None:
         from octui.load.gittree import GitRevisionError
-        from octui.tui.extras import start_at_revision
 
         try:
-            start_at_revision(app, args.rev)
+            app.start_at_revision(args.rev)
         except GitRevisionError as exc:
             return fail(str(exc))
     if known_at is not None:
         from octui.load.gittree import GitRevisionError
-        from octui.tui.timetravel import start_at_known_at
 
         try:
-            start_at_known_at(app, known_at)
+            app.start_at_known_at(known_at)
         except GitRevisionError as exc:
             return fail(str(exc))
     if args.serve:  # every argument was checked here: sessions start with good ones

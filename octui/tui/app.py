@@ -10,14 +10,19 @@ Structure (so features can be added in their own modules):
 - every widget with a ``show_view(view)`` method receives each new view
   (:meth:`apply_view` queries for them), so a new pane only has to define it;
 - result tabs come from :data:`RESULT_TABS`; palette commands from
-  :meth:`OctuiApp.palette_commands`; help from the bindings themselves.
+  :meth:`OctuiApp.palette_commands`; help from the bindings themselves;
+- the features (:mod:`octui.tui.features`: compare, the change agenda, revisions, why
+  not, time travel, orientation, export) are objects the app constructs with itself as
+  their :class:`~octui.tui.host.Host`; their keys run through :meth:`OctuiApp.action_feature`
+  and they hear :class:`~octui.tui.messages.ViewApplied` and
+  :class:`~octui.tui.messages.SelectionChanged` from the app;
+- one :meth:`OctuiApp.on_worker_state_changed` reports any worker's failure.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import time
+import inspect
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
@@ -34,35 +39,44 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Checkbox, Footer, Input, Select, TabbedContent, TabPane
+from textual.worker import Worker, WorkerState
 
 from octui.bundle.bundle import bundle_dict, dumps_bundle
 from octui.core.model import Exclusion, Finding
 from octui.core.textsafe import inert
 from octui.core.timeutil import now_utc
-from octui.load.config import ConfigError, NotARepository, load_config
-from octui.load.loader import FsTree
-from octui.load.watching import open_events
+from octui.load.config import load_config
+from octui.load.known_at import known_at_revision
 from octui.resolve.result import Included, UnknownRole
 from octui.session import Session
-from octui.tui.aids import AID_BINDINGS, ExplorerAids, changed_paths, reload_note
 from octui.tui.auditapp import edit_selected, roles_settled, show_roles_block
+from octui.tui.auditmodel import AuditCache
 from octui.tui.background import DaemonExecutor, in_daemon_thread
+from octui.tui.bindings import APP_BINDINGS
 from octui.tui.commands import OctuiCommands
-from octui.tui.exporting import ExportExists, ExportRefused, default_export_path, write_atomic
-from octui.tui.extras import EXTRA_BINDINGS, ExplorerExtras
-from octui.tui.keys import keys_label
+from octui.tui.features.registry import Features
+from octui.tui.feedback import changed_paths, reload_note, save_screenshot
+from octui.tui.host import Command
+from octui.tui.keys import key_label
 from octui.tui.literal import line, toast_text
+from octui.tui.loading import DiskWatch, load_problem, role_problem
 from octui.tui.looks import apply_theme
+from octui.tui.messages import (
+    CommitChosen,
+    RevisionChanged,
+    RevisionRequested,
+    Row,
+    SelectionChanged,
+    ViewApplied,
+)
 from octui.tui.screens.error import ErrorScreen
-from octui.tui.screens.export import ExportScreen
-from octui.tui.screens.help import HelpScreen
+from octui.tui.screens.help import HelpScreen, key_groups
 from octui.tui.settings import initial_role, load_settings, remember_role
 from octui.tui.state import END_OF_TIME_NOTE, Inputs, View, make_view, warning_key
-from octui.tui.timetravel import TIME_BINDINGS, TimeTravel
-from octui.tui.web import deliver_bundle, guard_web_session
+from octui.tui.web import guard_web_session
 from octui.tui.widgets.detail import DetailPane
 from octui.tui.widgets.filterbar import FilterBar
-from octui.tui.widgets.header import ContextHeader, utc_text
+from octui.tui.widgets.header import Context, ContextHeader, is_bundled_sample, utc_text
 from octui.tui.widgets.inputs import InputsPane, parse_as_of, parse_limit, parse_min
 from octui.tui.widgets.results import ExcludedPane, IncludedTable, WarningsTable
 from octui.tui.widgets.rowtable import RowTable
@@ -80,7 +94,7 @@ RESULT_TABS: list[tuple[str, str, Callable[[], Widget]]] = [
 """``(pane id, title, factory)`` of the result tabs; extensions may append."""
 
 
-class OctuiApp(TimeTravel, ExplorerAids, ExplorerExtras, App[None]):
+class OctuiApp(App[None]):
     """Explore what a role is given, what is left out and why, at any instant."""
 
     TITLE = "octui"
@@ -89,98 +103,7 @@ class OctuiApp(TimeTravel, ExplorerAids, ExplorerExtras, App[None]):
     ENABLE_COMMAND_PALETTE = True
     AUTO_FOCUS = "#included-table"
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("question_mark", "help", "Help", tooltip="every key (F1 too)"),
-        Binding("f1", "help", "Help", show=False),
-        # The keys that move into a field are priority bindings (see _focus_key).
-        Binding("r", "focus_role", "Role", tooltip="choose the role", priority=True),
-        Binding(
-            "a",
-            "focus_as_of",
-            "as_of",
-            tooltip="edit as_of: now, a date or a datetime (UTC unless it has an offset)",
-            priority=True,
-        ),
-        Binding(
-            "t",
-            "focus_task",
-            "Task",
-            show=False,
-            tooltip="edit the task (it orders the bundle)",
-            priority=True,
-        ),
-        Binding(
-            "slash",
-            "filter",
-            "Filter",
-            tooltip="filter the table on show by id or text (Enter keeps, Esc clears)",
-            priority=True,
-        ),
-        Binding(
-            "2",
-            "show_tab('tab-excluded')",
-            "Why excluded",
-            tooltip="the Excluded tab: every object left out, its reason, and why not",
-        ),
-        Binding("left_square_bracket", "step_day(-1)", "−1 day", show=False),
-        Binding(
-            "right_square_bracket",
-            "step_day(1)",
-            "±day",
-            key_display="[ ]",
-            show=False,
-            tooltip="+1 day",
-        ),
-        Binding("left_curly_bracket", "step_month(-1)", "−1 month", show=False),
-        Binding(
-            "right_curly_bracket",
-            "step_month(1)",
-            "±month",
-            key_display="{ }",
-            show=False,
-            tooltip="+1 month",
-        ),
-        Binding(
-            "n",
-            "toggle_now",
-            "Now⇄date",
-            show=False,
-            tooltip="as_of: toggle between now and the chosen date",
-        ),
-        Binding("h", "flip('historical')", "Toggle include-historical", show=False),
-        Binding("s", "flip('strict')", "Toggle strict", show=False),
-        Binding("l", "focus_input('limit')", "Edit limit", show=False, priority=True),
-        Binding(
-            "m", "focus_input('min-relevance')", "Edit min-relevance", show=False, priority=True
-        ),
-        Binding("1", "show_tab('tab-included')", "Included pane", show=False),
-        Binding("3", "show_tab('tab-warnings')", "Warnings pane", show=False),
-        Binding("f", "cycle_reason", "Filter exclusions by reason", show=False),
-        Binding(
-            "d",
-            "toggle_side",
-            "Detail",
-            tooltip="into the detail pane (it scrolls with the keys); again: back to the table",
-        ),
-        Binding("escape", "results", "Back to the results", show=False),
-        Binding("x", "export", "Export", tooltip="export the bundle (JSON) to a file"),
-        Binding(
-            "e",
-            "edit",
-            "Edit",
-            show=False,
-            tooltip="open the selected object's file in $VISUAL / $EDITOR",
-        ),
-        Binding(
-            "u", "audit", "Audit", show=False, tooltip="audit view: every finding and role at once"
-        ),
-        Binding("c", "copy_digest", "Copy digest", show=False),
-        Binding("ctrl+r", "reload", "Reload from disk", show=False),
-        *EXTRA_BINDINGS,
-        *AID_BINDINGS,
-        *TIME_BINDINGS,
-        Binding("q", "quit", "Quit"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = APP_BINDINGS
 
     def __init__(
         self,
@@ -234,6 +157,10 @@ class OctuiApp(TimeTravel, ExplorerAids, ExplorerExtras, App[None]):
         self.poll_interval = poll_interval
         self.debounce = debounce
         self.cursor_blink = cursor_blink
+        self._init_state()
+
+    def _init_state(self) -> None:
+        """What the app keeps while it runs (it starts empty)."""
         self.generation = 0
         """Generation of the newest resolution asked for."""
         self.applied_generation = 0
@@ -242,9 +169,18 @@ class OctuiApp(TimeTravel, ExplorerAids, ExplorerExtras, App[None]):
         self.loaded = False
         self._seen_fingerprint: tuple[object, ...] | None = None
         self._jump_cycle: tuple[tuple[object, ...], int] | None = None
-        self.selected: Included | Exclusion | Finding | None = None
+        self.selected: Row | None = None
         self.settled = asyncio.Event()
         self._executor = DaemonExecutor("octui-resolve")  # a thread quitting never waits for
+        self.revision: str | None = None
+        """The git revision being read, as the user named it (None: the files on disk)."""
+        self.revision_commit: str | None = None
+        self.audits = AuditCache()
+        """The audits of this run (the audit view, the Roles block, the editor's lines)."""
+        self.roles_worker: Worker[None] | None = None
+        self._fingerprint_session: Session | None = None
+        self.feature_set = Features(self)
+        """The explorer's features (compare, agenda, revisions, why not, …)."""
 
     # -- layout --------------------------------------------------------------------------
 
@@ -269,7 +205,107 @@ class OctuiApp(TimeTravel, ExplorerAids, ExplorerExtras, App[None]):
 
     def on_unmount(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)
-        self.close_extras()
+        for feature in self.feature_set.all:
+            feature.close()
+
+    # -- features and their messages -----------------------------------------------------
+
+    async def action_feature(self, name: str, action: str) -> None:
+        """Run a feature's action (its bindings are routed here: see ``features``)."""
+        result = getattr(self.feature_set.by_name[name], f"action_{action}")()
+        if inspect.isawaitable(result):
+            await result
+
+    def on_view_applied(self, message: ViewApplied) -> None:
+        if not self._main_ready():
+            return  # shutting down: nothing to show it on
+        for feature in self.feature_set.all:
+            feature.on_view_applied(message)
+
+    def on_selection_changed(self, message: SelectionChanged) -> None:
+        if not self._main_ready():
+            return
+        for feature in self.feature_set.all:
+            feature.on_selection_changed(message)
+
+    def on_revision_changed(self, message: RevisionChanged) -> None:
+        if not self._main_ready():
+            return
+        for feature in self.feature_set.all:
+            feature.on_revision_changed(message)
+
+    def on_revision_requested(self, message: RevisionRequested) -> None:
+        self.feature_set.revisions.set_revision(message.rev, message.known_at)
+
+    def on_commit_chosen(self, message: CommitChosen) -> None:
+        self.feature_set.timetravel.open_commit(message)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """Any worker that fails says so (every worker catches what it expects itself)."""
+        worker = event.worker
+        if event.state is not WorkerState.ERROR:
+            return
+        what = worker.name or worker.group
+        self.notify(inert(f"{what} failed: {worker.error}"), severity="error", markup=False)
+
+    def use_session(self, session: Session, rev: str | None, commit: str | None) -> None:
+        """Read the repository through ``session`` (at ``rev``) from now on."""
+        self.session = session
+        self.revision, self.revision_commit = rev, commit
+        if self.is_running:  # (before the app runs: its first view shows the revision)
+            self.post_message(RevisionChanged(rev))
+
+    def start_at_revision(self, rev: str) -> None:
+        """Open on git revision ``rev`` (before the app runs; raises GitRevisionError)."""
+        self.feature_set.revisions.start_at(rev)
+
+    def start_at_known_at(self, when: datetime) -> None:
+        """Open on the commit known at ``when`` (before the app runs; raises
+        GitRevisionError)."""
+        commit = self.feature_set.revisions.start_at(known_at_revision(self.root, when), when)
+        self.feature_set.timetravel.start_at(when, commit)
+
+    # -- keys, screenshots, the context header -------------------------------------------
+
+    def get_key_display(self, binding: Binding) -> str:
+        """Keys as people read them (``Esc``, ``,``, ``?``), in the footer and the help."""
+        if binding.key_display:
+            return binding.key_display
+        return key_label(binding.key.split(",")[0])
+
+    def deliver_screenshot(
+        self, filename: str | None = None, path: str | None = None, time_format: str | None = None
+    ) -> str | None:
+        """Save a screenshot; without a folder, in ``~/Downloads`` or (when that is not a
+        writable folder) the temporary folder — and say where, and why there."""
+        if self.is_web or path is not None:
+            return super().deliver_screenshot(filename, path, time_format)
+        save_screenshot(self, filename, time_format)
+        return None
+
+    def show_context(self) -> None:
+        """The context header: repository, revision, role, task and as_of."""
+        try:
+            header = self.main.query_one(ContextHeader)
+        except NoMatches:
+            return
+        view, repo = self.view, self.session.repository
+        following = self.inputs.as_of is None
+        as_of = self.inputs.as_of if not following else (view.query.as_of if view else None)
+        known_at = repo.source.known_at if repo is not None else None
+        header.show(
+            Context(
+                repository=self.root.name or str(self.root),
+                bundled_sample=is_bundled_sample(self.root),
+                revision=self.revision,
+                commit=self.revision_commit,
+                known_at=known_at if self.revision is not None else None,
+                role=self.inputs.role,
+                task=self.inputs.task,
+                as_of=as_of,
+                following_now=following,
+            )
+        )
 
     def notify(
         self,
@@ -353,28 +389,12 @@ class OctuiApp(TimeTravel, ExplorerAids, ExplorerExtras, App[None]):
         """(Re)load the repository in a thread; show an error screen when it cannot be read."""
         self.settled.clear()
         session = self.session
-        before, seen_by = self._seen_fingerprint, getattr(self, "_fingerprint_session", None)
+        before, seen_by = self._seen_fingerprint, self._fingerprint_session
         self._fingerprint_session = session
         try:
             await in_daemon_thread(self._load_once)
-        except NotARepository as exc:
-            await self.show_error(
-                "Not an OpenContext repository",
-                str(self.root / "opencontext.yaml"),
-                "not found: the folder is not an OpenContext repository until it holds "
-                "opencontext.yaml",
-            )
-            del exc
-            return
-        except ConfigError as exc:
-            await self.show_error(
-                "The configuration cannot be read",
-                exc.file + (f" — key {exc.key}" if exc.key else ""),
-                exc.problem,
-            )
-            return
-        except Exception as exc:  # never a traceback: say what failed
-            await self.show_error("The repository cannot be read", str(self.root), str(exc))
+        except Exception as exc:
+            await self.show_error(*load_problem(exc, self.root))
             return
         self.clear_error()
         after = self._seen_fingerprint
@@ -400,37 +420,14 @@ class OctuiApp(TimeTravel, ExplorerAids, ExplorerExtras, App[None]):
 
     @work(exclusive=True, group="watch", exit_on_error=False)
     async def watch_repository(self) -> None:
-        """Reload when the files changed (also while the error screen shows): on filesystem
-        events where they can be had (:mod:`octui.load.watching`), else by polling. Either way
-        the fingerprint confirms a change before anything reloads."""
-        if isinstance(self.session.tree, FsTree):
-            events = open_events(self.session.root)
-            if events is not None:
-                try:
-                    while await events.next():
-                        await self._reload_if_changed()
-                finally:
-                    events.close()
-        await self._poll_repository()
-
-    async def _reload_if_changed(self) -> None:
-        with contextlib.suppress(Exception):
-            if await in_daemon_thread(self.session.fingerprint) != self._seen_fingerprint:
-                self.reload_repository()
-
-    async def _poll_repository(self) -> None:
-        interval = self.poll_interval
-        while True:
-            await asyncio.sleep(interval)
-            started = time.perf_counter()
-            try:
-                fingerprint = await in_daemon_thread(self.session.fingerprint)
-            except Exception:
-                continue
-            # a huge repository takes a while to stat: never spend more than ~1/5 of the time
-            interval = max(self.poll_interval, 5 * (time.perf_counter() - started))
-            if fingerprint != self._seen_fingerprint:
-                self.reload_repository()
+        """Reload when the files changed (:class:`~octui.tui.loading.DiskWatch`)."""
+        watch = DiskWatch(
+            lambda: self.session,
+            lambda: self._seen_fingerprint,
+            self.reload_repository,
+            self.poll_interval,
+        )
+        await watch.run()
 
     def action_reload(self) -> None:
         self.reload_repository()
@@ -458,26 +455,10 @@ class OctuiApp(TimeTravel, ExplorerAids, ExplorerExtras, App[None]):
         assert repo is not None
         roles = list(repo.config.roles)  # as declared: the first one is the default
         role = self.inputs.role
+        problem = role_problem(role, roles, shown=self.view is not None)
+        if problem is not None:  # role names come from the configuration: shown literally
+            self.notify(problem[0], severity=problem[1], markup=False)
         if role not in roles:
-            if role is not None and self.view is not None:
-                self.notify(
-                    inert(
-                        f"role {role!r} is no longer declared; "
-                        f"showing {roles[0] if roles else 'none'}",
-                        keep_newlines=False,
-                    ),
-                    severity="warning",
-                    markup=False,  # role names come from the repository's configuration
-                )
-            elif role is not None:
-                self.notify(
-                    inert(
-                        f"unknown role {role!r}; declared roles: {', '.join(roles) or 'none'}",
-                        keep_newlines=False,
-                    ),
-                    severity="error",
-                    markup=False,
-                )
             role = roles[0] if roles else None
             self.inputs = replace(self.inputs, role=role)
         self.main.query_one(InputsPane).set_roles(roles, role)
@@ -550,13 +531,13 @@ class OctuiApp(TimeTravel, ExplorerAids, ExplorerExtras, App[None]):
                 show_view(view)
         self.main.query_one(StatusBar).show(view, following_now=self.inputs.as_of is None)
         self.show_context()
-        self.follow_active_table()
+        self.feature_set.orientation.follow_active_table()
         if view.query.role is not None and view.query.role != self._remembered_role:
             self._remembered_role = view.query.role
             remember_role(self.root, view.query.role)  # the explorer reopens on it
-        self.view_applied(view)
+        self.post_message(ViewApplied(view))  # the features follow
         self.call_after_refresh(self._refresh_selection)
-        self.settled.set()
+        self.settled.set()  # (never waits for the app's queue: an action may be awaiting it)
         return True
 
     @property
@@ -590,7 +571,7 @@ class OctuiApp(TimeTravel, ExplorerAids, ExplorerExtras, App[None]):
 
     # -- selection -----------------------------------------------------------------------
 
-    def _active_table(self) -> RowTable | None:
+    def active_table(self) -> RowTable | None:
         tabs = self.main.query_one("#results", TabbedContent)
         pane = tabs.get_pane(tabs.active) if tabs.active else None
         if pane is None:
@@ -601,14 +582,14 @@ class OctuiApp(TimeTravel, ExplorerAids, ExplorerExtras, App[None]):
     def _refresh_selection(self) -> None:
         if not self._main_ready():
             return
-        table = self._active_table()
+        table = self.active_table()
         self._select(table.current_row if table is not None else None)
 
-    def _select(self, item: Included | Exclusion | Finding | None) -> None:
+    def _select(self, item: Row | None) -> None:
         self.selected = item
         view = self.view
         self.main.query_one(DetailPane).show(view, item)
-        self.item_selected(view, item)
+        self.post_message(SelectionChanged(view, item))
         show_roles_block(self, view, item)
         timeline = self.main.query_one(TimelinePane)
         if view is None or item is None:
@@ -630,7 +611,7 @@ class OctuiApp(TimeTravel, ExplorerAids, ExplorerExtras, App[None]):
     def on_row_table_highlighted(self, event: RowTable.Highlighted) -> None:
         if not self._main_ready():
             return
-        if event.table is self._active_table():
+        if event.table is self.active_table():
             self._select(event.row)
 
     def on_row_table_selected(self, event: RowTable.Selected) -> None:
@@ -642,7 +623,7 @@ class OctuiApp(TimeTravel, ExplorerAids, ExplorerExtras, App[None]):
     @on(TabbedContent.TabActivated, "#results")
     def _tab_changed(self, event: TabbedContent.TabActivated) -> None:
         self._refresh_selection()
-        self.follow_active_table()
+        self.feature_set.orientation.follow_active_table()
 
     def _jump_to_finding(self, finding: Finding) -> None:
         if not finding.ids:
@@ -775,7 +756,7 @@ class OctuiApp(TimeTravel, ExplorerAids, ExplorerExtras, App[None]):
         box = self.main.query_one(f"#{which}", Checkbox)
         box.value = not box.value
 
-    def _focus_key(self) -> None:
+    def focus_key(self) -> None:
         """Let a focus key through as text when a field (or the role list) has the focus.
 
         The keys that move into a field are priority bindings and focus at once, so the
@@ -796,19 +777,19 @@ class OctuiApp(TimeTravel, ExplorerAids, ExplorerExtras, App[None]):
         self.main.set_focus(self.main.query_one(selector))
 
     def action_focus_task(self) -> None:
-        self._focus_key()
+        self.focus_key()
         self.focus_field("#task")
 
     def action_focus_as_of(self) -> None:
-        self._focus_key()
+        self.focus_key()
         self.focus_field("#as-of")
 
     def action_focus_input(self, which: str) -> None:
-        self._focus_key()
+        self.focus_key()
         self.focus_field(f"#{which}")
 
     def action_focus_role(self) -> None:
-        self._focus_key()
+        self.focus_key()
         self.focus_field("#role")
         self.main.query_one("#role", Select).expanded = True
 
@@ -818,7 +799,7 @@ class OctuiApp(TimeTravel, ExplorerAids, ExplorerExtras, App[None]):
         self._focus_results()
 
     def _focus_results(self) -> None:
-        table = self._active_table()
+        table = self.active_table()
         if table is not None:
             table.focus()
 
@@ -856,45 +837,6 @@ class OctuiApp(TimeTravel, ExplorerAids, ExplorerExtras, App[None]):
         assert self.view is not None
         return dumps_bundle(bundle_dict(self.view.resolution))
 
-    def action_export(self) -> None:
-        view = self.view
-        if view is None:
-            self.notify("nothing to export yet", severity="warning")
-            return
-        default = default_export_path(
-            self.root, view.query.role, as_of=view.query.as_of, digest=view.digest
-        )
-        if self.is_web:  # the file goes to the viewer's browser, never onto the server
-            deliver_bundle(self, self.bundle_text(), default.name)
-            return
-        summary = (
-            f"role {inert(str(view.query.role), keep_newlines=False)} · "
-            f"{len(view.included)} objects · digest {view.digest[:19]}…"
-        )
-
-        def done(result: tuple[Path, bool] | None) -> None:
-            if result is not None:
-                self.export_to(result[0], overwrite=result[1])
-
-        self.push_screen(ExportScreen(default, self.root, summary), done)
-
-    @work(exclusive=True, group="export", exit_on_error=False)
-    async def export_to(self, path: Path, *, overwrite: bool = False) -> Path | None:
-        """Write the current bundle atomically; never into the repository."""
-        text = self.bundle_text()
-        try:
-            written = await asyncio.to_thread(
-                write_atomic, path, text, self.root, overwrite=overwrite
-            )
-        except ExportExists as exc:
-            self.notify(inert(f"{exc}; not overwritten"), severity="warning", markup=False)
-            return None
-        except ExportRefused as exc:
-            self.notify(inert(str(exc)), severity="error", title="Export refused", markup=False)
-            return None
-        self.notify(inert(f"wrote {written}"), title="Exported", markup=False)
-        return written
-
     def action_audit(self) -> None:
         """Open the audit view (every finding and every role's fate at once)."""
         from octui.tui.screens.audit import AuditScreen
@@ -912,52 +854,13 @@ class OctuiApp(TimeTravel, ExplorerAids, ExplorerExtras, App[None]):
 
     def help_groups(self) -> list[tuple[str, list[tuple[str, str]]]]:
         """Every key, from the bindings themselves (plus the fields' own keys)."""
+        return key_groups(list(self.BINDINGS))
 
-        def rows(bindings: list[BindingType]) -> list[tuple[str, str]]:
-            return [
-                (keys_label(b.key), b.tooltip or b.description)
-                for b in bindings
-                if isinstance(b, Binding)
-            ]
-
-        from octui.tui.widgets.inputs import AsOfInput
-
-        return [
-            ("Anywhere", [*rows(list(self.BINDINGS)), ("Ctrl+P", "Command palette")]),
-            (
-                "Tables (Included, Excluded, Warnings)",
-                [*rows(list(RowTable.BINDINGS)), ("click / double-click", "select / open")],
-            ),
-            (
-                "as_of field",
-                [
-                    *rows(list(AsOfInput.BINDINGS)),
-                    ("type", "now, YYYY-MM-DD or RFC 3339 datetime (no offset: UTC)"),
-                ],
-            ),
-            (
-                "Fields",
-                [
-                    ("Tab / Shift+Tab", "next / previous field"),
-                    ("Enter", "back to the results"),
-                ],
-            ),
-            (
-                "Help, diff, validate and detail views",
-                [
-                    ("↑ / ↓, PgUp / PgDn", "scroll"),
-                    ("Home / End", "top / bottom"),
-                    ("mouse wheel", "scroll"),
-                    ("Esc", "close (the detail pane: back to the results)"),
-                ],
-            ),
-        ]
-
-    def palette_commands(self) -> list[tuple[str, Callable[[], object], str]]:
+    def palette_commands(self) -> list[Command]:
         """Fixed commands of the palette; dynamic ones (jump, as_of) are in OctuiCommands."""
         from functools import partial
 
-        commands: list[tuple[str, Callable[[], object], str]] = []
+        commands: list[Command] = []
         repo = self.session.repository
         for role in sorted(repo.config.roles) if repo is not None else []:
             shown = line(role)  # the palette shows it as literal content (commands.py)
@@ -969,7 +872,11 @@ class OctuiApp(TimeTravel, ExplorerAids, ExplorerExtras, App[None]):
                 partial(self.focus_field, "#as-of"),
                 "type a date (or: 'as_of 2026-03-15' here)",
             ),
-            ("Export bundle", self.action_export, "x: write the bundle JSON to a file"),
+            (
+                "Export bundle",
+                self.feature_set.export.action_export,
+                "x: write the bundle JSON to a file",
+            ),
             ("Audit the repository", self.action_audit, "u: every finding and role at once"),
             ("Open in editor", self.action_edit, "e: the selected object's file, at its line"),
             ("Copy digest", self.action_copy_digest, "to the terminal clipboard"),
@@ -979,10 +886,7 @@ class OctuiApp(TimeTravel, ExplorerAids, ExplorerExtras, App[None]):
             ("Reload from disk", self.action_reload, ""),
             ("Help (keys)", self.action_help, "F1"),
         ]
-        commands += self.extra_palette_commands()
-        commands += self.aid_palette_commands()
-        commands += self.time_palette_commands()
-        return commands
+        return commands + self.feature_set.palette_commands()
 
 
 def _declared_roles(root: Path) -> list[str]:

@@ -1,8 +1,9 @@
 """The audit's hooks in the explorer: the Roles block of the detail pane, the fix loop
 through the user's editor, and moving from the audit view to an object in a role.
 
-Functions of the app (:class:`~octui.tui.app.OctuiApp`), so the app itself only binds the
-keys: ``u`` opens the audit view, ``e`` opens the selected object's file in the editor.
+Functions of the :class:`~octui.tui.host.Host` (the app as its parts see it), so the app
+itself only binds the keys: ``u`` opens the audit view, ``e`` opens the selected object's
+file in the editor. Audits come from the app's :class:`~octui.tui.auditmodel.AuditCache`.
 """
 
 from __future__ import annotations
@@ -10,21 +11,22 @@ from __future__ import annotations
 import contextlib
 import subprocess
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual.app import SuspendNotSupported
 from textual.css.query import NoMatches
 
 from octui.analysis.audit import Audit, finding_key
-from octui.analysis.whynot import known_visible_to, visible_to
 from octui.core.model import Exclusion, Finding
 from octui.core.textsafe import inert
 from octui.load.loader import Repository
-from octui.resolve.cache import ResolutionCache
 from octui.resolve.result import Included
-from octui.tui.auditmodel import audit_of, cached_audit, fate_sentence, object_fates, object_line
+from octui.tui.auditmodel import AuditCache, fate_sentence, object_fates, object_line
 from octui.tui.background import in_daemon_thread
 from octui.tui.editor import EditorError, editor_command
+from octui.tui.host import Host
+from octui.tui.messages import Row
+from octui.tui.widgets.detail import DetailPane
 
 if TYPE_CHECKING:
     from octui.tui.state import View
@@ -33,7 +35,7 @@ ROLES_TITLE = "Roles (this as_of, empty task)"
 ROLES_JUDGED = "  judged on what this role may read"
 
 
-async def audit_for(app: Any, as_of: datetime | None = None) -> Audit | None:
+async def audit_for(app: Host, as_of: datetime | None = None) -> Audit | None:
     """The audit of the loaded repository at ``as_of`` (the current view's instant by
     default), computed off the UI thread once per repository and instant."""
     repo: Repository | None = app.session.repository
@@ -43,16 +45,16 @@ async def audit_for(app: Any, as_of: datetime | None = None) -> Audit | None:
         view = app.view
         as_of = view.query.as_of if view is not None else app.clock()
     assert as_of is not None
-    found = cached_audit(repo, as_of)
+    found = app.audits.get(repo, as_of)
     if found is not None:
         return found
-    return await in_daemon_thread(audit_of, repo, as_of, app.root)
+    return await in_daemon_thread(app.audits.audit, repo, as_of, app.root)
 
 
 # -- the Roles block --------------------------------------------------------------------------
 
 
-def _readable_uid(view: View, item: Included | Exclusion | Finding | None) -> int | None:
+def _readable_uid(view: View, item: Row | None) -> int | None:
     """The object behind a row the role may read (never a denied one)."""
     if isinstance(item, Included):
         return item.obj.uid
@@ -74,9 +76,7 @@ def role_lines(a: Audit, uid: int, *, judged: bool = False) -> list[str] | None:
     ]
 
 
-def show_roles_block(
-    app: Any, view: View | None, item: Included | Exclusion | Finding | None
-) -> None:
+def show_roles_block(app: Host, view: View | None, item: Row | None) -> None:
     """Fill the detail pane's Roles block for the selected object (computed in a thread
     the first time; denied rows and findings never get one)."""
     if view is None:
@@ -85,78 +85,70 @@ def show_roles_block(
     if uid is None:
         return
     try:
-        detail = app.main.query_one("#detail")
+        detail = app.main.query_one("#detail", DetailPane)
     except NoMatches:
         return
     repo, role, as_of = view.resolution.repository, view.query.role, view.query.as_of
-    cache = app.session.cache_for(repo)
-    found = cached_roles(repo, role, as_of, uid, cache)
+    audits = app.audits
+    found = cached_roles(audits, repo, role, as_of, uid)
     if found is not None:
         detail.show_roles(found)
         return
     detail.show_roles([ROLES_TITLE, "  resolving every role…"])
 
     async def compute() -> None:
-        lines = await in_daemon_thread(roles_of, repo, role, as_of, uid, cache)
+        lines = await in_daemon_thread(roles_of, audits, repo, role, as_of, uid)
         if app.view is view and app.selected is item:
             detail.show_roles(lines)
 
     app.roles_worker = app.run_worker(
-        compute, group="roles-block", exclusive=True, exit_on_error=False
+        compute, name="the Roles block", group="roles-block", exclusive=True, exit_on_error=False
     )
 
 
 def _judged(
-    repo: Repository, role: str | None, uid: int, cache: ResolutionCache | None
-) -> tuple[Repository, int | None]:
+    audits: AuditCache, repo: Repository, role: str | None, uid: int, *, compute: bool = True
+) -> tuple[Repository, int | None] | None:
     """The repository a role view judges other roles on (what ``role`` may read: the
-    objects it may not read never change what it is shown), and ``uid`` there."""
+    objects it may not read never change what it is shown), and ``uid`` there (None when
+    not ``compute``-d yet)."""
     if role is None:
         return repo, uid
-    judged, uids = visible_to(repo, role, cache)
+    found = audits.judged(repo, role, compute=compute)
+    if found is None:
+        return None
+    judged, uids = found
     return judged, uids.get(uid)
 
 
 def roles_of(
-    repo: Repository,
-    role: str | None,
-    as_of: datetime,
-    uid: int,
-    cache: ResolutionCache | None = None,
+    audits: AuditCache, repo: Repository, role: str | None, as_of: datetime, uid: int
 ) -> list[str] | None:
-    """The Roles block of object ``uid`` in the view of ``role`` (runs in a thread);
-    ``cache`` is ``repo``'s resolution cache."""
-    judged, seen = _judged(repo, role, uid, cache)
+    """The Roles block of object ``uid`` in the view of ``role`` (runs in a thread)."""
+    found = _judged(audits, repo, role, uid)
+    assert found is not None
+    judged, seen = found
     if seen is None:
         return None
-    return role_lines(audit_of(judged, as_of), seen, judged=role is not None)
+    return role_lines(audits.audit(judged, as_of), seen, judged=role is not None)
 
 
 def cached_roles(
-    repo: Repository,
-    role: str | None,
-    as_of: datetime,
-    uid: int,
-    cache: ResolutionCache | None = None,
+    audits: AuditCache, repo: Repository, role: str | None, as_of: datetime, uid: int
 ) -> list[str] | None:
     """:func:`roles_of` when it is already computed (None otherwise)."""
-    if role is None:
-        a = cached_audit(repo, as_of)
-        return role_lines(a, uid) if a is not None else None
-    memo = known_visible_to(cache, role)
-    if memo is None:
+    found = _judged(audits, repo, role, uid, compute=False)
+    if found is None or found[1] is None:
         return None
-    judged, uids = memo
-    a = cached_audit(judged, as_of)
-    seen = uids.get(uid)
-    if a is None or seen is None:
-        return None
-    return role_lines(a, seen, judged=True)
+    judged, seen = found
+    assert seen is not None
+    a = audits.get(judged, as_of)
+    return role_lines(a, seen, judged=role is not None) if a is not None else None
 
 
-async def roles_settled(app: Any) -> None:
+async def roles_settled(app: Host) -> None:
     """Wait until the Roles block of the selected object is filled in (for tests)."""
-    worker = getattr(app, "roles_worker", None)
+    worker = app.roles_worker
     if worker is not None:
         with contextlib.suppress(Exception):  # cancelled by a newer selection
             await worker.wait()
@@ -165,7 +157,7 @@ async def roles_settled(app: Any) -> None:
 # -- the fix loop -----------------------------------------------------------------------------
 
 
-async def edit_selected(app: Any) -> None:
+async def edit_selected(app: Host) -> None:
     """Open the file of the selected row at the line of its finding (``e`` in a role view)."""
     item = app.selected
     view = app.view
@@ -195,10 +187,10 @@ async def edit_selected(app: Any) -> None:
     await open_in_editor(app, obj.path, object_line(a, obj.path) if a else None)
 
 
-async def open_in_editor(app: Any, rel: str, line: int | None) -> bool:
+async def open_in_editor(app: Host, rel: str, line: int | None) -> bool:
     """Suspend the explorer, run ``$VISUAL``/``$EDITOR`` on ``rel`` at ``line``, then reload
     and re-resolve. True when the editor ran. The explorer itself writes nothing."""
-    if getattr(app, "revision", None) is not None:
+    if app.revision is not None:
         app.notify(
             "reading a git revision: the editor edits the working tree (g: back to it)",
             severity="warning",
@@ -230,7 +222,7 @@ async def open_in_editor(app: Any, rel: str, line: int | None) -> bool:
 # -- from the audit view to a role ------------------------------------------------------------
 
 
-async def jump_in_role(app: Any, role: str | None, ref: str) -> None:
+async def jump_in_role(app: Host, role: str | None, ref: str) -> None:
     """Close the audit view, switch the main view to ``role`` and select ``ref``."""
     while len(app.screen_stack) > 1:
         app.pop_screen()

@@ -1,7 +1,7 @@
 """What the explorer's audit view shows, computed without Textual.
 
-- :func:`audit_of` memoises one :class:`~octui.analysis.audit.Audit` per loaded repository and
-  instant (it resolves every declared role once; the explorer calls it in a thread);
+- :class:`AuditCache` keeps one :class:`~octui.analysis.audit.Audit` per loaded repository
+  and instant (it resolves every declared role once; the explorer calls it in a thread);
 - :class:`FindingsIndex` filters the findings as the user types (code, id, path, role)
   and by severity, over text lowered once;
 - :func:`also_on` lists the other findings on the objects a finding names — listed,
@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import threading
+import weakref
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,9 +23,13 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 from octui.analysis.audit import Audit, AuditFinding, AuditObject, Fate, audit
+from octui.analysis.whynot import visible_to
 from octui.core.enums import ExclusionReason, FateState, Severity
 from octui.load.loader import Repository
 from octui.load.locate import reader_for
+
+Judged = tuple[Repository, dict[int, int]]
+"""What a role may read of a repository, and each object's uid there."""
 
 SEVERITIES = ("all", "error", "warning")
 """The severity filter's values, in the order the key cycles through them."""
@@ -84,35 +89,82 @@ def fate_sentence(fate: Fate) -> str:
     return f"{glyph} {reason}"
 
 
-# -- the memoised audit ---------------------------------------------------------------------
+# -- the audit cache ------------------------------------------------------------------------
 
-_LOCK = threading.Lock()
-
-
-def cached_audit(repo: Repository, as_of: datetime) -> Audit | None:
-    """The audit :func:`audit_of` already computed for ``repo`` at ``as_of``, if any."""
-    memo: dict[datetime, Audit] = repo.__dict__.get("_audit_memo", {})
-    return memo.get(as_of)
+INSTANTS = 4
+"""Audits kept per repository (following "now" moves the instant every minute)."""
 
 
-def audit_of(repo: Repository, as_of: datetime, root: str | Path | None = None) -> Audit:
-    """The audit of ``repo`` at ``as_of``, computed once per loaded repository and instant
-    (kept on the repository, which a reload replaces whole). ``root`` is the repository's
-    folder, read again for the findings' lines (at the repository's git commit, if any)."""
-    found = cached_audit(repo, as_of)
-    if found is not None:
+class AuditCache:
+    """The audits computed in one run of the explorer; the app owns it.
+
+    One :class:`~octui.analysis.audit.Audit` per loaded repository and instant (it
+    resolves every declared role once), and the repository each role view judges the
+    other roles on (:func:`~octui.analysis.whynot.visible_to`). Entries hold their
+    repository weakly: a reload replaces the repository, and its audits go with it.
+
+    Thread-safety: audits are computed in worker threads; every read and write of the
+    tables holds the one lock, the computing never does (two threads computing the same
+    audit store equal results).
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._audits: dict[int, tuple[weakref.ref[Repository], dict[datetime, Audit]]] = {}
+        self._judged: dict[tuple[int, str], tuple[weakref.ref[Repository], Judged]] = {}
+
+    def get(self, repo: Repository, as_of: datetime) -> Audit | None:
+        """The audit of ``repo`` at ``as_of`` when already computed (None otherwise)."""
+        with self._lock:
+            entry = self._audits.get(id(repo))
+            if entry is None or entry[0]() is not repo:
+                return None
+            return entry[1].get(as_of)
+
+    def audit(self, repo: Repository, as_of: datetime, root: str | Path | None = None) -> Audit:
+        """The audit of ``repo`` at ``as_of``, computed once per repository and instant.
+        ``root`` is the repository's folder, read again for the findings' lines (at the
+        repository's git commit, if any)."""
+        found = self.get(repo, as_of)
+        if found is not None:
+            return found
+        if root is None:
+            result = audit(repo, as_of)
+        else:
+            with reader_for(root, repo.source.commit) as read:
+                result = audit(repo, as_of, read=read)
+        with self._lock:
+            self._prune()
+            entry = self._audits.get(id(repo))
+            if entry is None or entry[0]() is not repo:
+                entry = self._audits[id(repo)] = (weakref.ref(repo), {})
+            if len(entry[1]) >= INSTANTS:
+                entry[1].clear()
+            entry[1][as_of] = result
+        return result
+
+    def judged(self, repo: Repository, role: str, *, compute: bool = True) -> Judged | None:
+        """What ``role`` may read of ``repo`` and each object's uid there (computed when
+        ``compute``, else None until it was)."""
+        key = (id(repo), role)
+        with self._lock:
+            entry = self._judged.get(key)
+            if entry is not None and entry[0]() is repo:
+                return entry[1]
+        if not compute:
+            return None
+        found = visible_to(repo, role)
+        with self._lock:
+            self._prune()
+            self._judged[key] = (weakref.ref(repo), found)
         return found
-    if root is None:
-        result = audit(repo, as_of)
-    else:
-        with reader_for(root, repo.source.commit) as read:
-            result = audit(repo, as_of, read=read)
-    with _LOCK:
-        memo: dict[datetime, Audit] = repo.__dict__.setdefault("_audit_memo", {})
-        if len(memo) >= 4:  # following "now" moves the instant every minute
-            memo.clear()
-        memo[as_of] = result
-    return result
+
+    def _prune(self) -> None:
+        """Forget the entries of repositories that are gone (the lock is held)."""
+        for repo_id in [k for k, (ref, _) in self._audits.items() if ref() is None]:
+            del self._audits[repo_id]
+        for key in [k for k, (ref, _) in self._judged.items() if ref() is None]:
+            del self._judged[key]
 
 
 # -- findings -------------------------------------------------------------------------------

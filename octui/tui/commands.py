@@ -2,33 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from octui.core.suggest import close_matches
+from octui.tui.host import Command, Host
 from octui.tui.literal import content, highlighted, line
 from octui.tui.widgets.inputs import parse_as_of
-
-if TYPE_CHECKING:
-    from octui.tui.app import OctuiApp
-
-Command = tuple[str, Callable[[], object], str]
 
 
 class OctuiCommands(Provider):
     """Commands of the explorer. Other modules add theirs by adding a Provider to
-    ``OctuiApp.COMMANDS`` or by extending :meth:`OctuiApp.palette_commands`.
+    ``OctuiApp.COMMANDS``; each feature adds its own (``Feature.palette_commands``).
 
     Titles are plain text (they name roles and ids): they are shown as literal content,
     never parsed as markup.
     """
 
     @property
-    def octui(self) -> OctuiApp:
-        return cast("OctuiApp", self.app)
+    def octui(self) -> Host:
+        """The app, as its parts see it (this module never imports the app)."""
+        return cast("Host", self.app)
 
     def _fixed(self) -> list[Command]:
         return self.octui.palette_commands()

@@ -227,21 +227,21 @@ async def test_every_notification_path_is_literal(
         out = tmp_path / f"out{PATHY}"
         out.mkdir()
         target = out / f"b{PATHY}.json"
-        app.export_to(target)
+        app.feature_set.export.export_to(target)
         await wait_workers(pilot)
         assert f"Exported|wrote {shown(str(target))}" in toasts.take()
-        app.export_to(target)
+        app.feature_set.export.export_to(target)
         await wait_workers(pilot)
         assert f"{shown(str(target))} already exists; not overwritten" in toasts.take()
-        app.export_to(repo / "inside.json")
+        app.feature_set.export.export_to(repo / "inside.json")
         await wait_workers(pilot)
         assert f"Export refused|{shown(str(repo / 'inside.json'))} is inside" in toasts.take()
 
         # Revisions: the folder is not in git; an unknown revision names what was asked.
-        app.action_pick_revision()
+        app.feature_set.revisions.action_pick_revision()
         await wait_workers(pilot)
         assert f"{shown(str(repo))} is not inside a git repository" in toasts.take()
-        app.set_revision(f"HEAD{CLICK}{OSC52}")
+        app.feature_set.revisions.set_revision(f"HEAD{CLICK}{OSC52}")
         await wait_workers(pilot)
         text = toasts.take()
         assert text.startswith("Revision|")
@@ -321,7 +321,7 @@ async def test_export_through_a_symlink_loop_keeps_the_explorer_running(
         assert "a symbolic link loops back on itself" in message
         assert app.is_running and app.screen is screen
         # The worker path says so too (a path chosen before the loop appeared).
-        app.export_to(a / "bundle.json")
+        app.feature_set.export.export_to(a / "bundle.json")
         await wait_workers(pilot)
         assert "Export refused|" in toasts.take()
         assert app.is_running

@@ -11,9 +11,9 @@ from octui.core.timeutil import parse_instant
 from octui.load.loader import load_repository
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query
-from octui.tui.agenda import AgendaScreen
-from octui.tui.compare import DiffScreen
-from octui.tui.revisions import RevisionScreen
+from octui.tui.screens.agenda import AgendaScreen
+from octui.tui.screens.diff import DiffScreen
+from octui.tui.screens.revisions import RevisionScreen
 
 from .conftest import SAMPLE, make_app, settle
 
@@ -39,7 +39,11 @@ async def test_what_changed_for_support_between_march_and_today() -> None:
         await settle_all(pilot)
         await pilot.press("p")
         await settle_all(pilot)
-        assert app.pinned is not None and app.compare_diff is not None and app.compare_diff.same
+        assert (
+            app.feature_set.compare.pinned is not None
+            and app.feature_set.compare.diff is not None
+            and app.feature_set.compare.diff.same
+        )
         app.set_as_of(TODAY)
         await settle_all(pilot)
         repo = load_repository(SAMPLE)
@@ -47,15 +51,15 @@ async def test_what_changed_for_support_between_march_and_today() -> None:
             resolve(repo, Query(role="support", as_of=MARCH)),
             resolve(repo, Query(role="support", as_of=TODAY)),
         )
-        assert app.compare_diff is not None
-        assert app.compare_diff.to_json() == expected.to_json()
+        assert app.feature_set.compare.diff is not None
+        assert app.feature_set.compare.diff.to_json() == expected.to_json()
         # Rows that differ are marked in the panes: refunds v2 is newly included.
         table = app.main.query_one("#included-table")
         index = next(i for i, r in enumerate(table.rows) if r.obj.key == "policies.refunds@2")
-        first_cell_style = table._cells(table.rows[index], index)[0][1]
+        first_cell_style = table.row_cells(table.rows[index], index)[0][1]
         assert "on #" in first_cell_style
         unchanged = next(i for i, r in enumerate(table.rows) if r.obj.key == "mission@1")
-        assert "on #" not in table._cells(table.rows[unchanged], unchanged)[0][1]
+        assert "on #" not in table.row_cells(table.rows[unchanged], unchanged)[0][1]
         bar = str(app.main.query_one("#extras-bar").render())
         assert "pinned" in bar and "+6 in" in bar and "-3 out" in bar
         await pilot.press("D")
@@ -65,7 +69,7 @@ async def test_what_changed_for_support_between_march_and_today() -> None:
         await pilot.press("escape")
         await pilot.press("p")
         await settle_all(pilot)
-        assert app.pinned is None
+        assert app.feature_set.compare.pinned is None
         assert not app.main.query_one("#extras-bar").display
 
 
@@ -120,12 +124,15 @@ async def test_what_the_repository_said_two_commits_ago(tmp_path: Path) -> None:
         assert app.revision is not None
         keys = [i.obj.key for i in app.view.included]
         assert "policies.refunds@1" in keys and "policies.refunds@2" not in keys
-        assert app.compare_diff is not None and app.compare_diff.b.rev == app.revision
+        assert (
+            app.feature_set.compare.diff is not None
+            and app.feature_set.compare.diff.b.rev == app.revision
+        )
         bar = str(app.main.query_one("#extras-bar").render())
         assert "said" in bar and "in effect" in bar  # the two questions, kept apart
-        app.set_revision(None)
+        app.feature_set.revisions.set_revision(None)
         await settle_all(pilot)
-        assert app.revision is None and app.compare_diff.same
+        assert app.revision is None and app.feature_set.compare.diff.same
     assert tree_checksum(sample.work) == sums and porcelain(sample.work) == status
 
 
@@ -147,14 +154,13 @@ async def test_why_not_in_the_detail_pane() -> None:
 
 async def test_starting_at_a_revision(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     from octui.tui.__main__ import main
-    from octui.tui.extras import start_at_revision
 
     sample = build_git_sample(tmp_path)
     assert main([str(sample.context), "--rev", "no-such-rev"]) == 2
     err = capsys.readouterr().err
     assert "unknown git revision" in err and len(err.strip().splitlines()) == 1
     app = make_app(sample.context, role="support", as_of=TODAY)
-    start_at_revision(app, "HEAD~2")
+    app.start_at_revision("HEAD~2")
     async with app.run_test(size=(130, 40)) as pilot:
         await settle_all(pilot)
         keys = [i.obj.key for i in app.view.included]
@@ -195,10 +201,10 @@ async def test_the_agenda_scrolls_through_every_change_and_toggles() -> None:
         await settle_all(pilot)
         assert [p.first_instant for p in table.rows] == [p.first_instant for p in full.points]
         assert "every digest change" in str(screen.query_one("#agenda-title").render())
-        assert app.agenda_everything  # . and , follow the same choice
+        assert app.feature_set.agenda.everything  # . and , follow the same choice
         await pilot.press("a")
         await settle_all(pilot)
-        assert len(table.rows) == len(receiving.points) and not app.agenda_everything
+        assert len(table.rows) == len(receiving.points) and not app.feature_set.agenda.everything
         await pilot.press("end", "enter")
         await settle_all(pilot)
         assert app.inputs.as_of == receiving.points[-1].first_instant

@@ -264,9 +264,9 @@ async def test_no_color_pin_differences_have_glyphs(monkeypatch: pytest.MonkeyPa
         await pilot.press("2")
         await pilot.pause()
         excluded = app.main.query_one("#excluded-table", RowTable)
-        marked = [excluded._cells(r, i)[0][0][:2] for i, r in enumerate(excluded.rows)]
+        marked = [excluded.row_cells(r, i)[0][0][:2] for i, r in enumerate(excluded.rows)]
         assert "- " in marked and "~ " in marked, marked
-        assert app.compare_marks  # the marks the glyphs stand for
+        assert app.feature_set.compare.marks  # the marks the glyphs stand for
 
 
 def test_a_theme_name_from_a_settings_file_is_never_trusted_blindly() -> None:

@@ -13,13 +13,13 @@ from textual.widgets import Input, Label, Select
 
 from octui.core.enums import Severity
 from octui.render.timeline import fit_key
-from octui.tui.aids import changed_paths, reload_note, screenshot_folder
 from octui.tui.app import OctuiApp
 from octui.tui.asof_words import as_of_problem
 from octui.tui.commands import OctuiCommands
-from octui.tui.compare import DiffScreen
 from octui.tui.exporting import export_name
+from octui.tui.feedback import changed_paths, reload_note, screenshot_folder
 from octui.tui.keys import key_label, keys_label
+from octui.tui.screens.diff import DiffScreen
 from octui.tui.screens.help import HelpScreen
 from octui.tui.screens.validate import ValidateScreen
 from octui.tui.widgets.detail import DetailPane
@@ -164,7 +164,7 @@ async def test_diff_view_scrolls_with_keys() -> None:
         await pilot.pause()
         await pilot.press("down", "enter")
         await settle(pilot)
-        await wait_for(pilot, lambda: app.compare_diff is not None)
+        await wait_for(pilot, lambda: app.feature_set.compare.diff is not None)
         await pilot.press("D")
         await pilot.pause()
         assert isinstance(app.screen, DiffScreen)
@@ -390,7 +390,7 @@ async def test_validate_shows_the_whole_repository_findings_as_the_cli() -> None
     app = make_app(role="support")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        app.action_validate()
+        app.feature_set.orientation.action_validate()
         await wait_for(pilot, lambda: isinstance(app.screen, ValidateScreen))
         screen = app.screen
         assert isinstance(screen, ValidateScreen)
@@ -409,9 +409,9 @@ async def test_copy_offers_id_path_and_bundle() -> None:
         app.copy_to_clipboard = copied.append  # type: ignore[method-assign]
         app.action_jump("policies.refunds")
         await pilot.pause()
-        app.action_copy_id()
-        app.action_copy_path()
-        app.action_copy_bundle()
+        app.feature_set.orientation.action_copy_id()
+        app.feature_set.orientation.action_copy_path()
+        app.feature_set.orientation.action_copy_bundle()
         assert copied[0] == "policies.refunds@2"
         assert copied[1].endswith(".md") and "refunds" in copied[1]
         import json

@@ -10,7 +10,8 @@ from typing import Any
 from textual.widgets import Input, OptionList
 
 from octui.core.timeutil import parse_instant
-from octui.tui.timetravel import BelieveScreen, ObjectLogView, start_at_known_at
+from octui.tui.screens.believe import BelieveScreen
+from octui.tui.widgets.objectlog import ObjectLogView
 
 from .conftest import make_app, settle
 
@@ -35,7 +36,7 @@ async def test_one_date_sets_both_axes_and_the_other_keys_move_as_of_alone(
     app = make_app(repo.context, role="support", as_of=TODAY)
     async with app.run_test(size=(130, 40)) as pilot:
         await settle_all(pilot)
-        assert app.axes_line == ""  # the files on disk: nothing to set apart
+        assert app.feature_set.timetravel.axes_line == ""  # the files on disk: nothing to set apart
         await pilot.press("K")
         await settle_all(pilot)
         assert isinstance(app.screen, BelieveScreen)
@@ -45,7 +46,7 @@ async def test_one_date_sets_both_axes_and_the_other_keys_move_as_of_alone(
         await pilot.press("enter")
         await settle_all(pilot)
         short = repo.commits["v2"][:7]
-        line = app.axes_line
+        line = app.feature_set.timetravel.axes_line
         assert f"repository: known at 2026-03-25 · commit {short} 'Refund policy v2 draft'" in line
         assert "in effect: as_of 2026-03-25" in line
         assert line.index("repository:") < line.index("in effect:")
@@ -66,7 +67,7 @@ async def test_one_date_sets_both_axes_and_the_other_keys_move_as_of_alone(
         # [ ] { } move as_of alone: the repository stays as it was known on March 25
         await pilot.press("}")
         await settle_all(pilot)
-        line = app.axes_line
+        line = app.feature_set.timetravel.axes_line
         assert "in effect: as_of 2026-04-25" in line
         assert f"known at 2026-03-25 · commit {short}" in line
         keys = [i.obj.key for i in app.view.included]
@@ -78,9 +79,9 @@ async def test_believe_before_the_first_commit_says_so(tmp_path: Path) -> None:
     app = make_app(repo.context, role="support", as_of=TODAY)
     async with app.run_test(size=(130, 40)) as pilot:
         await settle_all(pilot)
-        app.believe(parse_instant("2020-01-01"))
+        app.feature_set.timetravel.believe(parse_instant("2020-01-01"))
         await settle_all(pilot)
-        assert app.revision is None and app.axes_line == ""
+        assert app.revision is None and app.feature_set.timetravel.axes_line == ""
         assert any("no commit" in n.message for n in app._notifications)
 
 
@@ -93,12 +94,12 @@ async def test_starting_known_at(tmp_path: Path, capsys: Any) -> None:
     assert "no commit" in err and len(err.strip().splitlines()) == 1
     assert main([str(repo.context), "--known-at", "2026-06-11", "--rev", "HEAD"]) == 2
     app = make_app(repo.context, role="support", as_of=parse_instant("2026-07-01"))
-    start_at_known_at(app, parse_instant("2026-06-11"))
+    app.start_at_known_at(parse_instant("2026-06-11"))
     async with app.run_test(size=(130, 40)) as pilot:
         await settle_all(pilot)
         short = repo.commits["45"][:7]
-        assert f"known at 2026-06-11 · commit {short}" in app.axes_line
-        assert "in effect: as_of 2026-07-01" in app.axes_line
+        assert f"known at 2026-06-11 · commit {short}" in app.feature_set.timetravel.axes_line
+        assert "in effect: as_of 2026-07-01" in app.feature_set.timetravel.axes_line
         [v2] = [i for i in app.view.included if i.obj.id == "policies.refunds"]
         assert v2.obj.summary.startswith("45-day")
 
@@ -131,7 +132,7 @@ async def test_the_object_history_in_the_detail_pane_opens_a_commit(tmp_path: Pa
         await settle_all(pilot)
         assert app.revision == repo.commits["45"]
         assert app.view.resolution.repository.source.commit == repo.commits["45"]
-        assert f"revision {repo.commits['45']}" in app.axes_line
+        assert f"revision {repo.commits['45']}" in app.feature_set.timetravel.axes_line
         assert app.inputs.as_of == TODAY  # opening a commit leaves as_of alone
         # L again hides it
         await pilot.press("escape", "L")

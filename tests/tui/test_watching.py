@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from octui.tui import app as app_module
+from octui.tui import loading as loading_module
 from octui.tui.app import OctuiApp
 
 from .conftest import make_app, settle, wait_for
@@ -73,7 +73,7 @@ async def test_an_event_that_changes_nothing_reloads_nothing(
 async def test_without_events_the_explorer_polls(
     repo_copy: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(app_module, "open_events", lambda root: None)
+    monkeypatch.setattr(loading_module, "open_events", lambda root: None)
     app = make_app(repo_copy, watch=True, poll_interval=0.05, role="support")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)

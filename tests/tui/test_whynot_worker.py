@@ -103,10 +103,10 @@ def whynot_box(app: Any) -> Static:
 async def test_a_new_selection_cancels_the_old_why_not(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import octui.tui.extras as extras
+    import octui.tui.features.whynot as whynot
 
     slow = SlowWhyNot()
-    monkeypatch.setattr(extras, "why_not", slow)
+    monkeypatch.setattr(whynot, "why_not", slow)
     app = make_app(outranked_repo(tmp_path / "repo", 20))
 
     async def run() -> None:
@@ -155,15 +155,16 @@ async def _quit(pilot: Any) -> None:
 
 @scenario
 async def quit_while_an_uncancellable_why_not_and_walk_run(tmp: Path) -> None:
-    import octui.tui.extras as extras
+    import octui.tui.features.agenda as agenda
+    import octui.tui.features.whynot as whynot
 
     slow = SlowWhyNot(honour_cancel=False)
-    extras.why_not = slow  # type: ignore[assignment]
+    whynot.why_not = slow  # type: ignore[assignment]
 
     def slow_walk(*args: Any, **kwargs: Any) -> None:
         time.sleep(30)
 
-    extras.find_change = slow_walk  # type: ignore[assignment]
+    agenda.find_change = slow_walk  # type: ignore[assignment]
     app = make_app(outranked_repo(tmp / "repo", 5))
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(pilot)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Hashable, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar, cast
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -45,6 +45,7 @@ from octui.tui.auditmodel import (
     where,
 )
 from octui.tui.exporting import ExportExists, ExportRefused, default_export_path, write_atomic
+from octui.tui.host import Host
 from octui.tui.measure import text_width
 from octui.tui.screens.export import ExportScreen
 from octui.tui.screens.help import HelpScreen
@@ -74,15 +75,18 @@ def _finding_key(f: AuditFinding) -> tuple[object, ...]:
     return (w.code.value, w.ids, w.message, w.paths)
 
 
+def where_widths(index: FindingsIndex) -> dict[int, int]:
+    """The width of each finding's ``file:line`` cell (by ``id`` of the finding), measured
+    once per index (in a worker thread) and kept beside it by the screen."""
+    return {id(f): text_width(_where(f)) for f in index.findings}
+
+
 def _prepare(
-    table: RowTable, index: FindingsIndex, text: str, severity: str
+    table: RowTable, index: FindingsIndex, widths: dict[int, int], text: str, severity: str
 ) -> tuple[list[AuditFinding], dict[Hashable, int], int]:
     """The findings a filter keeps, indexed and measured (in a worker thread, so a
     keystroke costs the UI thread only what is on screen)."""
     rows = index.filter(text, severity)
-    widths: dict[int, int] = index.__dict__.setdefault("_where_widths", {})
-    if not widths:
-        widths.update({id(f): text_width(_where(f)) for f in index.findings})
     return rows, table.key_index(rows), max((widths[id(f)] for f in rows), default=0)
 
 
@@ -236,6 +240,8 @@ class AuditScreen(Screen[None]):
         super().__init__()
         self.audit: Audit | None = None
         self.index: FindingsIndex | None = None
+        self.where_widths: dict[int, int] = {}
+        """The width of each finding's file:line cell, measured with :attr:`index`."""
         self.matrix_how = MatrixFilter()
         self.findings_text = ""
         self._repo: object = None
@@ -266,8 +272,13 @@ class AuditScreen(Screen[None]):
                 yield Static(LEGEND, id="matrix-legend", markup=False)
         yield Footer(compact=True)
 
+    @property
+    def host(self) -> Host:
+        """The explorer, as its parts see it."""
+        return cast("Host", self.app)
+
     def on_mount(self) -> None:
-        app: Any = self.app
+        app = self.host
         if not app.cursor_blink:
             for field in self.query(Input):
                 field.cursor_blink = False
@@ -281,7 +292,7 @@ class AuditScreen(Screen[None]):
 
     def _follow(self) -> None:
         """Recompute when the explorer reloaded the repository or moved its instant."""
-        app: Any = self.app
+        app = self.host
         view = app.view
         if self.audit is None or view is None:
             return
@@ -290,7 +301,7 @@ class AuditScreen(Screen[None]):
 
     @work(exclusive=True, group="audit-view", exit_on_error=False)
     async def recompute(self) -> None:
-        app: Any = self.app
+        app = self.host
         await app.wait_settled()
         if app.error is not None or app.view is None:
             self.query_one("#audit-head", Static).update(
@@ -302,10 +313,12 @@ class AuditScreen(Screen[None]):
         if a is None:
             return
         index = await asyncio.to_thread(FindingsIndex, a.findings)
+        widths = await asyncio.to_thread(where_widths, index)
         table = self.query_one(FindingsTable)
         text = self.findings_text
-        prepared = await asyncio.to_thread(_prepare, table, index, text, self.severity)
+        prepared = await asyncio.to_thread(_prepare, table, index, widths, text, self.severity)
         self._repo, self._as_of = repo, as_of
+        self.where_widths = widths
         self.show_audit(a, index)
         if text == self.findings_text:
             rows, keys, width = prepared
@@ -364,12 +377,14 @@ class AuditScreen(Screen[None]):
     async def _filter_findings(self, text: str, debounce: bool = True) -> None:
         if debounce:
             await asyncio.sleep(DEBOUNCE)  # a newer keystroke cancels this one
-        index = self.index
+        index, widths = self.index, self.where_widths
         self.findings_text = text
         if index is None:
             return
         table = self.query_one(FindingsTable)
-        rows, keys, width = await asyncio.to_thread(_prepare, table, index, text, self.severity)
+        rows, keys, width = await asyncio.to_thread(
+            _prepare, table, index, widths, text, self.severity
+        )
         if index is self.index and text == self.findings_text:
             table.set_rows(rows, index=keys, widths={3: width})
 
@@ -431,7 +446,7 @@ class AuditScreen(Screen[None]):
         return lines
 
     def _role_for(self, f: AuditFinding) -> str | None:
-        current = getattr(self.app, "inputs", None)
+        current = self.host.inputs
         role = current.role if current is not None else None
         if f.roles and role not in f.roles:
             return f.roles[0]
@@ -449,12 +464,14 @@ class AuditScreen(Screen[None]):
             self._jump(event.table.current_role, row.obj.key)
 
     def _jump(self, role: str | None, ref: str) -> None:
-        app: Any = self.app
+        app = self.host
 
         async def jump() -> None:
             await jump_in_role(app, role, ref)
 
-        app.run_worker(jump, group="audit-jump", exclusive=True, exit_on_error=False)
+        app.run_worker(
+            jump, name="the jump", group="audit-jump", exclusive=True, exit_on_error=False
+        )
 
     # -- actions --------------------------------------------------------------------------
 
@@ -509,11 +526,11 @@ class AuditScreen(Screen[None]):
             rel, line = row.obj.path, object_line(a, row.obj.path)
         else:
             return
-        if await open_in_editor(self.app, rel, line):
+        if await open_in_editor(self.host, rel, line):
             self.recompute()
 
     def action_export(self) -> None:
-        app: Any = self.app
+        app = self.host
         a = self.audit
         if a is None:
             app.notify("the audit is not ready yet", severity="warning")
@@ -537,7 +554,7 @@ class AuditScreen(Screen[None]):
     async def export_to(self, a: Audit, path: Path, *, overwrite: bool = False) -> Path | None:
         """Write the audit atomically, in the format its suffix names; never into the
         repository."""
-        app: Any = self.app
+        app = self.host
         fmt = FORMATS.get(path.suffix.lower(), AuditFormat.MARKDOWN)
         text = await asyncio.to_thread(render, a, fmt)
         try:
@@ -554,7 +571,7 @@ class AuditScreen(Screen[None]):
         return written
 
     def action_help(self) -> None:
-        app: Any = self.app
+        app = self.host
         rows = []
         for b in [*self.BINDINGS, *MatrixTable.BINDINGS]:
             if isinstance(b, Binding):

@@ -12,6 +12,10 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from octui.tui.keys import keys_label
+from octui.tui.widgets.inputs import AsOfInput
+from octui.tui.widgets.rowtable import RowTable
+
 GUIDE = (
     "[b]Why is X not in the support bundle?[/b]  Pick role [b]support[/b] (r), open "
     "[b]Excluded[/b] (2) and find X (/ filters by id or text, Ctrl+P jumps to an id@version; "
@@ -67,3 +71,46 @@ class HelpScreen(ModalScreen[None]):
 
     def action_dismiss(self) -> None:  # type: ignore[override]
         self.dismiss(None)
+
+
+def key_groups(app_bindings: list[BindingType]) -> list[tuple[str, list[tuple[str, str]]]]:
+    """Every key of the explorer, grouped, from the bindings themselves (the app's, the
+    tables', the as_of field's) plus the fields' own keys."""
+
+    def rows(bindings: list[BindingType]) -> list[tuple[str, str]]:
+        return [
+            (keys_label(b.key), b.tooltip or b.description)
+            for b in bindings
+            if isinstance(b, Binding)
+        ]
+
+    return [
+        ("Anywhere", [*rows(app_bindings), ("Ctrl+P", "Command palette")]),
+        (
+            "Tables (Included, Excluded, Warnings)",
+            [*rows(list(RowTable.BINDINGS)), ("click / double-click", "select / open")],
+        ),
+        (
+            "as_of field",
+            [
+                *rows(list(AsOfInput.BINDINGS)),
+                ("type", "now, YYYY-MM-DD or RFC 3339 datetime (no offset: UTC)"),
+            ],
+        ),
+        (
+            "Fields",
+            [
+                ("Tab / Shift+Tab", "next / previous field"),
+                ("Enter", "back to the results"),
+            ],
+        ),
+        (
+            "Help, diff, validate and detail views",
+            [
+                ("↑ / ↓, PgUp / PgDn", "scroll"),
+                ("Home / End", "top / bottom"),
+                ("mouse wheel", "scroll"),
+                ("Esc", "close (the detail pane: back to the results)"),
+            ],
+        ),
+    ]

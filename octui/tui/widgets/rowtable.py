@@ -34,6 +34,10 @@ Cell = tuple[str, str]
 """Cell text and a Rich style string ("" for the default)."""
 
 
+RowStyle = Callable[["RowTable", Any, Sequence[Cell]], Sequence[Cell]]
+"""A row-style hook: ``(table, row, cells) → cells`` (see :attr:`RowTable.row_style`)."""
+
+
 @dataclass(frozen=True)
 class Column:
     """A column: ``width`` cells, or ``None`` for the one column that takes the rest."""
@@ -200,6 +204,15 @@ class RowTable(ScrollView, can_focus=True):
         """The column rows are sorted by (None: the order they were given in)."""
         self._natural: dict[int, int] = {}
         """Longest cell of each ``fit`` column (index → cells), measured by :meth:`set_rows`."""
+        self.row_style: RowStyle | None = None
+        """The row-style hook: restyles a row's cells as they are drawn (e.g. the compare
+        marks); set it, then :meth:`refresh` to redraw."""
+
+    def row_cells(self, row: Any, index: int) -> Sequence[Cell]:
+        """The cells of ``row`` at ``index`` as drawn: the table's own, through the
+        row-style hook when one is set."""
+        cells = self._cells(row, index)
+        return cells if self.row_style is None else self.row_style(self, row, cells)
 
     # -- data ----------------------------------------------------------------------------
 
@@ -419,7 +432,7 @@ class RowTable(ScrollView, can_focus=True):
             style = base + self.get_component_rich_style(name)
             cell_style = _cursor_style
         if sub == 0:
-            return self._strip(list(self._cells(row, index)), width, style, cell_style)
+            return self._strip(list(self.row_cells(row, index)), width, style, cell_style)
         assert self._extra is not None
         runs = self._extra(row, index, sub)
         segments = []

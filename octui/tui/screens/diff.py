@@ -1,19 +1,15 @@
-"""Compare against a pin: freeze the current bundle, keep changing the inputs, see the difference.
+"""The diff view: what changed from the pinned bundle (A) to the one on screen (B).
 
-``p`` pins the bundle on screen (its inputs, revision and digest). From then on every
-new resolution is compared with the pin (:func:`octui.analysis.diff.diff_resolutions`, off the
-UI thread, in :mod:`.extras`): rows that differ are marked in the Included and
-Excluded panes — ``+`` on green for what is newly in, ``-`` on red for what left the
-bundle, ``~`` on yellow for what changed in place (the glyph says it without colour) —
-a bar above the status line counts them, and ``D`` opens the diff view
-(:class:`DiffScreen`). ``p`` again unpins.
+:class:`Pin` is the bundle pinned for comparison (its inputs, revision and digest);
+:class:`DiffScreen` (``D``) shows the difference, each object under one heading, each
+changed field old → new. Pinning and marking the panes is
+:mod:`octui.tui.features.compare`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -23,7 +19,6 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from octui.analysis.diff_result import Diff, ObjectChange
-from octui.core.model import Exclusion
 from octui.core.textsafe import inert
 from octui.core.timeutil import format_instant
 from octui.render.diff import (
@@ -34,17 +29,7 @@ from octui.render.diff import (
     grouped,
     side_text,
 )
-from octui.resolve.result import Included
 from octui.tui.state import View
-from octui.tui.widgets.rowtable import Cell, RowTable
-
-NEW_STYLE = "on #1f4d1f"
-GONE_STYLE = "on #5a1e1e"
-CHANGED_STYLE = "on #4d4214"
-LIGHT_STYLES = {NEW_STYLE: "on #c4e8c4", GONE_STYLE: "on #f2c4c4", CHANGED_STYLE: "on #eedd9c"}
-"""The same marks on a light theme (dark text stays readable on them)."""
-MARK_GLYPHS = {NEW_STYLE: "+", GONE_STYLE: "-", CHANGED_STYLE: "~"}
-"""What each mark says without colour (``NO_COLOR``, colour blindness)."""
 
 
 @dataclass(frozen=True)
@@ -58,62 +43,6 @@ class Pin:
     def describe(self) -> str:
         q = self.view.query
         return describe_side(q.role, q.task, format_instant(q.as_of), self.rev)
-
-
-def row_mark_key(row: Any) -> tuple[object, ...] | None:
-    """How a pane row is looked up among the changes (current side)."""
-    if isinstance(row, Included):
-        return ("i", row.obj.id, row.obj.version)
-    if isinstance(row, Exclusion):
-        return ("x", row.id, row.version, row.reason.value)
-    return None
-
-
-def marks_for(diff: Diff) -> dict[tuple[object, ...], str]:
-    """Row key (current side) → style, for every change that is more than a rank move."""
-    marks: dict[tuple[object, ...], str] = {}
-    for change in diff.objects:
-        after = change.after
-        if after is None or change.rank_only:
-            continue
-        key: tuple[object, ...] = (
-            ("i", after.id, after.version)
-            if after.included
-            else ("x", after.id, after.version, after.reason)
-        )
-        if change.moved_in:
-            marks[key] = NEW_STYLE
-        elif change.moved_out:
-            marks[key] = GONE_STYLE
-        else:
-            marks[key] = CHANGED_STYLE
-    return marks
-
-
-def decorate(table: RowTable, marks: Callable[[], dict[tuple[object, ...], str]]) -> None:
-    """Have ``table`` paint the first cell of rows that differ from the pin (idempotent)."""
-    if getattr(table, "_octui_compare_marks", None) is not None:
-        table._octui_compare_marks = marks  # type: ignore[attr-defined]
-        return
-    table._octui_compare_marks = marks  # type: ignore[attr-defined]
-    original: Callable[[Any, int], Sequence[Cell]] = table._cells
-
-    right = bool(table.columns) and table.columns[0].justify == "right"
-
-    def cells(row: Any, index: int) -> Sequence[Cell]:
-        out = list(original(row, index))
-        key = row_mark_key(row)
-        style = table._octui_compare_marks().get(key) if key is not None else None  # type: ignore[attr-defined]
-        if style and out:
-            text, spec = out[0]
-            glyph = MARK_GLYPHS.get(style, "")
-            text = f"{glyph}{text.lstrip()}" if right else f"{glyph} {text}"
-            if not table.app.current_theme.dark:
-                style = LIGHT_STYLES.get(style, style)
-            out[0] = (text, f"{spec} {style}".strip())
-        return out
-
-    table._cells = cells
 
 
 def _line_style(change: ObjectChange) -> str:
@@ -159,6 +88,13 @@ def diff_text(pin: Pin, diff: Diff, everything: bool = False) -> Text:
             f"{'s' if hidden != 1 else ''} hidden) · a: every exclusion change\n\n",
             style="dim",
         )
+    _append_changes(text, diff)
+    text.append(f"\nA {diff.a.digest}\nB {diff.b.digest}\n", style="dim")
+    return text
+
+
+def _append_changes(text: Text, diff: Diff) -> None:
+    """The diff's changes under their headings: versions, the sections, the warnings."""
     by_version, sections = grouped(diff)
     if diff.versions:
         text.append("Version changed\n", style="bold")
@@ -193,8 +129,6 @@ def diff_text(pin: Pin, diff: Diff, everything: bool = False) -> Text:
         text.append("Warnings removed\n", style="bold")
     for w in diff.warnings_removed:
         text.append(f"  - {w.code} {inert(' '.join(w.ids), keep_newlines=False)}\n", style="dim")
-    text.append(f"\nA {diff.a.digest}\nB {diff.b.digest}\n", style="dim")
-    return text
 
 
 class DiffScreen(ModalScreen[None]):

@@ -1,11 +1,13 @@
-"""The change agenda in the explorer: walk as_of from one change of the bundle to the next.
+"""The change agenda screen (``A``): every change of the bundle at any instant.
 
-``.`` / ``,`` move ``as_of`` (and so the timeline marker) to the next / previous instant
-at which the bundle of the current role, task and revision changes — objects starting,
-expiring, being superseded or going stale — and say what changed. ``A`` lists every
-change at any instant (swept once, off the UI thread, in a virtualised table), each with
-its cause and what changes; Enter on one moves ``as_of`` there. Both offer the changes to
-what the role receives (the default) or every digest change (``a`` in the agenda).
+The agenda is swept once, off the UI thread, into a virtualised table, each change with
+its cause and what changes; Enter on one moves ``as_of`` there. ``a`` switches between
+the changes to what the role receives (the default) and every digest change. Walking
+from one change to the next (``.`` / ``,``) is :mod:`octui.tui.features.agenda`.
+
+The sweep runs as a worker of the app (not of this screen), so the app's one
+``Worker.StateChanged`` handler reports it when it fails; a sweep that ends after the
+screen closed shows nothing.
 """
 
 from __future__ import annotations
@@ -13,17 +15,16 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import ClassVar
+from typing import ClassVar, cast
 
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from octui.analysis.agenda import change_agenda, walk_changes
+from octui.analysis.agenda import change_agenda
 from octui.analysis.agenda_points import ChangePoint
 from octui.analysis.diff_result import ObjectChange
 from octui.core.textsafe import inert
@@ -32,6 +33,7 @@ from octui.load.loader import Repository
 from octui.resolve.cache import ResolutionCache
 from octui.resolve.result import Query
 from octui.tui.background import in_daemon_thread
+from octui.tui.host import Host
 from octui.tui.widgets.rowtable import Cell, Column, RowTable
 
 
@@ -170,13 +172,15 @@ class AgendaScreen(ModalScreen[datetime | None]):
 
     def on_mount(self) -> None:
         self.query_one(RowTable).focus()
-        self._find()
+        host = cast("Host", self.app)
+        host.run_worker(self._find, name="the change agenda", group="agenda", exit_on_error=False)
 
-    @work(exclusive=True, group="agenda", exit_on_error=False)
     async def _find(self) -> None:
         agenda = await in_daemon_thread(
             change_agenda, self.repository, self.query_, rev=self.rev, cache=self.cache
         )
+        if not self.is_attached:
+            return  # closed meanwhile
         self.all_points = agenda.points
         self.done.set()
         self._show()
@@ -211,21 +215,3 @@ class AgendaScreen(ModalScreen[datetime | None]):
 
     def action_dismiss_none(self) -> None:
         self.dismiss(None)
-
-
-def find_change(
-    repository: Repository,
-    query: Query,
-    *,
-    forward: bool,
-    rev: str | None,
-    everything: bool,
-    cache: ResolutionCache | None = None,
-) -> ChangePoint | None:
-    """The next change after ``query.as_of`` (forward) or the latest in effect at it, of the
-    mode: every digest change, or the changes to what the role receives (``cache``: the
-    repository's resolution cache)."""
-    for point in walk_changes(repository, query, forward=forward, rev=rev, cache=cache):
-        if everything or point.receives:
-            return point
-    return None
