@@ -51,7 +51,8 @@ from octui.core.enums import ExclusionReason, Lifecycle, WarningCode
 from octui.core.model import ContextObject, Exclusion, Finding
 from octui.core.textsafe import inert
 from octui.core.timeutil import BEGINNING_OF_TIME, add_days, format_instant
-from octui.load.loader import Repository
+from octui.core.tokens import tokenize
+from octui.load.assemble import Repository
 from octui.resolve.engine import (
     Included,
     Query,
@@ -70,7 +71,7 @@ from octui.resolve.engine import (
     step_temporal,
     version_findings,
 )
-from octui.resolve.ranking import score, tokenize
+from octui.resolve.ranking import score
 
 EPSILON = timedelta(microseconds=1)
 

@@ -12,7 +12,7 @@ from octui.core.model import ContextObject, Exclusion
 from octui.core.suggest import did_you_mean
 from octui.core.textsafe import inert
 from octui.core.timeutil import BEGINNING_OF_TIME, format_day, format_instant
-from octui.load.loader import Repository
+from octui.load.assemble import Repository
 from octui.resolve.engine import Edge, Included, Query, Resolution, repo_by_id, resolve
 
 #: Why an edge whose replacement is a draft never takes effect (the explorer says the same).

@@ -36,9 +36,9 @@ from octui.cli.main import (
 )
 from octui.core.textsafe import inert
 from octui.core.timeutil import format_instant, parse_instant
-from octui.load.gittree import GitRevisionError
+from octui.load.assemble import Repository
+from octui.load.gitrun import GitRevisionError
 from octui.load.known_at import add_known_at_arg, commit_info, known_at_revision
-from octui.load.loader import Repository
 from octui.resolve.engine import Query, resolve
 
 MAX_BUNDLE_BYTES = 512 * 1024 * 1024

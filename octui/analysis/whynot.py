@@ -31,10 +31,11 @@ from octui.analysis.agenda import sorted_candidates
 from octui.core.enums import ExclusionReason, Status
 from octui.core.model import ContextObject, Exclusion
 from octui.core.timeutil import BEGINNING_OF_TIME, format_day
+from octui.core.tokens import tokenize
+from octui.load.assemble import Repository
 from octui.load.config import Config
-from octui.load.loader import Repository
 from octui.resolve.engine import Included, Query, Resolution, read_denial, resolve
-from octui.resolve.ranking import score, tokenize
+from octui.resolve.ranking import score
 
 R = ExclusionReason
 

@@ -37,8 +37,8 @@ from octui.cli.main import (
     open_revision,
 )
 from octui.core.timeutil import add_days, now_utc, parse_duration, parse_instant
+from octui.load.assemble import Repository
 from octui.load.known_at import add_known_at_arg, describe_source
-from octui.load.loader import Repository
 from octui.resolve.engine import Query, resolve
 
 #: ``--against-rev`` value meaning "the files on disk" (when side A reads a revision).

@@ -25,8 +25,10 @@ from octui.core.model import Finding
 from octui.core.suggest import did_you_mean
 from octui.core.textsafe import inert
 from octui.core.timeutil import format_instant, now_utc, parse_instant
+from octui.load.assemble import Repository
 from octui.load.config import ConfigError, NotARepository
-from octui.load.loader import Repository, gc_paused, load_repository
+from octui.load.heap import gc_paused
+from octui.load.loader import load_repository
 from octui.render.ansi import colour_enabled, paint_marks
 from octui.render.ci_formats import (
     PathMap,
@@ -269,7 +271,7 @@ def check_exclusive(rev: str | None, known_at: datetime | None, what: str = "--r
 def open_known_at(path: str, when: datetime) -> Repository:
     """The repository at ``path`` as committed at the last first-parent commit of HEAD
     whose committer date is at or before ``when``."""
-    from octui.load.gittree import GitRevisionError
+    from octui.load.gitrun import GitRevisionError
     from octui.load.known_at import load_known_at
 
     try:
@@ -280,7 +282,8 @@ def open_known_at(path: str, when: datetime) -> Repository:
 
 def open_revision(path: str, rev: str) -> Repository:
     """The repository at ``path`` exactly as it was at git revision ``rev`` (read from git)."""
-    from octui.load.gittree import GitRevisionError, load_revision
+    from octui.load.gitrun import GitRevisionError
+    from octui.load.revisions import load_revision
 
     try:
         return load_revision(path, rev)
@@ -507,7 +510,7 @@ def run_history(args: argparse.Namespace) -> int:
 def run_history_log(args: argparse.Namespace) -> int:
     from octui.analysis.objlog import object_log
     from octui.analysis.objlog import render_text as render_log
-    from octui.load.gittree import GitRevisionError
+    from octui.load.gitrun import GitRevisionError
 
     if args.rev is not None or args.known_at is not None:
         raise UsageError("history --log reads every commit of HEAD: not with --rev or --known-at")

@@ -37,7 +37,9 @@ import time
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from octui.load.loader import FileKey, ParsedFile
+from octui.core.tokens import fields_token_table
+from octui.load.frontmatter import ParsedFile
+from octui.load.tree import FileKey
 
 FORMAT = 3
 """Bumped whenever the payload changes: a cache of another format is cold."""
@@ -49,14 +51,16 @@ MAX_FILES = 32
 MAX_BYTES = 1 << 30
 """The cache directory keeps the most recently written files within these bounds."""
 _PARSER_MODULES = (
-    "load/loader",
+    "load/frontmatter",
+    "load/tree",  # the size limit
+    "load/loader",  # read errors
     "load/fastpath",
     "core/model",
     "load/strict_yaml",
     "core/timeutil",
     "core/enums",
     "load/config",
-    "resolve/ranking",  # the token tables kept beside each parsed file
+    "core/tokens",  # the token tables kept beside each parsed file
 )
 """The modules, relative to the package folder, whose source decides what a file parses to."""
 
@@ -241,8 +245,6 @@ def _pack(identity: tuple[int, int, int, int], parsed: ParsedFile) -> Payload | 
         values = tuple(parsed.fields.values())
         tokens = parsed.tokens
         if tokens is None:
-            from octui.resolve.ranking import fields_token_table
-
             try:
                 tokens = fields_token_table(parsed.fields)
             except Exception:

@@ -30,9 +30,11 @@ from octui.core.enums import (
 )
 from octui.core.model import REF_RE, ContextObject, Exclusion, Finding
 from octui.core.timeutil import add_days, format_day
+from octui.core.tokens import tokenize
+from octui.load.assemble import Repository, object_findings
 from octui.load.config import Config, RoleConfig
-from octui.load.loader import Repository, gc_paused, object_findings
-from octui.resolve.ranking import Score, score, tokenize
+from octui.load.heap import gc_paused
+from octui.resolve.ranking import Score, score
 
 R = ExclusionReason
 W = WarningCode

@@ -181,7 +181,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         root, role=args.role, task=args.task, as_of=as_of, theme=args.theme, audit=args.audit
     )
     if args.rev is not None:
-        from octui.load.gittree import GitRevisionError
+        from octui.load.gitrun import GitRevisionError
         from octui.tui.extras import start_at_revision
 
         try:
@@ -189,7 +189,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except GitRevisionError as exc:
             return fail(str(exc))
     if known_at is not None:
-        from octui.load.gittree import GitRevisionError
+        from octui.load.gitrun import GitRevisionError
         from octui.tui.timetravel import start_at_known_at
 
         try:

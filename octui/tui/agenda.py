@@ -28,7 +28,7 @@ from octui.analysis.agenda import ChangePoint, change_agenda, walk_changes
 from octui.analysis.diff import ObjectChange
 from octui.core.textsafe import inert
 from octui.core.timeutil import format_day, format_instant
-from octui.load.loader import Repository
+from octui.load.assemble import Repository
 from octui.resolve.engine import Query
 from octui.tui.background import in_daemon_thread
 from octui.tui.widgets.rowtable import Cell, Column, RowTable

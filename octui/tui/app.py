@@ -40,7 +40,7 @@ from octui.core.model import Exclusion, Finding
 from octui.core.textsafe import inert
 from octui.core.timeutil import now_utc
 from octui.load.config import ConfigError, NotARepository, load_config
-from octui.load.loader import FsTree
+from octui.load.tree import FsTree
 from octui.load.watching import open_events
 from octui.resolve.engine import Included, UnknownRole
 from octui.session import Session

@@ -32,7 +32,9 @@ from octui.core.model import Exclusion, Finding
 from octui.core.textsafe import inert
 from octui.core.textsafe import markup_escape as escape
 from octui.core.timeutil import BEGINNING_OF_TIME
-from octui.load.gittree import GitRevisionError, GitTree, list_revisions
+from octui.load.gitrun import GitRevisionError
+from octui.load.gittree import GitTree
+from octui.load.revisions import list_revisions
 from octui.resolve.engine import Included
 from octui.session import Session
 from octui.tui.agenda import AgendaScreen, find_change, summarize, when_text

@@ -33,7 +33,8 @@ from octui.analysis.objlog import ObjectLog, object_log, show_value
 from octui.core.model import Exclusion, Finding
 from octui.core.textsafe import inert
 from octui.core.timeutil import format_instant, parse_instant
-from octui.load.gittree import GitRevisionError, GitTree
+from octui.load.gitrun import GitRevisionError
+from octui.load.gittree import GitTree
 from octui.load.known_at import CommitInfo, commit_info, known_at_revision
 from octui.resolve.engine import Included
 from octui.session import Session

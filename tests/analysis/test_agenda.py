@@ -35,7 +35,8 @@ from octui.analysis.agenda import (
 from octui.bundle.bundle import digest
 from octui.cli.main import main
 from octui.core.timeutil import format_instant, parse_instant
-from octui.load.loader import Repository, load_repository
+from octui.load.assemble import Repository
+from octui.load.loader import load_repository
 from octui.resolve.engine import Query, resolve
 
 __all__ = ["git_sample"]

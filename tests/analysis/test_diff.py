@@ -22,7 +22,8 @@ from octui.analysis.diff import diff_resolutions, entries, render_text
 from octui.bundle.bundle import digest
 from octui.cli.main import main
 from octui.core.timeutil import parse_instant
-from octui.load.loader import Repository, load_repository
+from octui.load.assemble import Repository
+from octui.load.loader import load_repository
 from octui.resolve.engine import Query, resolve
 
 __all__ = ["git_sample"]

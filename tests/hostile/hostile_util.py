@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from octui.cli.main import main
-from octui.load.loader import MAX_FILE_BYTES, Entry
+from octui.load.tree import MAX_FILE_BYTES, Entry
 
 CONFIG = b"""spec: 1
 classification:
