@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import lru_cache
 from typing import Any
 
 from octui.core.model import ContextObject
@@ -46,6 +45,11 @@ STOP_WORDS = frozenset(
 _SPLIT = re.compile(r"[^\W_]+")
 #: On ASCII text ``[^\W_]`` is exactly ``[A-Za-z0-9]``: map everything else to a space.
 _ASCII_SEPARATORS = str.maketrans({c: " " for c in map(chr, range(128)) if not c.isalnum()})
+#: The same on ASCII bytes, lower-casing too (on ASCII, NFKC changes nothing and casefold is
+#: lower-casing): one pass over the bytes instead of a dictionary look-up per character.
+_ASCII_WORDS = bytes(
+    (c + 32 if 65 <= c <= 90 else c) if chr(c).isalnum() else 32 for c in range(256)
+)
 
 
 def stem(token: str) -> str:
@@ -61,23 +65,39 @@ def stem(token: str) -> str:
     return token
 
 
-@lru_cache(maxsize=65536)
 def _stem_word(word: str) -> str | None:
     if len(word) < 2 or word in STOP_WORDS:
         return None
     return stem(word)
 
 
+class _Stems(dict[str, str | None]):
+    """``word -> stem`` (None: not a token) of every word met; a hit is one dict look-up."""
+
+    def __missing__(self, word: str) -> str | None:
+        if len(self) >= _MAX_STEMS:
+            self.clear()
+        value = self[word] = _stem_word(word)
+        return value
+
+
+_MAX_STEMS = 1 << 17
+_STEMS = _Stems()
+
+
 def tokenize(text: str) -> frozenset[str]:
     """NFKC, casefold, split on anything not a letter or digit, drop short and stop words, stem."""
     if not text:
         return frozenset()
-    normal = unicodedata.normalize("NFKC", text).casefold()
-    if normal.isascii():  # the same split, without a Unicode class test per character
-        words = set(normal.translate(_ASCII_SEPARATORS).split())
+    if text.isascii():  # the same split, without a Unicode class test per character
+        words = set(text.encode("ascii").translate(_ASCII_WORDS).decode("ascii").split())
     else:
-        words = set(_SPLIT.findall(normal))
-    stems = {_stem_word(word) for word in words}  # each distinct word once
+        normal = unicodedata.normalize("NFKC", text).casefold()
+        if normal.isascii():
+            words = set(normal.translate(_ASCII_SEPARATORS).split())
+        else:
+            words = set(_SPLIT.findall(normal))
+    stems = set(map(_STEMS.__getitem__, words))  # each distinct word once
     stems.discard(None)
     return frozenset(stems)  # type: ignore[arg-type]
 

@@ -173,10 +173,11 @@ class ParseStore:
         return self._entries
 
     def get(self, key: Key) -> ParsedFile | None:
-        rel, *identity = key
-        payload = self._load().get(rel)
+        rel = key[0]
+        entries = self._entries if self._entries is not None else self._load()
+        payload = entries.get(rel)
         result = None
-        if type(payload) is tuple and list(payload[:4]) == identity:
+        if type(payload) is tuple and payload[:4] == tuple(key[1:]):
             result = _unpack(rel, payload)
         if result is None:
             self.misses += 1

@@ -91,9 +91,10 @@ class FsTree:
         self.root = root
         self.real_root = Path(os.path.realpath(root))
         self._real = str(self.real_root)
-        self._real_dirs: dict[str, str] = {}
-        """``rel -> real path`` of every folder listed by :meth:`scandir` (saves a realpath
-        of every file read)."""
+        self._real_dirs: dict[str, tuple[str, bool]] = {}
+        """``rel -> (real path, plain)`` of every folder listed by :meth:`scandir`, plain when
+        it is inside the root and nothing on its path below the root is hidden (saves a
+        realpath and the path checks of every file read)."""
 
     def _path(self, rel: str) -> Path:
         return self.root / rel if rel not in ("", ".") else self.root
@@ -103,16 +104,20 @@ class FsTree:
 
     def read(self, rel: str) -> bytes:
         parent, _, name = rel.rpartition("/")
-        real_parent = self._real_dirs.get(parent)
-        if real_parent is not None:
+        known = self._real_dirs.get(parent)
+        if known is not None:
+            real_parent, plain_parent = known
             candidate = os.path.join(real_parent, name)
-            plain = inside(candidate, self._real) and not hidden_below(candidate, self._real)
+            if plain_parent:  # the same answer as the full checks below, for one name
+                plain = not name.startswith(".")
+            else:
+                plain = inside(candidate, self._real) and not hidden_below(candidate, self._real)
             try:
-                mode = os.lstat(candidate).st_mode if plain else 0
+                st = os.lstat(candidate) if plain else None
             except OSError:
-                mode = 0
-            if mode and not stat.S_ISLNK(mode):
-                return read_regular(candidate, MAX_FILE_BYTES)
+                st = None
+            if st is not None and not stat.S_ISLNK(st.st_mode):
+                return read_regular(candidate, MAX_FILE_BYTES, st)
         return read_inside(str(self._path(rel)), self._real, MAX_FILE_BYTES)
 
     def is_dir(self, rel: str) -> bool:
@@ -146,7 +151,8 @@ class FsTree:
                     entries.append(Entry(name, child, _is_dir(item), problem=problem))
                     continue
                 entries.append(self._entry(item, child, real_dir))
-        self._real_dirs[key] = real_dir
+        plain = inside(real_dir, self._real) and not hidden_below(real_dir, self._real)
+        self._real_dirs[key] = (real_dir, plain)
         return entries
 
     def _entry(self, item: os.DirEntry[str], rel: str, real_dir: str) -> Entry:
