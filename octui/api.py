@@ -27,7 +27,9 @@ from octui.core.timeutil import now_utc, parse_instant
 from octui.load.assemble import Repository as _LoadedRepository
 from octui.load.config import ConfigError, NotARepository
 from octui.load.loader import load_repository
-from octui.resolve.engine import Query, UnknownRole, resolve
+from octui.resolve.cache import ResolutionCache
+from octui.resolve.engine import resolve
+from octui.resolve.result import Query, UnknownRole
 
 __all__ = [
     "Bundle",
@@ -147,6 +149,7 @@ class ContextRepository:
 
     def __init__(self, loaded: _LoadedRepository, path: Path, rev: str | None) -> None:
         self._loaded = loaded
+        self._cache = ResolutionCache(loaded)
         self.path = path
         self.rev = rev
 
@@ -187,7 +190,7 @@ class ContextRepository:
             strict=strict,
         )
         try:
-            resolution = resolve(self._loaded, query)
+            resolution = resolve(self._loaded, query, self._cache)
         except UnknownRole as exc:
             raise OpenContextError(str(exc)) from None
         data = bundle_dict(resolution)
@@ -199,7 +202,7 @@ class ContextRepository:
         files concerned — what ``opencontext validate`` reports."""
         from octui.load.locate import locate, reader_for
 
-        resolution = resolve(self._loaded, Query(role=None, as_of=_instant(as_of)))
+        resolution = resolve(self._loaded, Query(role=None, as_of=_instant(as_of)), self._cache)
         with reader_for(self.path, self._loaded.source.commit) as read:
             found = locate(resolution.warnings, read)
         return [

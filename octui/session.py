@@ -2,9 +2,12 @@
 
 The explorer and the benchmark use this; the CLI makes a one-shot session.
 Re-loading re-parses only files whose identity (path, size, mtime, inode, ctime) changed.
-Thread-safety: ``resolve`` only reads the current :class:`Repository`, which is
-replaced whole by ``reload``, so a worker thread may resolve while another
-reloads.
+The session owns the :class:`~octui.resolve.cache.ResolutionCache` of its repository: made
+with each load, replaced whole with the repository, handed to every resolution of it.
+
+Thread-safety: ``resolve`` only reads the current :class:`Repository` and its cache, which
+are replaced together by ``load``, so a worker thread may resolve while another reloads
+(the cache guards itself: see its module).
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ from octui.load.heap import gc_paused, hold_heap
 from octui.load.loader import Loader, ParseStore, fingerprint_of
 from octui.load.tree import FsTree, Tree
 from octui.load.walk import scan
-from octui.resolve.engine import Query, Resolution, resolve
+from octui.resolve.cache import ResolutionCache
+from octui.resolve.engine import resolve
+from octui.resolve.result import Query, Resolution
 
 
 class Session:
@@ -28,6 +33,8 @@ class Session:
         self.tree: Tree = tree if tree is not None else FsTree(self.root)
         self.loader = Loader(self.tree, str(self.root), store)
         self.repository: Repository | None = None
+        self.cache: ResolutionCache | None = None
+        """The resolution cache of :attr:`repository` (None until loaded)."""
         self._fingerprint: tuple[object, ...] | None = None
 
     def load(self) -> Repository:
@@ -48,13 +55,19 @@ class Session:
             for obj in repo.objects:
                 repo.tokens.get(obj)
         hold_heap()  # the token tables join the held heap
-        self.repository = repo
+        self.repository, self.cache = repo, ResolutionCache(repo)
         self._fingerprint = self.loader.fingerprint
         return repo
 
+    def cache_for(self, repository: Repository) -> ResolutionCache | None:
+        """The session's cache when ``repository`` is the one it holds, else None (a
+        resolution of an older or another repository computes everything)."""
+        cache = self.cache
+        return cache if cache is not None and cache.repository is repository else None
+
     def resolve(self, query: Query) -> Resolution:
         repo = self.repository if self.repository is not None else self.load()
-        return resolve(repo, query)
+        return resolve(repo, query, self.cache_for(repo))
 
     def fingerprint(self) -> tuple[object, ...]:
         """A cheap summary of the files on disk: config bytes plus the key of each file

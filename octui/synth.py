@@ -1,4 +1,4 @@
-"""``opencontext synth``: a deterministic synthetic repository at organization scale.
+"""A deterministic synthetic repository at organization scale (``opencontext synth`` writes it).
 
 The same ``--objects`` and ``--seed`` always give the same bytes: every choice
 comes from one ``random.Random(seed)`` drawn in a fixed order, and nothing reads
@@ -20,7 +20,6 @@ organization accumulates over years:
 
 from __future__ import annotations
 
-import argparse
 import os
 import random
 from collections.abc import Iterator
@@ -451,51 +450,3 @@ def write_repository(out: Path, n: int, seed: int) -> int:
         with open(out / obj.path, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(render(obj))
     return len(objects)
-
-
-# -- command line ---------------------------------------------------------------------------
-
-
-def run_synth(args: argparse.Namespace) -> int:
-    from octui.cli.main import UsageError
-
-    out = Path(args.out)
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise UsageError(f"{out}: already exists and is not an empty folder; choose a new folder")
-    try:
-        count = write_repository(out, args.objects, args.seed)
-    except OSError as exc:
-        raise UsageError(f"{out}: cannot write ({exc.strerror or exc})") from None
-    print(f"wrote {count} object files to {out} (seed {args.seed})")
-    return 0
-
-
-def add_parser(sub: Any) -> None:
-    from octui.cli.main import whole_number  # the CLI imports this module lazily
-
-    p = sub.add_parser(
-        "synth",
-        help="write a synthetic repository of N objects (for benchmarks and demos)",
-        description="Write a deterministic synthetic repository: versions and supersession "
-        "chains, declared conflicts, classifications and access lists, validity windows across "
-        "years, several sources, roles with scopes, Markdown bodies of varied length. The same "
-        "--objects and --seed always write the same bytes.",
-        epilog="examples:\n  opencontext synth /tmp/org10k --objects 10000 --seed 1",
-    )
-    p.add_argument("out", metavar="OUT", help="a new (or empty) folder to write")
-    p.add_argument(
-        "--objects",
-        "-n",
-        type=whole_number(1),
-        default=1000,
-        metavar="N",
-        help="how many object files to write, at least 1 (default: 1000)",
-    )
-    p.add_argument(
-        "--seed",
-        type=whole_number(),
-        default=0,
-        metavar="S",
-        help="the random seed; the same N and S always write the same bytes (default: 0)",
-    )
-    p.set_defaults(run=run_synth)

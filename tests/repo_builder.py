@@ -22,7 +22,9 @@ from octui.core.model import Exclusion, Finding
 from octui.core.timeutil import parse_instant
 from octui.load.assemble import Repository
 from octui.load.loader import load_repository
-from octui.resolve.engine import Query, Resolution, resolve
+from octui.resolve.cache import ResolutionCache
+from octui.resolve.engine import resolve
+from octui.resolve.result import Query, Resolution
 
 #: A permissive configuration: one role ``reader`` that may read everything up to restricted.
 DEFAULT_CONFIG: dict[str, Any] = {
@@ -88,11 +90,12 @@ def resolve_at(
     root: Path | Repository,
     role: str | None = "reader",
     as_of: str = AS_OF,
+    cache: ResolutionCache | None = None,
     **query: Any,
 ) -> Resolution:
-    """Load (unless given a Repository) and resolve."""
+    """Load (unless given a Repository) and resolve (with ``cache``, the repository's)."""
     repo = root if isinstance(root, Repository) else load_repository(root)
-    return resolve(repo, Query(role=role, as_of=parse_instant(as_of), **query))
+    return resolve(repo, Query(role=role, as_of=parse_instant(as_of), **query), cache)
 
 
 def fixed_bundle(resolution: Resolution) -> dict[str, Any]:

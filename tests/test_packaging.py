@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import octui
-from octui.cli.extra import SHELLS, completion_script
+from octui.cli.completion import SHELLS, completion_script
 from octui.cli.main import build_parser
 
 BIN = Path(sys.executable).parent
@@ -86,7 +86,7 @@ def test_completion_names_every_command_and_flag(shell: str) -> None:
     proc = run(str(BIN / "opencontext"), "completion", shell)
     assert proc.returncode == 0, proc.stderr
     script = proc.stdout
-    assert script == completion_script(shell)
+    assert script == completion_script(build_parser(), shell)
     for name, flags in commands_and_flags().items():
         assert re.search(rf"\b{re.escape(name)}\b", script), (shell, name)
         for flag in flags:
@@ -123,7 +123,7 @@ def bash_complete(script: Path, words: list[str], cwd: Path) -> list[str]:
 
 def test_bash_completes_commands_flags_choices_and_folders(tmp_path: Path) -> None:
     script = tmp_path / "opencontext.bash"
-    script.write_text(completion_script("bash"))
+    script.write_text(completion_script(build_parser(), "bash"))
     (tmp_path / "my-repo").mkdir()
     (tmp_path / "my-file.txt").write_text("")
     assert bash_complete(script, ["opencontext", "res"], tmp_path) == ["resolve"]
@@ -151,7 +151,7 @@ def need_shell(name: str) -> str:
 def test_zsh_reads_the_zsh_script(tmp_path: Path) -> None:
     zsh = need_shell("zsh")
     script = tmp_path / "_opencontext"
-    script.write_text(completion_script("zsh"))
+    script.write_text(completion_script(build_parser(), "zsh"))
     proc = run(zsh, "-n", str(script))
     assert proc.returncode == 0, proc.stderr
 
@@ -159,7 +159,7 @@ def test_zsh_reads_the_zsh_script(tmp_path: Path) -> None:
 def test_fish_completes_with_the_fish_script(tmp_path: Path) -> None:
     fish = need_shell("fish")
     script = tmp_path / "opencontext.fish"
-    script.write_text(completion_script("fish"))
+    script.write_text(completion_script(build_parser(), "fish"))
     assert run(fish, "-n", str(script)).returncode == 0
 
     def offered(line: str) -> list[str]:

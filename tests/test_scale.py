@@ -7,7 +7,6 @@ import enum
 import gc
 import json
 import weakref
-from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -21,7 +20,8 @@ from octui.core import tokens
 from octui.load import parse_cache as cache
 from octui.load.heap import release_heap
 from octui.load.parse_cache import ParseStore
-from octui.resolve.engine import Query, strongly_connected
+from octui.resolve.graph import strongly_connected
+from octui.resolve.result import Query
 from octui.session import Session
 from octui.synth import write_repository
 
@@ -249,13 +249,11 @@ def test_strongly_connected_numbers_components_as_tarjan_does(graph: list[list[i
     assert strongly_connected(graph) == _tarjan(graph)
 
 
-def test_a_replaced_repository_and_its_memo_are_freed_without_the_collector(
+def test_a_replaced_repository_and_its_cache_are_freed_without_the_collector(
     tmp_path: Path,
 ) -> None:
     """The loaded heap is held out of the collector's passes, so what a reload replaces must
-    be freed by reference counting alone: the pipeline memo makes no reference cycle."""
-    from octui.resolve.engine import _memo
-
+    be freed by reference counting alone: the resolution cache makes no reference cycle."""
     root = tmp_path / "repo"
     write_repository(root, 60, seed=4)
     session = Session(root)
@@ -263,7 +261,8 @@ def test_a_replaced_repository_and_its_memo_are_freed_without_the_collector(
     query = Query(role="support", as_of=datetime(2026, 6, 1, tzinfo=UTC), task="refund")
     session.resolve(query)
     assert session.repository is not None
-    old_memo = weakref.ref(_memo(session.repository))
+    assert session.cache is not None
+    old_memo = weakref.ref(session.cache)
     target = next(p for p in sorted(root.rglob("*.md")) if p.name != "README.md")
     target.write_text(target.read_text(encoding="utf-8") + "\nEdited.\n", encoding="utf-8")
     gc.disable()
@@ -277,20 +276,19 @@ def test_a_replaced_repository_and_its_memo_are_freed_without_the_collector(
 
 def test_the_memo_keeps_the_facts_of_the_most_recent_roles_only(tmp_path: Path) -> None:
     from octui.bundle.bundle import digest
-    from octui.resolve import engine as pipeline
-    from octui.resolve.engine import _memo, resolve
+    from octui.resolve import cache as pipeline
+    from octui.resolve.engine import resolve
 
     write_repository(tmp_path / "repo", 120, seed=6)
     session = Session(tmp_path / "repo")
     repo = session.load()
     roles = sorted(repo.config.roles)
-    assert len(roles) > pipeline._MEMO_ROLES
+    assert len(roles) > pipeline.ROLES
     when = datetime(2026, 6, 1, tzinfo=UTC)
     for role in [*roles, roles[0]]:
         query = Query(role=role, as_of=when, task="refund")
         memoised = session.resolve(query)
-        assert digest(memoised) == digest(resolve(replace(repo), query))  # no memo: the same
-    memo = _memo(repo)
-    kept = [*roles[-(pipeline._MEMO_ROLES - 1) :], roles[0]]
-    assert list(memo.recent_roles) == kept
-    assert set(memo.first_steps) == set(memo.roles) == set(memo.scope_verdicts) == set(kept)
+        assert digest(memoised) == digest(resolve(repo, query))  # no cache: the same
+    assert session.cache is not None
+    kept = [*roles[-(pipeline.ROLES - 1) :], roles[0]]
+    assert session.cache.roles.keys() == kept

@@ -53,25 +53,17 @@ from octui.core.textsafe import inert
 from octui.core.timeutil import BEGINNING_OF_TIME, add_days, format_instant
 from octui.core.tokens import tokenize
 from octui.load.assemble import Repository
-from octui.resolve.engine import (
-    Included,
-    Query,
-    Resolution,
-    Run,
-    _fixed_order,
-    _memo,
-    freshness_window,
-    is_stale,
-    resolve,
-    step_approval,
-    step_competition,
-    step_conflicts,
-    step_scope,
-    step_supersession,
-    step_temporal,
-    version_findings,
-)
+from octui.resolve.cache import ResolutionCache
+from octui.resolve.engine import admitted_for, resolve
+from octui.resolve.findings import freshness_window, is_stale, version_findings
 from octui.resolve.ranking import score
+from octui.resolve.result import Included, Query, Resolution
+from octui.resolve.steps.s2_approval import approval
+from octui.resolve.steps.s3_temporal import temporal
+from octui.resolve.steps.s4_scope import scope
+from octui.resolve.steps.s5_supersession import supersession
+from octui.resolve.steps.s6_competition import competition
+from octui.resolve.steps.s7_conflicts import conflicts
 
 EPSILON = timedelta(microseconds=1)
 
@@ -291,14 +283,17 @@ def sorted_candidates(resolution: Resolution) -> list[_Candidate]:
 class _Resolver:
     """Resolutions of one query at many instants, with digests computed once."""
 
-    def __init__(self, repository: Repository, query: Query, rev: str | None) -> None:
+    def __init__(
+        self, repository: Repository, query: Query, rev: str | None, cache: ResolutionCache
+    ) -> None:
         self.repository = repository
         self.query = query
         self.rev = rev
+        self.cache = cache
         self._recent: list[tuple[Resolution, str]] = []
 
     def at(self, instant: datetime) -> Resolution:
-        return resolve(self.repository, replace(self.query, as_of=instant))
+        return resolve(self.repository, replace(self.query, as_of=instant), self.cache)
 
     def digest(self, resolution: Resolution) -> str:
         """The digest, remembered for the two most recent resolutions (a walk needs no more)."""
@@ -347,21 +342,24 @@ def change_agenda(
     since: datetime | None = None,
     until: datetime | None = None,
     rev: str | None = None,
+    cache: ResolutionCache | None = None,
 ) -> Agenda:
     """The instants in ``(since, until]`` at which ``query``'s bundle changes (None: unbounded).
 
     Found by sweeping the candidate instants in order and re-judging, at each, only what its
     causes touch (see :class:`_Sweep`); a query that trims (``limit``, ``min_relevance``)
-    depends on the whole order, and is resolved at every candidate instead.
+    depends on the whole order, and is resolved at every candidate instead. ``cache`` is
+    ``repository``'s resolution cache (without one, the sweep makes its own).
     """
-    base = resolve(repository, query)
+    cache = cache if cache is not None else ResolutionCache(repository)
+    base = resolve(repository, query, cache)
     window = _window(base, since, until)
     if not window:
         return Agenda(query, since, until, (), rev)
     if query.limit is None and query.min_relevance is None:
-        points = _sweep_agenda(repository, query, base, window, rev)
+        points = _sweep_agenda(repository, query, base, window, rev, cache)
         return Agenda(query, since, until, tuple(points), rev)
-    return brute_force_agenda(repository, query, since=since, until=until, rev=rev)
+    return brute_force_agenda(repository, query, since=since, until=until, rev=rev, cache=cache)
 
 
 def _window(base: Resolution, since: datetime | None, until: datetime | None) -> list[_Candidate]:
@@ -380,12 +378,14 @@ def brute_force_agenda(
     since: datetime | None = None,
     until: datetime | None = None,
     rev: str | None = None,
+    cache: ResolutionCache | None = None,
 ) -> Agenda:
     """:func:`change_agenda` by resolving the whole repository at every candidate instant
     (the bundle is constant from one candidate's first instant to the next): the slow,
     obviously right method the sweep is tested against."""
-    resolver = _Resolver(repository, query, rev)
-    base = resolve(repository, query)
+    cache = cache if cache is not None else ResolutionCache(repository)
+    resolver = _Resolver(repository, query, rev, cache)
+    base = resolve(repository, query, cache)
     window = _window(base, since, until)
     points: list[ChangePoint] = []
     if window:
@@ -481,15 +481,22 @@ class _Sweep:
     clusters each candidate touches. Needs a query without ``limit`` / ``min_relevance``
     (trimming depends on the whole order)."""
 
-    def __init__(self, repository: Repository, query: Query, base: Resolution, rev: str | None):
+    def __init__(
+        self,
+        repository: Repository,
+        query: Query,
+        base: Resolution,
+        rev: str | None,
+        cache: ResolutionCache,
+    ):
         self.repository = repository
         self.query = query
         self.rev = rev
         self.config = repository.config
-        self.role = repository.config.roles.get(query.role) if query.role is not None else None
-        first = _memo(repository).first_steps[query.role]  # resolve() has run for this role
-        self.readable: list[ContextObject] = first[1]
-        self.approved: set[int] = first[2]
+        self.index = cache.index()
+        self.reader = admitted_for(repository, query, cache).reader
+        self.readable: list[ContextObject] = self.reader.readable
+        self.approved: set[int] = self.reader.approved
         readable_ids = {o.id for o in self.readable}
         parent: dict[str, str] = {i: i for i in readable_ids}
 
@@ -512,7 +519,7 @@ class _Sweep:
         tokens = tokenize(query.task)
         floor = self.config.ranking.floor
         self.scores = {o.uid: score(o, tokens, floor) for o in self.readable}
-        groups, places = _fixed_order(Run(repository, query, self.role))
+        groups, places = self.index.groups, self.index.places
         width = len(places) + 1
         self.order = {
             o.uid: ((groups[o.uid] << 40) - self.scores[o.uid].score) * width + places[o.uid]
@@ -541,28 +548,30 @@ class _Sweep:
         """Steps 2-7 (and staleness) over the objects of ``clusters`` at ``instant``, by the
         pipeline's own steps: no step joins objects of two clusters."""
         query = replace(self.query, as_of=instant, task="", limit=None, min_relevance=None)
-        run = Run(self.repository, query, self.role)
-        run.readable = self.readable
+        index, reader = self.index, self.reader
         objects = [o for c in clusters for o in self.members[c]]
-        standing = step_approval(run, objects)
-        run.approved = self.approved
-        standing = step_temporal(run, standing)
-        standing = step_scope(run, standing)
-        standing = step_supersession(run, standing)
-        run.findings.clear()  # supersession cycles: fixed for the role, kept apart
-        current = [o for o in standing if o.uid not in run.historical]
-        version_findings(run, current)
-        current = step_competition(run, current)
-        current = step_conflicts(run, current)
+        s2 = approval(index, reader, query, objects)
+        s3 = temporal(index, reader, query, s2.standing)
+        s4 = scope(index, reader, query, s3.standing)
+        s5 = supersession(index, reader, query, s4.standing)
+        # supersession cycles (s5's findings) are fixed for the role and kept apart
+        historical = s5.historical | s3.historical  # expired before superseded
+        current = [o for o in s5.standing if o.uid not in historical]
+        found = version_findings(index, current)
+        s6 = competition(index, reader, query, current)
+        s7 = conflicts(index, reader, query, s6.standing)
+        found += s6.findings + s7.findings
+        exclusions = s2.exclusions | s3.exclusions | s4.exclusions | s5.exclusions
+        exclusions |= s6.exclusions | s7.exclusions
         states = {c: _ClusterState({}, [], {}, {}) for c in clusters}
         cluster_of = self.cluster_of
-        for uid, ex in run.exclusions.items():
+        for uid, ex in exclusions.items():
             states[cluster_of[ex.id]].exclusions[uid] = ex
-        for obj in current:
+        for obj in s7.standing:
             states[cluster_of[obj.id]].standing[obj.uid] = Lifecycle.ACTIVE
-        for obj in standing:
-            if obj.uid in run.historical:
-                states[cluster_of[obj.id]].standing[obj.uid] = run.historical[obj.uid]
+        for obj in s5.standing:
+            if obj.uid in historical:
+                states[cluster_of[obj.id]].standing[obj.uid] = historical[obj.uid]
         config = self.config
         for state in states.values():
             for uid in state.standing:
@@ -570,7 +579,7 @@ class _Sweep:
                 stale = state.stale[uid] = is_stale(config, obj, instant)
                 if stale:
                     state.findings.append(_stale_finding(config, obj))
-        for f in run.findings:
+        for f in found:
             states[cluster_of[f.ids[0]]].findings.append(f)
         for state in states.values():
             state.findings.sort(key=Finding.sort_key)
@@ -679,9 +688,11 @@ def _sweep_agenda(
     base: Resolution,
     window: list[_Candidate],
     rev: str | None,
+    cache: ResolutionCache,
 ) -> list[ChangePoint]:
     start = window[0].first_instant - EPSILON
-    return list(sweep_points(repository, query, base, window, rev, start, forward=True))
+    points = sweep_points(repository, query, base, window, rev, start, forward=True, cache=cache)
+    return list(points)
 
 
 def sweep_points(
@@ -693,11 +704,13 @@ def sweep_points(
     start: datetime,
     *,
     forward: bool,
+    cache: ResolutionCache | None = None,
 ) -> Iterator[ChangePoint]:
     """The change points at ``ordered`` candidates, found lazily by sweeping from the bundle
     at ``start``: forward (soonest first, candidates after ``start``) or backward (latest
-    first, candidates in effect at ``start``)."""
-    sweep = _Sweep(repository, query, base, rev)
+    first, candidates in effect at ``start``). ``cache``: ``repository``'s resolution cache."""
+    cache = cache if cache is not None else ResolutionCache(repository)
+    sweep = _Sweep(repository, query, base, rev, cache)
     sweep.start(start)
     ids_at: dict[datetime, set[str]] = defaultdict(set)
     for candidate in ordered:
@@ -783,20 +796,29 @@ def _entries(
 
 
 def walk_changes(
-    repository: Repository, query: Query, *, forward: bool = True, rev: str | None = None
+    repository: Repository,
+    query: Query,
+    *,
+    forward: bool = True,
+    rev: str | None = None,
+    cache: ResolutionCache | None = None,
 ) -> Iterator[ChangePoint]:
     """Changes after ``query.as_of`` (forward, soonest first) or already in effect at it
-    (backward, latest first), found lazily by sweeping from ``query.as_of``."""
-    here = resolve(repository, query)
+    (backward, latest first), found lazily by sweeping from ``query.as_of``. ``cache``:
+    ``repository``'s resolution cache (without one, the walk makes its own)."""
+    cache = cache if cache is not None else ResolutionCache(repository)
+    here = resolve(repository, query, cache)
     ordered = sorted_candidates(here)
     if forward:
         ordered = [c for c in ordered if c.first_instant > query.as_of]
     else:
         ordered = [c for c in reversed(ordered) if c.first_instant <= query.as_of]
     if query.limit is not None or query.min_relevance is not None:
-        yield from _brute_walk(repository, query, here, ordered, forward, rev)
+        yield from _brute_walk(repository, query, here, ordered, forward, rev, cache)
         return
-    yield from sweep_points(repository, query, here, ordered, rev, query.as_of, forward=forward)
+    yield from sweep_points(
+        repository, query, here, ordered, rev, query.as_of, forward=forward, cache=cache
+    )
 
 
 def _brute_walk(
@@ -806,9 +828,11 @@ def _brute_walk(
     ordered: list[_Candidate],
     forward: bool,
     rev: str | None,
+    cache: ResolutionCache | None = None,
 ) -> Iterator[ChangePoint]:
     """:func:`walk_changes` by resolving at every candidate (a query that trims)."""
-    resolver = _Resolver(repository, query, rev)
+    cache = cache if cache is not None else ResolutionCache(repository)
+    resolver = _Resolver(repository, query, rev, cache)
     if forward:
         previous = here
         for candidate in ordered:
@@ -828,17 +852,25 @@ def _brute_walk(
 
 
 def next_change(
-    repository: Repository, query: Query, *, rev: str | None = None
+    repository: Repository,
+    query: Query,
+    *,
+    rev: str | None = None,
+    cache: ResolutionCache | None = None,
 ) -> ChangePoint | None:
     """The first change after ``query.as_of`` (resolving only as far as needed), or None."""
-    return next(walk_changes(repository, query, forward=True, rev=rev), None)
+    return next(walk_changes(repository, query, forward=True, rev=rev, cache=cache), None)
 
 
 def previous_change(
-    repository: Repository, query: Query, *, rev: str | None = None
+    repository: Repository,
+    query: Query,
+    *,
+    rev: str | None = None,
+    cache: ResolutionCache | None = None,
 ) -> ChangePoint | None:
     """The latest change already in effect at ``query.as_of``, or None."""
-    return next(walk_changes(repository, query, forward=False, rev=rev), None)
+    return next(walk_changes(repository, query, forward=False, rev=rev, cache=cache), None)
 
 
 def render_text(agenda: Agenda) -> str:

@@ -21,7 +21,9 @@ from octui.core.model import ContextObject, Finding, RepositorySource
 from octui.core.timeutil import format_instant
 from octui.load.assemble import Repository
 from octui.load.locate import Reader, locate
-from octui.resolve.engine import Included, Query, Resolution, resolve
+from octui.resolve.cache import ResolutionCache
+from octui.resolve.engine import resolve
+from octui.resolve.result import Included, Query, Resolution
 
 FindingKey = tuple[str, tuple[str, ...]]
 """How a finding is matched across bundles: its code and ids."""
@@ -158,11 +160,15 @@ def finding_order(f: Finding) -> tuple[int, str, tuple[str, ...], str, tuple[str
     return (0 if f.severity is Severity.ERROR else 1, *f.sort_key())
 
 
-def role_resolutions(repo: Repository, as_of: datetime) -> dict[str, Resolution]:
+def role_resolutions(
+    repo: Repository, as_of: datetime, cache: ResolutionCache | None = None
+) -> dict[str, Resolution]:
     """Every declared role resolved once at ``as_of`` (empty task, no trimming, not
-    historical), by role name, sorted."""
+    historical), by role name, sorted; ``cache`` is ``repo``'s resolution cache."""
+    cache = cache if cache is not None else ResolutionCache(repo)  # the index, once
     return {
-        role: resolve(repo, Query(role=role, as_of=as_of)) for role in sorted(repo.config.roles)
+        role: resolve(repo, Query(role=role, as_of=as_of), cache)
+        for role in sorted(repo.config.roles)
     }
 
 
@@ -172,12 +178,14 @@ def audit(
     *,
     read: Reader | None = None,
     resolutions: dict[str, Resolution] | None = None,
+    cache: ResolutionCache | None = None,
 ) -> Audit:
     """Audit ``repo`` at ``as_of``. ``read`` reads the repository's files again to find the
     line of each finding (lines stay None without it); ``resolutions`` may hand in the roles
-    already resolved at ``as_of``."""
-    whole = resolve(repo, Query(role=None, as_of=as_of))
-    by_role = resolutions if resolutions is not None else role_resolutions(repo, as_of)
+    already resolved at ``as_of``; ``cache`` is ``repo``'s resolution cache."""
+    cache = cache if cache is not None else ResolutionCache(repo)  # the index, once
+    whole = resolve(repo, Query(role=None, as_of=as_of), cache)
+    by_role = resolutions if resolutions is not None else role_resolutions(repo, as_of, cache)
     roles = tuple(sorted(by_role))
     findings = _findings(whole.warnings, by_role, roles)
     located = locate((f.finding for f in findings), read)

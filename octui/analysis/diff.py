@@ -32,7 +32,7 @@ from octui.core.enums import DENIAL_REASONS, ExclusionReason, Lifecycle
 from octui.core.model import ContextObject, Exclusion, Finding
 from octui.core.textsafe import inert
 from octui.core.timeutil import format_instant
-from octui.resolve.engine import Included, Resolution
+from octui.resolve.result import Included, Resolution
 
 #: Every kind of change one object can show, in the order they are reported.
 ASPECTS: tuple[str, ...] = (

@@ -13,7 +13,8 @@ from octui.core.suggest import did_you_mean
 from octui.core.textsafe import inert
 from octui.core.timeutil import BEGINNING_OF_TIME, format_day, format_instant
 from octui.load.assemble import Repository
-from octui.resolve.engine import Edge, Included, Query, Resolution, repo_by_id, resolve
+from octui.resolve.engine import resolve
+from octui.resolve.result import Edge, Included, Query, Resolution
 
 #: Why an edge whose replacement is a draft never takes effect (the explorer says the same).
 NEVER_IN_EFFECT = "never in effect (the replacement is a draft)"
@@ -138,25 +139,22 @@ def _denied(fate: Included | Exclusion | None) -> bool:
 
 
 def _graph(resolution: Resolution) -> tuple[dict[int, set[int]], dict[int, ContextObject]]:
-    """Supersession neighbours by uid, and the objects on an edge; computed once per
-    resolution (the explorer asks for a lineage on every cursor move)."""
-    cached = resolution.__dict__.get("_lineage_graph")
-    if cached is None:
-        neighbours: dict[int, set[int]] = defaultdict(set)
-        objs: dict[int, ContextObject] = {}
-        for e in resolution.edges:
-            a, b = e.replacement.uid, e.replaced.uid
-            neighbours[a].add(b)
-            neighbours[b].add(a)
-            objs[a], objs[b] = e.replacement, e.replaced
-        cached = resolution.__dict__["_lineage_graph"] = (neighbours, objs)
-    return cached
+    """Supersession neighbours by uid, and the objects on an edge (linear in the edges the
+    role may read: cheap enough for the explorer to ask on every cursor move)."""
+    neighbours: dict[int, set[int]] = defaultdict(set)
+    objs: dict[int, ContextObject] = {}
+    for e in resolution.edges:
+        a, b = e.replacement.uid, e.replaced.uid
+        neighbours[a].add(b)
+        neighbours[b].add(a)
+        objs[a], objs[b] = e.replacement, e.replaced
+    return neighbours, objs
 
 
 def lineage(resolution: Resolution, object_id: str) -> list[HistoryRow]:
     """Oldest first; objects denied to the role last, as id and reason only."""
     fates = resolution.fates
-    same_id = repo_by_id(resolution.repository).get(object_id, [])
+    same_id = resolution.by_id.get(object_id, [])
     # a denied id is one row, however many objects hold it (as in the bundle)
     denied_rows = [
         HistoryRow(o.id, state_of(fates.get(o.uid))) for o in same_id if _denied(fates.get(o.uid))
@@ -165,7 +163,7 @@ def lineage(resolution: Resolution, object_id: str) -> list[HistoryRow]:
     objs = dict(joined)
     readable = [o for o in same_id if not _denied(fates.get(o.uid))]
     if not readable and not denied_rows:
-        hint = did_you_mean(object_id, repo_by_id(resolution.repository))
+        hint = did_you_mean(object_id, resolution.by_id)
         raise UnknownId(f"no object with id {object_id!r} in the repository{hint}")
     seen = {o.uid for o in readable}
     frontier = list(seen)

@@ -22,7 +22,7 @@ from datetime import UTC, datetime, timedelta
 from octui.analysis.history import IN_A_CYCLE, NEVER_IN_EFFECT, HistoryRow, edge_effective, lineage
 from octui.core.model import ContextObject
 from octui.core.timeutil import BEGINNING_OF_TIME, END_OF_TIME, format_day, shift
-from octui.resolve.engine import Resolution
+from octui.resolve.result import Resolution
 
 Run = tuple[str, str]
 """A piece of text and its style tag."""

@@ -1,53 +1,58 @@
-"""``opencontext verify``: check that a cited bundle is what the repository gives.
+"""Verify a cited bundle: is it what the repository gives? (``opencontext verify``.)
 
 1. The bundle's digest must match its own content, recomputed by SPEC §5 — else the
-   file was altered (exit 1).
+   file was altered (not passed).
 2. It is resolved again with the bundle's inputs and ``as_of`` over the repository as
    it was at ``source.commit`` (or, with no commit recorded, at the commit known at its
-   ``generated_at``, which is said). Equal digests: exit 0, "reproduced at commit …".
-   Different: exit 1 and the diff between the cited and the reproduced bundle.
-   The commit is not in this history, or the repository is not git: exit 2, one line.
+   ``generated_at``, which is said). Equal digests: passed, "reproduced at commit …".
+   Different: not passed, with the diff between the cited and the reproduced bundle.
+   The commit is not in this history, or the repository is not git: :class:`VerifyError`.
 
-``--digest`` checks a bare digest the same way, from the inputs given on the command line.
+:func:`verify_digest` checks a bare digest the same way, from a query and a repository.
+The verdict's report is text whose every line has passed ``inert()``.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections import Counter
-from datetime import datetime
+from dataclasses import dataclass
 from typing import Any
 
 from octui.analysis.diff import Diff, EntryView, SideInfo, WarningView, diff_entries, render_text
 from octui.analysis.objlog import show_value
 from octui.bundle.bundle import bundle_dict, digest, digest_from_bundle
-from octui.cli.main import (
-    EXIT_FAILED,
-    EXIT_OK,
-    UsageError,
-    _examples,
-    _non_negative_int,
-    _number,
-    check_exclusive,
-    emit,
-    open_known_at,
-    open_revision,
-)
 from octui.core.textsafe import inert
 from octui.core.timeutil import format_instant, parse_instant
 from octui.load.assemble import Repository
+from octui.load.config import ConfigError, NotARepository
 from octui.load.gitrun import GitRevisionError
-from octui.load.known_at import add_known_at_arg, commit_info, known_at_revision
-from octui.resolve.engine import Query, resolve
+from octui.load.known_at import commit_info, known_at_revision
+from octui.load.revisions import load_revision
+from octui.resolve.engine import resolve
+from octui.resolve.result import Query
 
 MAX_BUNDLE_BYTES = 512 * 1024 * 1024
 
 _NOT_COMPARED = ("score", "matched", "path", "source")
 
 
-class BadBundle(UsageError):
+class VerifyError(Exception):
+    """The bundle cannot be checked (one line): its commit cannot be read, or the
+    repository is not a git repository."""
+
+
+class BadBundle(VerifyError):
     """The file is not a bundle of SPEC §5."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of a check: ``passed`` (the digest matches and was reproduced) and the
+    report, one line per finding, each passed through ``inert()``."""
+
+    passed: bool
+    report: str
 
 
 def read_bundle(path: str) -> dict[str, Any]:
@@ -202,14 +207,14 @@ def render_bundle_diff(diff: Diff, field_lines: list[str]) -> str:
     return text
 
 
-# -- the command ----------------------------------------------------------------------------------
+# -- the check ------------------------------------------------------------------------------------
 
 
 def _at_commit(repo_path: str, commit: str) -> Repository:
     try:
-        return open_revision(repo_path, commit)
-    except UsageError as exc:
-        raise UsageError(f"cannot reproduce at commit {commit}: {exc}") from None
+        return load_revision(repo_path, commit)
+    except (GitRevisionError, NotARepository, ConfigError) as exc:
+        raise VerifyError(f"cannot reproduce at commit {commit}: {exc}") from None
 
 
 def _commit_text(repo_path: str, commit: str) -> str:
@@ -217,15 +222,21 @@ def _commit_text(repo_path: str, commit: str) -> str:
     return f"commit {commit}" + (f" ({info.subject!r})" if info.subject else "")
 
 
-def verify_bundle(path: str, repo_path: str) -> tuple[int, str]:
-    """Exit code and report for ``opencontext verify BUNDLE [REPO]``."""
+def _lines(lines: list[str]) -> str:
+    return "".join(inert(line, keep_newlines=False) + "\n" for line in lines)
+
+
+def verify_bundle(path: str, repo_path: str) -> Verdict:
+    """The verdict on the bundle file ``path``, reproduced from the repository at
+    ``repo_path``."""
     bundle = read_bundle(path)
     cited = str(bundle["digest"])
     recomputed = content_digest(path, bundle)
     if recomputed != cited:
-        return EXIT_FAILED, (
+        return Verdict(
+            False,
             f"{path}: the file was altered: it cites {cited}, but its content digests to "
-            f"{recomputed}\n"
+            f"{recomputed}\n",
         )
     query = query_of(path, bundle)
     source = bundle.get("source") if isinstance(bundle.get("source"), dict) else {}
@@ -239,7 +250,7 @@ def verify_bundle(path: str, repo_path: str) -> tuple[int, str]:
         try:
             commit = known_at_revision(repo_path, generated)
         except GitRevisionError as exc:
-            raise UsageError(str(exc)) from None
+            raise VerifyError(str(exc)) from None
         lines.append(
             f"no commit recorded: reproducing at the commit known at its generated_at "
             f"{format_instant(generated)}, {commit}"
@@ -249,133 +260,28 @@ def verify_bundle(path: str, repo_path: str) -> tuple[int, str]:
     where = _commit_text(repo_path, commit)
     if reproduced["digest"] == cited:
         lines.append(f"reproduced at {where}: {cited}")
-        return EXIT_OK, "".join(inert(line, keep_newlines=False) + "\n" for line in lines)
+        return Verdict(True, _lines(lines))
     lines.append(f"NOT reproduced at {where}: cited {cited}, reproduced {reproduced['digest']}")
-    head = "".join(inert(line, keep_newlines=False) + "\n" for line in lines)
     diff, fields = bundle_diff(bundle, reproduced, f"{commit[:12]} (cited)", f"{commit[:12]}")
-    return EXIT_FAILED, head + render_bundle_diff(diff, fields)
+    return Verdict(False, _lines(lines) + render_bundle_diff(diff, fields))
 
 
-def verify_digest(args: argparse.Namespace, repo_path: str) -> tuple[int, str]:
-    """Exit code and report for ``opencontext verify --digest …``."""
-    if args.role is None or args.as_of is None:
-        raise UsageError("verify --digest needs --role and --as-of (and --rev or --known-at)")
-    if (args.rev is None) == (args.known_at is None):
-        check_exclusive(args.rev, args.known_at)
-        raise UsageError("verify --digest needs --rev REV or --known-at WHEN")
-    if args.known_at is not None:
-        repo = open_known_at(repo_path, args.known_at)
-    else:
-        repo = open_revision(repo_path, args.rev)
-    query = Query(
-        role=args.role,
-        as_of=args.as_of,
-        task=args.task,
-        include_historical=args.include_historical,
-        limit=args.limit,
-        min_relevance=args.min_relevance,
-    )
+def verify_digest(repo: Repository, repo_path: str, query: Query, cited: str) -> Verdict:
+    """The verdict on the bare digest ``cited``: ``query`` resolved over ``repo`` (read from
+    the git repository at ``repo_path``, at a revision or the commit known at an instant)."""
     got = digest(resolve(repo, query))
-    commit = repo.source.commit or ""
-    where = _commit_text(repo_path, commit)
-    if got == args.digest:
-        return EXIT_OK, inert(f"reproduced at {where}: {got}", keep_newlines=False) + "\n"
-    return EXIT_FAILED, inert(
-        f"NOT reproduced at {where}: cited {args.digest}, reproduced {got}", keep_newlines=False
-    ) + "\n"
-
-
-def _when(text: str) -> datetime:
-    try:
-        return parse_instant(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def _digest_arg(text: str) -> str:
-    body = text[len("sha256:") :] if text.startswith("sha256:") else ""
-    if len(body) != 64 or any(c not in "0123456789abcdef" for c in body):
-        raise argparse.ArgumentTypeError(f"expected sha256:<64 lower-case hex>, got {text!r}")
-    return text
-
-
-def add_verify(sub: Any) -> None:
-    p = sub.add_parser(
-        "verify",
-        help="check that a cited bundle is reproducible from the repository's history",
-        description="Check a cited bundle: its digest must match its content (else the file "
-        "was altered, exit 1); then it is resolved again with its inputs and as_of at its "
-        "source commit (with no commit recorded: at the commit known at its generated_at) "
-        "and the digests compared: equal, exit 0; different, exit 1 with the diff. The "
-        "commit is not in this history, or the repository is not git: exit 2.\n\n"
-        "With --digest, check a bare digest from the inputs given here.",
-        epilog=_examples(
-            "opencontext verify decision-42.bundle.json sample-repo",
-            "opencontext verify sample-repo --digest sha256:0123... --role support "
-            "--task refund --as-of 2026-03-15 --known-at 2026-03-15",
-        ),
-    )
-    p.add_argument(
-        "bundle",
-        nargs="?",
-        metavar="BUNDLE",
-        help="the bundle JSON (as resolve --format json or the explorer's export wrote it)",
-    )
-    p.add_argument(
-        "repo",
-        nargs="?",
-        default=None,
-        metavar="REPO",
-        help="the repository folder (default: the current folder)",
-    )
-    p.add_argument(
-        "--digest", type=_digest_arg, metavar="DIGEST", help="check this digest instead of a file"
-    )
-    p.add_argument("--role", "-r", metavar="R", help="with --digest: the role")
-    p.add_argument("--task", "-t", default="", metavar="T", help="with --digest: the task")
-    p.add_argument("--as-of", type=_when, metavar="WHEN", help="with --digest: the instant")
-    p.add_argument("--include-historical", action="store_true", help="with --digest")
-    p.add_argument("--limit", type=_non_negative_int, metavar="N", help="with --digest")
-    p.add_argument("--min-relevance", type=_number, metavar="S", help="with --digest")
-    p.add_argument("--rev", metavar="GIT_REV", help="with --digest: the revision it was read at")
-    add_known_at_arg(p, help="with --digest: the repository as committed at WHEN")
-    p.set_defaults(run=run_verify)
-
-
-def run_verify(args: argparse.Namespace) -> int:
-    if args.digest is not None:
-        if args.repo is not None:
-            raise UsageError("verify --digest takes one folder, REPO, and no bundle file")
-        code, text = verify_digest(args, args.bundle or ".")
-    else:
-        if args.bundle is None:
-            raise UsageError("verify needs a BUNDLE file (or --digest)")
-        extra = [
-            flag
-            for flag, value in (
-                ("--role", args.role),
-                ("--as-of", args.as_of),
-                ("--rev", args.rev),
-                ("--known-at", args.known_at),
-            )
-            if value is not None
-        ]
-        if extra:
-            raise UsageError(f"{extra[0]} goes with --digest; a bundle file carries its inputs")
-        code, text = verify_bundle(args.bundle, args.repo or ".")
-    emit(args, text)
-    return code
-
-
-def add_parser(sub: Any) -> None:
-    """Register ``verify`` (called by :mod:`octui.cli.main`)."""
-    add_verify(sub)
+    where = _commit_text(repo_path, repo.source.commit or "")
+    if got == cited:
+        return Verdict(True, _lines([f"reproduced at {where}: {got}"]))
+    return Verdict(False, _lines([f"NOT reproduced at {where}: cited {cited}, reproduced {got}"]))
 
 
 __all__ = [
-    "add_parser",
+    "BadBundle",
+    "Verdict",
+    "VerifyError",
     "bundle_diff",
     "read_bundle",
-    "run_verify",
     "verify_bundle",
+    "verify_digest",
 ]

@@ -34,8 +34,11 @@ from octui.core.timeutil import BEGINNING_OF_TIME, format_day
 from octui.core.tokens import tokenize
 from octui.load.assemble import Repository
 from octui.load.config import Config
-from octui.resolve.engine import Included, Query, Resolution, read_denial, resolve
+from octui.resolve.cache import ResolutionCache
+from octui.resolve.engine import resolve
 from octui.resolve.ranking import score
+from octui.resolve.result import Included, Query, Resolution
+from octui.resolve.steps.s1_authorization import read_denial
 
 R = ExclusionReason
 
@@ -105,15 +108,16 @@ def _what_if(
     changed: ContextObject | None = None,
     cancelled: Cancelled = _never,
     uid: int | None = None,
+    cache: ResolutionCache | None = None,
 ) -> Included | Exclusion | None:
     """The fate of ``obj`` (known as ``uid`` in ``repository`` when that differs from its
-    own) when resolving ``query`` (with ``obj`` replaced by ``changed``)."""
+    own) when resolving ``query`` (with ``obj`` replaced by ``changed``); ``cache`` is
+    ``repository``'s resolution cache (unused for a changed repository)."""
     _check(cancelled)
-    repo = repository
     if changed is not None:
         objects = [changed if o.uid == obj.uid else o for o in repository.objects]
-        repo = replace(repository, objects=objects)
-    return resolve(repo, query).fates.get(obj.uid if uid is None else uid)
+        repository, cache = replace(repository, objects=objects), None
+    return resolve(repository, query, cache).fates.get(obj.uid if uid is None else uid)
 
 
 def first_included(
@@ -125,17 +129,20 @@ def first_included(
     *,
     base: Resolution | None = None,
     cancelled: Cancelled = _never,
+    cache: ResolutionCache | None = None,
 ) -> tuple[datetime | None, bool]:
     """The first instant from ``after`` on at which ``obj`` is in the bundle (or None), and
     whether the search gave up after ``budget`` instants.
 
     The bundle changes only at the dates of the objects the role may read, so those are
     the only instants to try. ``base`` is ``query``'s resolution when the caller has it;
-    ``cancelled`` is checked before each instant.
+    ``cancelled`` is checked before each instant; ``cache`` is ``repository``'s resolution
+    cache (without one, the search makes its own).
     """
+    cache = cache if cache is not None else ResolutionCache(repository)
     if base is None:
         _check(cancelled)
-        base = resolve(repository, query)
+        base = resolve(repository, query, cache)
     instants = sorted({c.first_instant for c in sorted_candidates(base)} | {after})
     tried = 0
     for instant in instants:
@@ -145,35 +152,55 @@ def first_included(
             return None, True
         tried += 1
         _check(cancelled)
-        fate = resolve(repository, replace(query, as_of=instant)).fates.get(obj.uid)
+        fate = resolve(repository, replace(query, as_of=instant), cache).fates.get(obj.uid)
         if isinstance(fate, Included):
             return instant, False
     return None, False
 
 
-def visible_to(repository: Repository, role_name: str) -> tuple[Repository, dict[int, int]]:
+def visible_to(
+    repository: Repository, role_name: str, cache: ResolutionCache | None = None
+) -> tuple[Repository, dict[int, int]]:
     """The repository without the objects ``role_name`` may not read, and each remaining
-    object's uid there (by its uid in ``repository``). Kept on the repository, which never
-    changes once loaded."""
-    memo: dict[str, tuple[Repository, dict[int, int]]] = repository.__dict__.setdefault(
-        "_visible_to", {}
-    )
-    found = memo.get(role_name)
-    if found is None:
+    object's uid there (by its uid in ``repository``); kept in ``cache`` (``repository``'s)
+    when given, so asking again gives the same repository."""
+    judged, uids, _ = _visible(repository, role_name, cache)
+    return judged, uids
+
+
+def known_visible_to(
+    cache: ResolutionCache | None, role_name: str
+) -> tuple[Repository, dict[int, int]] | None:
+    """What :func:`visible_to` keeps in ``cache`` for ``role_name``, if it was asked."""
+    found = cache.known(("visible-to", role_name)) if cache is not None else None
+    return (found[0], found[1]) if found is not None else None
+
+
+def _visible(
+    repository: Repository, role_name: str, cache: ResolutionCache | None
+) -> tuple[Repository, dict[int, int], ResolutionCache]:
+    """:func:`visible_to`, with the resolution cache of the repository it gives."""
+
+    def compute() -> tuple[Repository, dict[int, int], ResolutionCache]:
         kept = [o for o in repository.objects if may_read(repository.config, role_name, o)]
         objects = []
         uids = {}
         for new_uid, o in enumerate(kept):
-            copy = replace(o, uid=new_uid)
-            copy.__dict__.update((k, v) for k, v in o.__dict__.items() if k.startswith("_"))
-            objects.append(copy)
+            objects.append(replace(o, uid=new_uid))
             uids[o.uid] = new_uid
-        found = memo[role_name] = (replace(repository, objects=objects), uids)
-    return found
+        judged = replace(repository, objects=objects)
+        return judged, uids, ResolutionCache(judged)
+
+    if cache is None:
+        return compute()
+    return cache.derived(("visible-to", role_name), compute)
 
 
 def _other_roles(
-    resolution: Resolution, obj: ContextObject, cancelled: Cancelled = _never
+    resolution: Resolution,
+    obj: ContextObject,
+    cancelled: Cancelled = _never,
+    cache: ResolutionCache | None = None,
 ) -> list[str]:
     """What other declared roles that may read ``obj`` and have it in scope get (verdict
     only), for as many of them as the budget allows, judged over what this role may read:
@@ -182,8 +209,10 @@ def _other_roles(
     config = repository.config
     current = resolution.query.role
     seen_uid = obj.uid
+    if cache is None or cache.repository is not repository:
+        cache = ResolutionCache(repository)  # one for every role asked
     if current is not None:
-        repository, uids = visible_to(repository, current)
+        repository, uids, cache = _visible(repository, current, cache)
         seen_uid = uids[obj.uid]
     out: list[str] = []
     names = [
@@ -195,7 +224,7 @@ def _other_roles(
     verdicts: list[str] = []
     for name in names[:budget]:
         query = replace(resolution.query, role=name)
-        fate = _what_if(repository, query, obj, cancelled=cancelled, uid=seen_uid)
+        fate = _what_if(repository, query, obj, cancelled=cancelled, uid=seen_uid, cache=cache)
         verdicts.append(f"{name}: {_fate_text(fate, with_detail=False)}")
     if len(names) > budget:
         verdicts.append(f"{len(names) - budget} more not asked (each one re-resolves)")
@@ -226,11 +255,13 @@ def why_not(
     *,
     whole_repository: bool = False,
     cancelled: Cancelled = _never,
+    cache: ResolutionCache | None = None,
 ) -> list[str]:
     """Sentences saying why the object ``uid`` is not in the bundle and what would include it.
 
     Raises :class:`WhyNotCancelled` as soon as ``cancelled()`` is True (it is checked
-    before each re-resolution).
+    before each re-resolution). ``cache`` is ``repository``'s resolution cache (without
+    one, the re-resolutions share one made for the question).
     """
     fate = resolution.fates.get(uid)
     if fate is None:
@@ -250,6 +281,8 @@ def why_not(
         return [fate.detail or fate.reason.value]
     query = resolution.query
     reason = fate.reason
+    if cache is None or cache.repository is not repository:
+        cache = ResolutionCache(repository)
     out: list[str] = []
     if reason is R.UNAPPROVED:
         out.append("It is a draft (status: draft): drafts are never included and never supersede.")
@@ -262,14 +295,16 @@ def why_not(
     elif reason is R.NOT_YET_VALID:
         start = obj.effective_start
         field = "valid_from" if obj.valid_from else "created"
-        verdict = _what_if(repository, replace(query, as_of=start), obj, cancelled=cancelled)
+        verdict = _what_if(
+            repository, replace(query, as_of=start), obj, cancelled=cancelled, cache=cache
+        )
         out.append(f"It becomes valid on {format_day(start)} (its {field}).")
         out.append(f"At that instant it would be {_fate_text(verdict, with_detail=True)}.")
         if not isinstance(verdict, Included):
             budget = resolution_budget(repository)
             own = resolution if resolution.repository is repository else None
             later, exhausted = first_included(
-                repository, query, obj, start, budget, base=own, cancelled=cancelled
+                repository, query, obj, start, budget, base=own, cancelled=cancelled, cache=cache
             )
             if later is not None:
                 out.append(f"It would first be in the bundle on {format_day(later)}.")
@@ -330,7 +365,7 @@ def why_not(
             out.append(f"The scope of {role} excludes it ({fate.detail}).")
         else:
             out.append(f"No include pattern in the scope of {role} matches {obj.id}.")
-        out.extend(_other_roles(resolution, obj, cancelled))
+        out.extend(_other_roles(resolution, obj, cancelled, cache))
     elif reason is R.NOT_RELEVANT:
         floor = repository.config.ranking.floor
         mine = score(obj, tokenize(query.task), floor).score
@@ -367,6 +402,7 @@ __all__ = [
     "WhyNotCancelled",
     "first_included",
     "in_scope",
+    "known_visible_to",
     "may_read",
     "resolution_budget",
     "visible_to",

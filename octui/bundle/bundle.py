@@ -16,10 +16,10 @@ from functools import lru_cache
 from typing import Any
 
 from octui.bundle.jsonout import dumps_indent2
-from octui.core.enums import DENIAL_REASONS
+from octui.core.enums import DENIAL_REASONS, Lifecycle
 from octui.core.model import OBJECT_FIELDS, ContextObject, Exclusion, Finding, RepositorySource
 from octui.core.timeutil import format_duration, format_instant, now_utc
-from octui.resolve.engine import Included, Resolution
+from octui.resolve.result import Included, Resolution
 
 
 def _value(value: Any) -> Any:
@@ -63,7 +63,12 @@ def included_json(inc: Included) -> dict[str, Any]:
 
 
 def included_digest_form(inc: Included) -> dict[str, Any]:
-    return object_fields(inc.obj) | {"lifecycle": inc.lifecycle.value, "stale": inc.stale}
+    return object_digest_form(inc.obj, inc.lifecycle, inc.stale)
+
+
+def object_digest_form(obj: ContextObject, lifecycle: Lifecycle, stale: bool) -> dict[str, Any]:
+    """An included object's digest form: its fields, its lifecycle and staleness."""
+    return object_fields(obj) | {"lifecycle": lifecycle.value, "stale": stale}
 
 
 def exclusion_json(ex: Exclusion) -> dict[str, Any]:
@@ -119,9 +124,10 @@ def digest(resolution: Resolution) -> str:
     """``digest_of`` the resolution's digest forms, byte for byte, from cached pieces.
 
     The canonical JSON of a list is its items' canonical JSON joined by commas, and the
-    payload's keys sort as exclusions, objects, warnings; so each item is encoded once
-    (an object per lifecycle and staleness, on the object; an exclusion by value) and the
-    explorer's digest per keystroke hashes bytes instead of re-encoding every object.
+    payload's keys sort as exclusions, objects, warnings; so each item is encoded once (an
+    object per lifecycle and staleness, an exclusion by value, each kept in a bounded
+    module-level cache, never on the object) and the explorer's digest per keystroke hashes
+    bytes instead of re-encoding every object.
     """
     objects = b",".join([_included_json(i) for i in resolution.included])
     exclusions = b",".join([_exclusion_json(e) for e in resolution.exclusions])
@@ -141,12 +147,14 @@ def digest(resolution: Resolution) -> str:
 
 
 def _included_json(inc: Included) -> bytes:
-    cache: dict[tuple[str, bool], bytes] = inc.obj.__dict__.setdefault("_digest_json", {})
-    key = (inc.lifecycle.value, inc.stale)
-    data = cache.get(key)
-    if data is None:
-        data = cache[key] = canonical_json(included_digest_form(inc))
-    return data
+    return _object_json(inc.obj, inc.lifecycle, inc.stale)
+
+
+@lru_cache(maxsize=1 << 17)
+def _object_json(obj: ContextObject, lifecycle: Lifecycle, stale: bool) -> bytes:
+    """The canonical JSON of an included object's digest form (by object identity: an object
+    never changes once loaded)."""
+    return canonical_json(object_digest_form(obj, lifecycle, stale))
 
 
 @lru_cache(maxsize=1 << 17)

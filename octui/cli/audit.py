@@ -11,34 +11,25 @@ import sys
 from typing import Any
 
 from octui.analysis.audit import Audit, audit
-from octui.cli.main import (
-    EXIT_FAILED,
-    EXIT_OK,
-    UsageError,
-    _examples,
-    add_as_of_arg,
-    add_repo_arg,
-    add_rev_arg,
-    emit,
-    load_for,
-)
-from octui.core.enums import AuditFormat
+from octui.cli.args import add_as_of_arg, add_format_arg, add_repo_arg, add_source_args, examples
+from octui.cli.common import UsageError, emit, load_for
+from octui.core.enums import AuditFormat, ExitCode
 from octui.core.timeutil import now_utc
 from octui.load.locate import reader_for
 from octui.render.atomicwrite import ExportRefused, write_atomic
 from octui.render.audit import render
 
 
-def add_audit(sub: Any) -> None:
-    p = sub.add_parser(
-        "audit",
+def add_parser(sub: Any, name: str) -> argparse.ArgumentParser:
+    p: argparse.ArgumentParser = sub.add_parser(
+        name,
         help="every finding with the roles it affects, every object with what each role gets",
         description="Judge the whole repository at an instant, as validate does, and resolve "
         "every declared role (empty task, no trimming, not historical): every finding with "
         "its files, the line of the offending key and the roles whose bundle carries it; "
         "every object with its fate for each role; a summary per role. This is the owner's "
         "view: it names every object and file. Exits 1 when any finding is an error.",
-        epilog=_examples(
+        epilog=examples(
             "opencontext audit sample-repo",
             "opencontext audit sample-repo --as-of 2026-11-01 --format json",
             "opencontext audit sample-repo --format csv --output /tmp/matrix.csv",
@@ -47,13 +38,13 @@ def add_audit(sub: Any) -> None:
     )
     add_repo_arg(p)
     add_as_of_arg(p)
-    p.add_argument(
-        "--format",
-        choices=[f.value for f in AuditFormat],
-        default=AuditFormat.TEXT.value,
-        help="text (default): findings, errors first, with roles and files, then the summary; "
+    add_format_arg(
+        p,
+        "text (default): findings, errors first, with roles and files, then the summary; "
         "json: the whole audit as one document; csv: the role × object matrix; markdown: a "
         "report (findings, summary, the objects whose fate differs between roles)",
+        choices=[f.value for f in AuditFormat],
+        default=AuditFormat.TEXT.value,
     )
     p.add_argument(
         "--output",
@@ -64,8 +55,8 @@ def add_audit(sub: Any) -> None:
         "place), never inside the repository, and never over an existing file unless --force",
     )
     p.add_argument("--force", action="store_true", help="with --output: replace FILE if it exists")
-    add_rev_arg(p)
-    p.set_defaults(run=run_audit)
+    add_source_args(p)
+    return p
 
 
 def audit_for(args: argparse.Namespace) -> Audit:
@@ -76,7 +67,7 @@ def audit_for(args: argparse.Namespace) -> Audit:
         return audit(repo, as_of, read=read)
 
 
-def run_audit(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> ExitCode:
     result = audit_for(args)
     fmt = AuditFormat(args.format)
     text = render(result, fmt)
@@ -90,9 +81,4 @@ def run_audit(args: argparse.Namespace) -> int:
         emit(args, text)
     else:
         sys.stdout.write(text)
-    return EXIT_FAILED if result.errors else EXIT_OK
-
-
-def add_parser(sub: Any) -> None:
-    """Register ``audit`` (called by :mod:`octui.cli.main`)."""
-    add_audit(sub)
+    return ExitCode.FAILED if result.errors else ExitCode.OK

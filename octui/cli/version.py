@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from importlib import metadata
 from typing import Any, NoReturn
 
+from octui import __version__
+
 DISTRIBUTION = "octui"
 
 
@@ -21,8 +23,6 @@ def package_version() -> str:
     try:
         return metadata.version(DISTRIBUTION)
     except metadata.PackageNotFoundError:
-        from octui import __version__
-
         return __version__
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
+from enum import IntEnum, StrEnum
 
 
 class Authority(StrEnum):
@@ -154,3 +154,15 @@ class AuditFormat(StrEnum):
     JSON = "json"
     CSV = "csv"
     MARKDOWN = "markdown"
+
+
+class ExitCode(IntEnum):
+    """How ``opencontext`` ends: 0 done; 1 a check failed (a strict run with errors,
+    ``validate``/``audit`` findings at ``--fail-on``, a diff with ``--exit-code``, a bundle
+    not reproduced); 2 a usage or configuration error, reported as one line on stderr;
+    130 interrupted (Ctrl-C)."""
+
+    OK = 0
+    FAILED = 1
+    USAGE = 2
+    INTERRUPTED = 130

@@ -210,7 +210,8 @@ def _instant(text: str) -> datetime:
 def warm_worker(repo: Path) -> dict[str, Any]:
     """Session timings in CPU seconds, in one process holding one loaded session."""
     from octui.bundle.bundle import bundle_dict, digest
-    from octui.resolve.engine import Query, resolve
+    from octui.resolve.engine import resolve
+    from octui.resolve.result import Query
     from octui.session import Session
 
     session = Session(repo)
@@ -244,7 +245,7 @@ def warm_worker(repo: Path) -> dict[str, Any]:
     # and the session after its edits equals a fresh load without any cache.
     assert session.repository is not None
     for query in [*asked, base]:
-        fresh = resolve(replace(session.repository), query)  # a new repository: no memo
+        fresh = resolve(session.repository, query)  # no cache: everything computed
         if digest(fresh) != digest(session.resolve(query)):
             results["mismatches"].append(str(query))
     os.environ["OCTUI_NO_CACHE"] = "1"
@@ -319,7 +320,8 @@ def agenda_worker(repo: Path) -> dict[str, Any]:
     from octui.analysis.agenda import change_agenda
     from octui.core.timeutil import add_days
     from octui.load.loader import load_repository
-    from octui.resolve.engine import Query, resolve
+    from octui.resolve.engine import resolve
+    from octui.resolve.result import Query
 
     query = Query(role=ROLE, as_of=_instant(AS_OF))
     fresh = load_repository(repo)

@@ -138,7 +138,6 @@ def _number(
             obj.uid = uid
         elif obj.uid != uid:
             objects[uid] = copy = replace(obj, uid=uid)
-            copy.__dict__.update((k, v) for k, v in obj.__dict__.items() if k.startswith("_"))
             origin[id(copy)] = origin[id(obj)]
 
 

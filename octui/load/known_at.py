@@ -10,7 +10,6 @@ Every git command runs through :func:`octui.load.gitrun.hardened_git`.
 
 from __future__ import annotations
 
-import argparse
 import math
 import os
 import subprocess
@@ -19,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from octui.core.model import RepositorySource
-from octui.core.timeutil import format_instant, parse_instant
+from octui.core.timeutil import format_instant
 from octui.load.assemble import Repository
 from octui.load.gitrun import GitRevisionError, hardened_git
 from octui.load.loader import ParseStore
@@ -137,34 +136,6 @@ def describe_source(path: str | Path, source: RepositorySource) -> str:
     return f"git revision {source.revision or source.commit}"
 
 
-# -- the command-line option ----------------------------------------------------------------------
-
-
-def _when(text: str) -> datetime:
-    try:
-        return parse_instant(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-KNOWN_AT_HELP = (
-    "read the repository as committed at the last first-parent commit of HEAD whose "
-    "committer date is at or before WHEN (YYYY-MM-DD or RFC 3339; a date is its midnight "
-    "UTC): what the repository said then. --as-of still picks what was in effect. "
-    "Not with --rev"
-)
-
-
-def add_known_at_arg(
-    p: argparse.ArgumentParser | argparse._ArgumentGroup,
-    flag: str = "--known-at",
-    *,
-    help: str = KNOWN_AT_HELP,
-) -> None:
-    """Add ``--known-at WHEN`` (or ``flag``) to a parser: a date or RFC 3339 instant."""
-    p.add_argument(flag, type=_when, default=None, metavar="WHEN", help=help)
-
-
 def check_axes(rev: str | None, known_at: datetime | None, *, what: str = "--rev") -> None:
     """Raise ``ValueError`` (one line) when both a revision and ``--known-at`` are given."""
     if rev is not None and known_at is not None:
@@ -172,9 +143,7 @@ def check_axes(rev: str | None, known_at: datetime | None, *, what: str = "--rev
 
 
 __all__ = [
-    "KNOWN_AT_HELP",
     "CommitInfo",
-    "add_known_at_arg",
     "check_axes",
     "commit_info",
     "describe_source",

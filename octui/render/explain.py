@@ -9,7 +9,7 @@ from octui.core.enums import Lifecycle, Severity, WarningCode
 from octui.core.model import Finding
 from octui.core.textsafe import inert
 from octui.core.timeutil import format_instant
-from octui.resolve.engine import Resolution
+from octui.resolve.result import Resolution
 
 #: ``source`` of a resolution read from the files on disk.
 WORKING_TREE_SOURCE = "working tree"

@@ -29,7 +29,8 @@ from octui.analysis.diff import ObjectChange
 from octui.core.textsafe import inert
 from octui.core.timeutil import format_day, format_instant
 from octui.load.assemble import Repository
-from octui.resolve.engine import Query
+from octui.resolve.cache import ResolutionCache
+from octui.resolve.result import Query
 from octui.tui.background import in_daemon_thread
 from octui.tui.widgets.rowtable import Cell, Column, RowTable
 
@@ -113,9 +114,12 @@ class AgendaScreen(ModalScreen[datetime | None]):
         rev: str | None,
         everything: bool = False,
         on_toggle: Callable[[bool], None] | None = None,
+        cache: ResolutionCache | None = None,
     ) -> None:
         super().__init__()
         self.repository = repository
+        self.cache = cache
+        """``repository``'s resolution cache (the session's)."""
         self.query_ = query
         self.rev = rev
         self.everything = everything
@@ -170,7 +174,9 @@ class AgendaScreen(ModalScreen[datetime | None]):
 
     @work(exclusive=True, group="agenda", exit_on_error=False)
     async def _find(self) -> None:
-        agenda = await in_daemon_thread(change_agenda, self.repository, self.query_, rev=self.rev)
+        agenda = await in_daemon_thread(
+            change_agenda, self.repository, self.query_, rev=self.rev, cache=self.cache
+        )
         self.all_points = agenda.points
         self.done.set()
         self._show()
@@ -208,11 +214,18 @@ class AgendaScreen(ModalScreen[datetime | None]):
 
 
 def find_change(
-    repository: Repository, query: Query, *, forward: bool, rev: str | None, everything: bool
+    repository: Repository,
+    query: Query,
+    *,
+    forward: bool,
+    rev: str | None,
+    everything: bool,
+    cache: ResolutionCache | None = None,
 ) -> ChangePoint | None:
     """The next change after ``query.as_of`` (forward) or the latest in effect at it, of the
-    mode: every digest change, or the changes to what the role receives."""
-    for point in walk_changes(repository, query, forward=forward, rev=rev):
+    mode: every digest change, or the changes to what the role receives (``cache``: the
+    repository's resolution cache)."""
+    for point in walk_changes(repository, query, forward=forward, rev=rev, cache=cache):
         if everything or point.receives:
             return point
     return None

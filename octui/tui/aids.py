@@ -26,7 +26,7 @@ from textual.css.query import NoMatches
 from octui.core.enums import Severity, WarningCode
 from octui.core.model import Exclusion, Finding
 from octui.core.textsafe import inert
-from octui.resolve.engine import Included
+from octui.resolve.result import Included
 from octui.tui.background import in_daemon_thread
 from octui.tui.keys import key_label
 from octui.tui.screens.validate import ValidateScreen, validate_lines
@@ -194,7 +194,8 @@ class ExplorerAids:
             app.notify("the repository is not loaded yet", severity="warning")
             return
         as_of = app.inputs.query(app.clock()).as_of
-        summary, lines = await in_daemon_thread(validate_lines, repo, as_of)
+        cache = app.session.cache_for(repo)
+        summary, lines = await in_daemon_thread(validate_lines, repo, as_of, cache)
         revision = getattr(app, "revision", None)
         where = Path(app.root).name or str(app.root)
         if revision is not None:

@@ -42,7 +42,7 @@ from octui.core.timeutil import now_utc
 from octui.load.config import ConfigError, NotARepository, load_config
 from octui.load.tree import FsTree
 from octui.load.watching import open_events
-from octui.resolve.engine import Included, UnknownRole
+from octui.resolve.result import Included, UnknownRole
 from octui.session import Session
 from octui.tui.aids import AID_BINDINGS, ExplorerAids, changed_paths, reload_note
 from octui.tui.auditapp import edit_selected, roles_settled, show_roles_block

@@ -16,11 +16,12 @@ from textual.app import SuspendNotSupported
 from textual.css.query import NoMatches
 
 from octui.analysis.audit import Audit, finding_key
-from octui.analysis.whynot import visible_to
+from octui.analysis.whynot import known_visible_to, visible_to
 from octui.core.model import Exclusion, Finding
 from octui.core.textsafe import inert
 from octui.load.assemble import Repository
-from octui.resolve.engine import Included
+from octui.resolve.cache import ResolutionCache
+from octui.resolve.result import Included
 from octui.tui.auditmodel import audit_of, cached_audit, fate_sentence, object_fates, object_line
 from octui.tui.background import in_daemon_thread
 from octui.tui.editor import EditorError, editor_command
@@ -88,14 +89,15 @@ def show_roles_block(
     except NoMatches:
         return
     repo, role, as_of = view.resolution.repository, view.query.role, view.query.as_of
-    found = cached_roles(repo, role, as_of, uid)
+    cache = app.session.cache_for(repo)
+    found = cached_roles(repo, role, as_of, uid, cache)
     if found is not None:
         detail.show_roles(found)
         return
     detail.show_roles([ROLES_TITLE, "  resolving every role…"])
 
     async def compute() -> None:
-        lines = await in_daemon_thread(roles_of, repo, role, as_of, uid)
+        lines = await in_daemon_thread(roles_of, repo, role, as_of, uid, cache)
         if app.view is view and app.selected is item:
             detail.show_roles(lines)
 
@@ -104,29 +106,44 @@ def show_roles_block(
     )
 
 
-def _judged(repo: Repository, role: str | None, uid: int) -> tuple[Repository, int | None]:
+def _judged(
+    repo: Repository, role: str | None, uid: int, cache: ResolutionCache | None
+) -> tuple[Repository, int | None]:
     """The repository a role view judges other roles on (what ``role`` may read: the
     objects it may not read never change what it is shown), and ``uid`` there."""
     if role is None:
         return repo, uid
-    judged, uids = visible_to(repo, role)
+    judged, uids = visible_to(repo, role, cache)
     return judged, uids.get(uid)
 
 
-def roles_of(repo: Repository, role: str | None, as_of: datetime, uid: int) -> list[str] | None:
-    """The Roles block of object ``uid`` in the view of ``role`` (runs in a thread)."""
-    judged, seen = _judged(repo, role, uid)
+def roles_of(
+    repo: Repository,
+    role: str | None,
+    as_of: datetime,
+    uid: int,
+    cache: ResolutionCache | None = None,
+) -> list[str] | None:
+    """The Roles block of object ``uid`` in the view of ``role`` (runs in a thread);
+    ``cache`` is ``repo``'s resolution cache."""
+    judged, seen = _judged(repo, role, uid, cache)
     if seen is None:
         return None
     return role_lines(audit_of(judged, as_of), seen, judged=role is not None)
 
 
-def cached_roles(repo: Repository, role: str | None, as_of: datetime, uid: int) -> list[str] | None:
+def cached_roles(
+    repo: Repository,
+    role: str | None,
+    as_of: datetime,
+    uid: int,
+    cache: ResolutionCache | None = None,
+) -> list[str] | None:
     """:func:`roles_of` when it is already computed (None otherwise)."""
     if role is None:
         a = cached_audit(repo, as_of)
         return role_lines(a, uid) if a is not None else None
-    memo = repo.__dict__.get("_visible_to", {}).get(role)
+    memo = known_visible_to(cache, role)
     if memo is None:
         return None
     judged, uids = memo

@@ -34,7 +34,7 @@ from octui.analysis.diff import (
 from octui.core.model import Exclusion
 from octui.core.textsafe import inert
 from octui.core.timeutil import format_instant
-from octui.resolve.engine import Included
+from octui.resolve.result import Included
 from octui.tui.state import View
 from octui.tui.widgets.rowtable import Cell, RowTable
 

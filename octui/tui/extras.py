@@ -35,7 +35,7 @@ from octui.core.timeutil import BEGINNING_OF_TIME
 from octui.load.gitrun import GitRevisionError
 from octui.load.gittree import GitTree
 from octui.load.revisions import list_revisions
-from octui.resolve.engine import Included
+from octui.resolve.result import Included
 from octui.session import Session
 from octui.tui.agenda import AgendaScreen, find_change, summarize, when_text
 from octui.tui.background import LatestJob, in_daemon_thread
@@ -292,9 +292,12 @@ class ExplorerExtras:
             return
         query = self._app.inputs.query(self._app.clock())
         everything = self.agenda_everything
+        cache = app.session.cache_for(repo)
         if forward:
             point = await in_daemon_thread(
-                partial(find_change, forward=True, rev=self.revision, everything=everything),
+                partial(
+                    find_change, forward=True, rev=self.revision, everything=everything, cache=cache
+                ),
                 repo,
                 query,
             )
@@ -305,7 +308,13 @@ class ExplorerExtras:
             # Just before as_of: standing on a change instant, ',' goes to the one before it.
             earlier = replace(query, as_of=query.as_of - EPSILON)
             point = await in_daemon_thread(
-                partial(find_change, forward=False, rev=self.revision, everything=everything),
+                partial(
+                    find_change,
+                    forward=False,
+                    rev=self.revision,
+                    everything=everything,
+                    cache=cache,
+                ),
                 repo,
                 earlier,
             )
@@ -341,7 +350,8 @@ class ExplorerExtras:
         def toggled(everything: bool) -> None:
             self.agenda_everything = everything
 
-        screen = AgendaScreen(repo, query, self.revision, self.agenda_everything, toggled)
+        cache = app.session.cache_for(repo)
+        screen = AgendaScreen(repo, query, self.revision, self.agenda_everything, toggled, cache)
         app.push_screen(screen, done)
 
     # -- revisions ---------------------------------------------------------------------------
@@ -405,7 +415,11 @@ class ExplorerExtras:
         try:
             sentences = await self.why_not_job.submit(
                 lambda cancelled: why_not(
-                    resolution, resolution.repository, uid, cancelled=cancelled
+                    resolution,
+                    resolution.repository,
+                    uid,
+                    cancelled=cancelled,
+                    cache=self._app.session.cache_for(resolution.repository),
                 )
             )
         except WhyNotCancelled:

@@ -18,7 +18,7 @@ from octui.core.enums import ExclusionReason
 from octui.core.model import ContextObject, Exclusion, Finding
 from octui.core.timeutil import now_utc, shift
 from octui.load.heap import gc_paused
-from octui.resolve.engine import Included, Query, Resolution
+from octui.resolve.result import Included, Query, Resolution
 from octui.tui.measure import longest_line
 
 END_OF_TIME_NOTE = "as_of is at the end of representable time (0001-01-01 to 9999-12-31)"
@@ -160,7 +160,7 @@ class View:
     @property
     def errors(self) -> int:
         if self.error_count is None:  # counted once (by make_view, in the worker thread)
-            self.error_count = sum(1 for w in self.resolution.warnings if w.severity == "error")
+            self.error_count = self.resolution.error_count
         return self.error_count
 
 

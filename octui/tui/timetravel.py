@@ -36,7 +36,7 @@ from octui.core.timeutil import format_instant, parse_instant
 from octui.load.gitrun import GitRevisionError
 from octui.load.gittree import GitTree
 from octui.load.known_at import CommitInfo, commit_info, known_at_revision
-from octui.resolve.engine import Included
+from octui.resolve.result import Included
 from octui.session import Session
 
 if TYPE_CHECKING:

@@ -29,7 +29,8 @@ from octui.core.timeutil import parse_instant
 from octui.load.loader import load_repository
 from octui.load.locate import key_lines, locate, problem_line, reader_for
 from octui.render.audit import render_csv, render_markdown, render_text
-from octui.resolve.engine import Query, resolve
+from octui.resolve.engine import resolve
+from octui.resolve.result import Query
 
 AS_OF = "2026-11-01"
 FINDING_KEYS = ["code", "severity", "ids", "paths", "line", "message", "hint", "roles"]

@@ -18,7 +18,9 @@ from octui.core.model import Exclusion
 from octui.core.timeutil import parse_instant
 from octui.load.assemble import Repository
 from octui.load.loader import load_repository
-from octui.resolve.engine import Included, Query, Resolution, resolve
+from octui.resolve.cache import ResolutionCache
+from octui.resolve.engine import resolve
+from octui.resolve.result import Included, Query, Resolution
 
 SAMPLE = Path(__file__).resolve().parent.parent.parent / "sample-repo"
 TODAY = parse_instant("2026-11-30")
@@ -240,10 +242,12 @@ class Counting:
         self.objects = 0
         real = module.resolve
 
-        def counted(repo: Repository, query: Query) -> Resolution:
+        def counted(
+            repo: Repository, query: Query, cache: ResolutionCache | None = None
+        ) -> Resolution:
             self.calls += 1
             self.objects += len(repo.objects)
-            return real(repo, query)
+            return real(repo, query, cache)
 
         monkeypatch.setattr(module, "resolve", counted)
 

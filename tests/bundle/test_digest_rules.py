@@ -21,7 +21,8 @@ from octui.bundle.bundle import (
 from octui.cli.main import main
 from octui.core.timeutil import parse_instant
 from octui.load.revisions import load_revision
-from octui.resolve.engine import Query, resolve
+from octui.resolve.engine import resolve
+from octui.resolve.result import Query
 
 __all__ = ["git_sample"]
 

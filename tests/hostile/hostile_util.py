@@ -62,7 +62,7 @@ def cli(argv: Sequence[str]) -> CliRun:
 
 
 class MemTree:
-    """An in-memory :class:`octui.load.loader.Tree`: ``{rel: bytes}``; folders are implied.
+    """An in-memory :class:`octui.load.tree.Tree`: ``{rel: bytes}``; folders are implied.
 
     ``reverse`` lists folders in reverse order, to prove enumeration order never matters.
     """

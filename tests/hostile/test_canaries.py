@@ -30,7 +30,8 @@ from octui.analysis.whynot import why_not
 from octui.core.model import Exclusion
 from octui.core.timeutil import parse_instant
 from octui.load.loader import load_repository
-from octui.resolve.engine import Query, resolve
+from octui.resolve.engine import resolve
+from octui.resolve.result import Query
 
 AS_OF = "2026-06-01"
 CONFIG = b"""spec: 1

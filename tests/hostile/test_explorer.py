@@ -28,7 +28,8 @@ from textual.pilot import Pilot
 
 from octui.core.timeutil import parse_instant
 from octui.load.loader import load_repository
-from octui.resolve.engine import Query, resolve
+from octui.resolve.engine import resolve
+from octui.resolve.result import Query
 from octui.tui.app import OctuiApp, create_app
 from octui.tui.widgets.detail import DetailPane
 from octui.tui.widgets.results import ExcludedPane, IncludedTable, WarningsTable

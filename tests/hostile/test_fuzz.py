@@ -46,7 +46,8 @@ from octui.load.frontmatter import parse_file
 from octui.load.loader import Loader, load_repository
 from octui.load.strict_yaml import load_yaml
 from octui.render.explain import explain
-from octui.resolve.engine import Query, Resolution, resolve
+from octui.resolve.engine import resolve
+from octui.resolve.result import Query, Resolution
 
 #: Examples per property per run (derandomized: the same examples on every run).
 EXAMPLES = {

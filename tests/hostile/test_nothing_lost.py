@@ -20,7 +20,7 @@ from hostile_util import cli, snapshot
 
 from octui.core.timeutil import parse_instant
 from octui.load.loader import load_repository
-from octui.resolve.engine import Query
+from octui.resolve.result import Query
 from octui.session import Session
 
 PROJECT = Path(__file__).resolve().parents[2]

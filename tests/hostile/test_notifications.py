@@ -24,7 +24,7 @@ from textual.pilot import Pilot
 
 from octui.core.textsafe import inert
 from octui.core.timeutil import parse_instant
-from octui.resolve.engine import UnknownRole
+from octui.resolve.result import UnknownRole
 from octui.tui.app import OctuiApp, create_app
 from octui.tui.commands import OctuiCommands
 from octui.tui.exporting import ExportRefused, check_target

@@ -16,7 +16,7 @@ from hostile_util import CONFIG, GOOD, GOOD_IDS, write_repo
 
 from octui.core.timeutil import parse_instant
 from octui.load.config import ConfigError, NotARepository
-from octui.resolve.engine import Query
+from octui.resolve.result import Query
 from octui.session import Session
 
 AS_OF = parse_instant("2026-06-01")

@@ -10,7 +10,7 @@ from repo_builder import make_repo, obj, resolve_at
 from octui.core.enums import DEFAULT_PRECEDENCE, Authority, TieBreaker
 from octui.load.config import ConfigError, NotARepository, load_config
 from octui.load.loader import load_repository
-from octui.resolve.engine import UnknownRole
+from octui.resolve.result import UnknownRole
 
 
 def config_error(tmp_path: Path, text: str) -> ConfigError:

@@ -24,7 +24,8 @@ from octui.load.gitrun import GitRevisionError
 from octui.load.gittree import GitTree
 from octui.load.loader import load_repository
 from octui.load.revisions import list_revisions, load_revision
-from octui.resolve.engine import Query, resolve
+from octui.resolve.engine import resolve
+from octui.resolve.result import Query
 
 __all__ = ["git_sample"]
 

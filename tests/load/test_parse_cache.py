@@ -22,7 +22,9 @@ from octui.load.loader import Loader, load_repository
 from octui.load.parse_cache import ParseStore, cache_dir, open_store
 from octui.load.tree import FsTree
 from octui.render.explain import explain
-from octui.resolve.engine import Query, resolve
+from octui.resolve.cache import ResolutionCache
+from octui.resolve.engine import resolve
+from octui.resolve.result import Query
 from octui.session import Session
 from octui.synth import write_repository
 
@@ -54,8 +56,8 @@ def synth_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def text_of(repo: Repository, query: Query) -> str:
-    resolution = resolve(repo, query)
+def text_of(repo: Repository, query: Query, cache: ResolutionCache | None = None) -> str:
+    resolution = resolve(repo, query, cache)
     bundle = dumps_bundle(bundle_dict(resolution, **FIXED))  # type: ignore[arg-type]
     return bundle + explain(resolution, digest(resolution))
 
@@ -84,21 +86,23 @@ QUERIES = [
 ]
 
 
-def test_pipeline_memo_gives_what_a_fresh_repository_gives(synth_repo: Path) -> None:
-    """One repository resolved again and again (memo warm) against a fresh load each time."""
+def test_resolution_cache_gives_what_a_fresh_repository_gives(synth_repo: Path) -> None:
+    """One repository resolved again and again (cache warm) against a fresh load each time."""
     warm = load_repository(synth_repo)
+    cache = ResolutionCache(warm)
     for query in QUERIES:
         fresh = load_repository(synth_repo)
-        assert text_of(warm, query) == text_of(fresh, query), query
+        assert text_of(warm, query, cache) == text_of(fresh, query), query
 
 
 def test_memo_survives_interleaved_roles_and_instants(synth_repo: Path) -> None:
     warm = load_repository(synth_repo)
+    cache = ResolutionCache(warm)
     days = [datetime(y, m, 1, tzinfo=UTC) for y in (2022, 2024, 2026) for m in (1, 7)]
-    for i in range(16):  # more stages than the memo keeps: evictions must not matter
+    for i in range(16):  # more stages than the cache keeps: evictions must not matter
         query = Query(role=["support", "sales", "finance"][i % 3], as_of=days[i % len(days)])
         expected = digest(resolve(load_repository(synth_repo), query))
-        assert digest(resolve(warm, query)) == expected
+        assert digest(resolve(warm, query, cache)) == expected
 
 
 def test_persistent_cache_gives_the_same_repository(synth_repo: Path, tmp_path: Path) -> None:

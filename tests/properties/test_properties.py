@@ -34,7 +34,7 @@ from octui.core.enums import ExclusionReason, Lifecycle
 from octui.core.model import Exclusion
 from octui.load.loader import load_repository
 from octui.render.explain import explain
-from octui.resolve.engine import Included, Resolution
+from octui.resolve.result import Included, Resolution
 
 SETTINGS = settings(
     max_examples=80,

@@ -1,7 +1,7 @@
 """The generated repositories of test_properties resolve to the same bundles with no cache and
 with every cache warm: the persistent parse cache (written, then read back by a new store),
-the loader's in-memory cache across a reload, and the pipeline memo across queries asked in
-another order."""
+the loader's in-memory cache across a reload, and the session's resolution cache across
+queries asked in another order."""
 
 from __future__ import annotations
 
@@ -29,10 +29,18 @@ def _age(root: Path) -> None:
             os.utime(os.path.join(folder, name), (past, past))
 
 
-def _bundles(session: Session, asked: list[tuple[str | None, dict[str, Any]]]) -> list[Any]:
+def _bundles(
+    session: Session, asked: list[tuple[str | None, dict[str, Any]]], *, cached: bool = True
+) -> list[Any]:
+    """The bundles of ``asked``, through the session's resolution cache unless not ``cached``
+    (then everything is computed)."""
     repo = session.repository
     assert repo is not None
-    return [fixed_bundle(resolve_at(repo, role=role, **query)) for role, query in asked]
+    cache = session.cache if cached else None
+    assert cache is not None or not cached
+    return [
+        fixed_bundle(resolve_at(repo, role=role, cache=cache, **query)) for role, query in asked
+    ]
 
 
 @SETTINGS
@@ -48,7 +56,8 @@ def test_no_cache_and_warm_caches_give_identical_bundles(
         _age(root)
         cold = Session(root)  # no persistent cache
         cold.load()
-        expected = _bundles(cold, asked)
+        expected = _bundles(cold, asked, cached=False)
+        assert _bundles(cold, asked) == expected  # the resolution cache, filling
 
         filling = Session(root, store=ParseStore(root, Path(tmp) / "cache"))
         filling.load()
@@ -59,6 +68,6 @@ def test_no_cache_and_warm_caches_give_identical_bundles(
         warm.load()
         assert store.hits == len(spec.files) and store.misses == 0
         assert _bundles(warm, list(reversed(asked))) == list(reversed(expected))
-        assert _bundles(warm, asked) == expected  # the memo, warm
+        assert _bundles(warm, asked) == expected  # the resolution cache, warm
         warm.load()  # nothing changed: the in-memory cache and the kept objects
         assert _bundles(warm, asked) == expected

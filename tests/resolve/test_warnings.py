@@ -18,7 +18,7 @@ from octui.core.enums import ExclusionReason, Severity, WarningCode
 from octui.core.model import Finding
 from octui.core.timeutil import parse_instant
 from octui.render.explain import finding_lines, glyph
-from octui.resolve.engine import freshness_window, is_stale
+from octui.resolve.findings import freshness_window, is_stale
 
 ERROR, WARNING = Severity.ERROR, Severity.WARNING
 

@@ -15,7 +15,8 @@ from octui.core.enums import ExclusionReason
 from octui.core.model import Exclusion, Finding
 from octui.core.timeutil import format_instant
 from octui.load.loader import load_repository
-from octui.resolve.engine import Included, Query, resolve
+from octui.resolve.engine import resolve
+from octui.resolve.result import Included, Query
 from octui.tui.app import OctuiApp
 from octui.tui.screens.error import ErrorScreen
 from octui.tui.screens.export import ExportScreen

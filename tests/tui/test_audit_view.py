@@ -19,7 +19,7 @@ from textual.pilot import Pilot
 from octui.analysis.audit import Audit, AuditFinding, AuditObject, Fate
 from octui.core.enums import ExclusionReason, FateState, Severity, WarningCode
 from octui.core.model import Exclusion, Finding, RepositorySource
-from octui.resolve.engine import Included
+from octui.resolve.result import Included
 from octui.tui.__main__ import build_parser, child_args
 from octui.tui.app import OctuiApp
 from octui.tui.auditmodel import FindingsIndex, MatrixFilter, fate_cell, matrix_rows

@@ -9,7 +9,8 @@ from octui.analysis.agenda import change_agenda
 from octui.analysis.diff import diff_resolutions
 from octui.core.timeutil import parse_instant
 from octui.load.loader import load_repository
-from octui.resolve.engine import Query, resolve
+from octui.resolve.engine import resolve
+from octui.resolve.result import Query
 from octui.tui.agenda import AgendaScreen
 from octui.tui.compare import DiffScreen
 from octui.tui.revisions import RevisionScreen

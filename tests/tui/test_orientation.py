@@ -517,7 +517,8 @@ async def test_export_screen_proposes_the_descriptive_name() -> None:
 def test_timeline_labels_keep_the_version_in_a_narrow_pane() -> None:
     from octui.analysis.timeline import layout
     from octui.load.loader import load_repository
-    from octui.resolve.engine import Query, resolve
+    from octui.resolve.engine import resolve
+    from octui.resolve.result import Query
 
     from .conftest import SAMPLE
 

@@ -12,7 +12,8 @@ from octui.core.enums import ExclusionReason
 from octui.core.model import Exclusion
 from octui.core.textsafe import inert
 from octui.load.loader import load_repository
-from octui.resolve.engine import Query, resolve
+from octui.resolve.engine import resolve
+from octui.resolve.result import Query
 from octui.tui.measure import line_width, longest, longest_line, text_width
 from octui.tui.state import ALL_REASONS, key_index, make_view, row_key
 from octui.tui.widgets.results import ExcludedPane, IncludedTable, WarningsTable, one_line

@@ -13,7 +13,8 @@ from octui.analysis.history import UnknownId
 from octui.analysis.timeline import layout
 from octui.core.timeutil import format_instant, parse_instant, shift
 from octui.load.loader import load_repository
-from octui.resolve.engine import Query, resolve
+from octui.resolve.engine import resolve
+from octui.resolve.result import Query
 from octui.tui.__main__ import main
 from octui.tui.exporting import (
     ExportExists,

@@ -20,13 +20,18 @@ from textual.widgets import Static
 
 from octui.load.assemble import Repository
 from octui.render.explain import finding_lines
-from octui.resolve.engine import Query, resolve
+from octui.resolve.cache import ResolutionCache
+from octui.resolve.engine import resolve
+from octui.resolve.result import Query
 from octui.tui.widgets.header import utc_text
 
 
-def validate_lines(repo: Repository, as_of: datetime) -> tuple[str, list[str]]:
-    """``(summary, lines)`` of the whole-repository findings, as the CLI prints them."""
-    resolution = resolve(repo, Query(role=None, as_of=as_of))
+def validate_lines(
+    repo: Repository, as_of: datetime, cache: ResolutionCache | None = None
+) -> tuple[str, list[str]]:
+    """``(summary, lines)`` of the whole-repository findings, as the CLI prints them
+    (``cache``: the repository's resolution cache)."""
+    resolution = resolve(repo, Query(role=None, as_of=as_of), cache)
     findings = resolution.warnings
     errors = resolution.error_count
     warnings = len(findings) - errors

@@ -19,7 +19,7 @@ from octui.bundle.bundle import object_fields
 from octui.core.model import ContextObject, Exclusion, Finding
 from octui.core.textsafe import inert
 from octui.core.textsafe import markup_escape as escape
-from octui.resolve.engine import Included
+from octui.resolve.result import Included
 from octui.tui.looks import ansi_markup
 from octui.tui.state import View
 from octui.tui.widgets.results import LIFECYCLE_STYLE, REASON_STYLE, one_line, warning_style

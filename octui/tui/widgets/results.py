@@ -18,7 +18,7 @@ from octui.core.enums import ExclusionReason, Lifecycle, Severity, WarningCode
 from octui.core.model import Exclusion, Finding
 from octui.core.textsafe import inert
 from octui.render.explain import glyph
-from octui.resolve.engine import Included
+from octui.resolve.result import Included
 from octui.tui.state import ALL_REASONS, View, row_key, severity_first, warning_key
 from octui.tui.widgets.rowtable import Cell, Column, RowTable
 

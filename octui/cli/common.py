@@ -1,0 +1,94 @@
+"""What every command does the same way: load the repository it names, say where it was
+read from, print a text layout, and report the user's mistakes as :class:`UsageError`.
+
+A repository is read from exactly one place: the files on disk (through the persistent
+parse cache unless ``--no-cache`` or ``OCTUI_NO_CACHE=1``), a git revision (``--rev``,
+from git objects, never cached) or the commit known at an instant (``--known-at``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import datetime
+from pathlib import Path
+
+from octui.load.assemble import Repository
+from octui.load.config import ConfigError, NotARepository
+from octui.load.gitrun import GitRevisionError
+from octui.load.known_at import check_axes, describe_source, load_known_at
+from octui.load.loader import load_repository
+from octui.load.parse_cache import open_store
+from octui.load.revisions import load_revision
+from octui.render.ansi import paint_marks
+from octui.render.explain import WORKING_TREE_SOURCE
+
+
+class UsageError(Exception):
+    """A mistake in how the tool was called or in the repository's configuration."""
+
+
+def open_repository(path: str, *, cache: bool = True) -> Repository:
+    """Load the working tree; parsed files are cached in the user's cache directory unless
+    ``cache`` is False or ``OCTUI_NO_CACHE=1`` (the cache never changes results)."""
+    try:
+        return load_repository(Path(path), store=open_store(path) if cache else None)
+    except (NotARepository, ConfigError) as exc:
+        raise UsageError(str(exc)) from None
+
+
+def open_revision(path: str, rev: str) -> Repository:
+    """The repository at ``path`` exactly as it was at git revision ``rev`` (read from git)."""
+    try:
+        return load_revision(path, rev)
+    except (GitRevisionError, NotARepository, ConfigError) as exc:
+        raise UsageError(str(exc)) from None
+
+
+def open_known_at(path: str, when: datetime) -> Repository:
+    """The repository at ``path`` as committed at the last first-parent commit of HEAD
+    whose committer date is at or before ``when``."""
+    try:
+        return load_known_at(path, when)
+    except (GitRevisionError, NotARepository, ConfigError) as exc:
+        raise UsageError(str(exc)) from None
+
+
+def check_exclusive(rev: str | None, known_at: datetime | None, what: str = "--rev") -> None:
+    """A usage error when both ``--rev`` (or ``what``) and ``--known-at`` are given."""
+    try:
+        check_axes(rev, known_at, what=what)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def uses_cache(args: argparse.Namespace) -> bool:
+    """Whether the files on disk are read through the parse cache (no ``--no-cache``)."""
+    return not getattr(args, "no_cache", False)
+
+
+def load_for(args: argparse.Namespace) -> Repository:
+    """The repository named by ``args.repo``: the files on disk, a git revision (``--rev``) or
+    the commit known at an instant (``--known-at``)."""
+    rev = getattr(args, "rev", None)
+    known_at = getattr(args, "known_at", None)
+    if known_at is not None:
+        check_exclusive(rev, known_at)
+        return open_known_at(args.repo, known_at)
+    if rev is None:
+        return open_repository(args.repo, cache=uses_cache(args))
+    return open_revision(args.repo, rev)
+
+
+def source_of(args: argparse.Namespace, repo: Repository | None = None) -> str:
+    """Where the repository was read from, as the explain header names it (with the commit
+    and its subject when it was read at ``--known-at``)."""
+    if repo is not None and getattr(args, "known_at", None) is not None:
+        return describe_source(args.repo, repo.source)
+    rev = getattr(args, "rev", None)
+    return WORKING_TREE_SOURCE if rev is None else f"git revision {rev}"
+
+
+def emit(args: argparse.Namespace, text: str) -> None:
+    """Write a text layout to stdout, its marks coloured when ``--color`` asks for it."""
+    sys.stdout.write(paint_marks(text) if getattr(args, "colour", False) else text)

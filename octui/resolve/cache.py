@@ -1,0 +1,153 @@
+"""One explicit cache of what resolution derives from one loaded repository.
+
+A :class:`~octui.load.assemble.Repository` never changes once loaded (a reload makes a new
+one, and a new cache with it), so what resolution derives from it — from it alone, from it
+and one role, from one role and one instant — can be kept and reused by the next
+resolution. A :class:`ResolutionCache` is owned by whoever keeps the repository (the
+:class:`~octui.session.Session`, or a sweep that resolves one repository many times) and
+handed to :func:`octui.resolve.engine.resolve` explicitly; without one everything is
+computed. Every answer is the same with and without it (the property tests compare whole
+bundles).
+
+What is kept, and how much:
+
+- the :class:`~octui.resolve.index.RepoIndex` of the repository;
+- per role, what steps 1–2 leave it (what it may read, its supersession graph, the
+  findings that depend on what it may read): the :data:`ROLES` most recently used roles;
+- per (role, instant, ``include_historical``), what steps 3–7 leave: the :data:`STAGES`
+  most recently used;
+- derived values the analyses ask for again and again (the repository as one role sees
+  it, with its own cache): the :data:`DERIVED` most recently used.
+
+Thread-safety, one rule: **one lock guards every read and write of every table, and nothing
+is computed while it is held.** A missing value is computed outside the lock and stored
+with "first one wins": every value is a pure function of its key and the repository, so two
+threads racing for one key compute equal values, and both return the one stored first.
+Values are never changed once stored, so they may be read without the lock.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import Any, TypeVar
+
+from octui.load.assemble import Repository
+from octui.resolve.index import RepoIndex
+
+T = TypeVar("T")
+
+ROLES = 4
+"""Roles whose facts (steps 1–2, the supersession graph, their findings) are kept."""
+STAGES = 6
+"""(role, instant, include_historical) whose steps 3–7 are kept."""
+DERIVED = 8
+"""Derived values kept (see :meth:`ResolutionCache.derived`)."""
+
+
+class ResolutionCache:
+    """What resolution derives from :attr:`repository`, kept between resolutions (bounded)."""
+
+    def __init__(self, repository: Repository) -> None:
+        self.repository = repository
+        self._lock = threading.Lock()
+        self._index: RepoIndex | None = None
+        self.roles = Table(ROLES, self._lock)
+        """What steps 1–2 leave each role, by role name."""
+        self.stages = Table(STAGES, self._lock)
+        """What steps 3–7 leave, by (role, as_of, include_historical)."""
+        self.derived_values = Table(DERIVED, self._lock)
+        """What analyses derive from the repository, by their own keys."""
+
+    def index(self) -> RepoIndex:
+        """The repository's index, computed on first use."""
+        with self._lock:
+            index = self._index
+        if index is None:
+            made = RepoIndex(self.repository)
+            with self._lock:
+                if self._index is None:
+                    self._index = made
+                index = self._index
+        return index
+
+    def role(self, name: str | None, compute: Callable[[], T]) -> T:
+        """What steps 1–2 leave role ``name``."""
+        return self._get(self.roles, name, compute)
+
+    def stage(self, key: tuple[str | None, Any, bool], compute: Callable[[], T]) -> T:
+        """What steps 3–7 leave (role, as_of, include_historical)."""
+        return self._get(self.stages, key, compute)
+
+    def derived(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """A value an analysis derives from the repository alone under ``key``."""
+        return self._get(self.derived_values, key, compute)
+
+    def known(self, key: Hashable) -> Any | None:
+        """The derived value kept under ``key``, if any (never computes)."""
+        with self._lock:
+            return self.derived_values.entries.get(key)
+
+    def _get(self, table: Table, key: Hashable, compute: Callable[[], T]) -> T:
+        with self._lock:
+            found = table.entries.get(key, _MISSING)
+            if found is not _MISSING:
+                table.entries.move_to_end(key)  # most recently used last
+                return found  # type: ignore[no-any-return]
+        made = compute()  # outside the lock: see the module's rule
+        with self._lock:
+            found = table.entries.setdefault(key, made)
+            table.entries.move_to_end(key)
+            while len(table.entries) > table.bound:
+                table.entries.popitem(last=False)
+        return found  # type: ignore[no-any-return]
+
+
+class Table:
+    """One bounded table of a :class:`ResolutionCache`: least recently used first, read and
+    written only under the cache's lock."""
+
+    __slots__ = ("bound", "entries", "lock")
+
+    def __init__(self, bound: int, lock: threading.Lock) -> None:
+        self.bound = bound
+        self.lock = lock
+        self.entries: OrderedDict[Hashable, Any] = OrderedDict()
+
+    def keys(self) -> list[Hashable]:
+        """The keys kept, least recently used first (a copy: for tests and measurements)."""
+        with self.lock:
+            return list(self.entries)
+
+
+_MISSING = object()
+
+
+class NoCache:
+    """The same questions as :class:`ResolutionCache`, every answer computed afresh."""
+
+    def __init__(self, repository: Repository) -> None:
+        self.repository = repository
+
+    def index(self) -> RepoIndex:
+        return RepoIndex(self.repository)
+
+    def role(self, name: str | None, compute: Callable[[], T]) -> T:
+        return compute()
+
+    def stage(self, key: tuple[str | None, Any, bool], compute: Callable[[], T]) -> T:
+        return compute()
+
+    def derived(self, key: Hashable, compute: Callable[[], T]) -> T:
+        return compute()
+
+
+def facts_for(repository: Repository, cache: ResolutionCache | None) -> ResolutionCache | NoCache:
+    """``cache``, or a :class:`NoCache` when there is none; refuses a cache of another
+    repository (its facts would be wrong here)."""
+    if cache is None:
+        return NoCache(repository)
+    if cache.repository is not repository:
+        raise ValueError("the resolution cache belongs to another repository")
+    return cache

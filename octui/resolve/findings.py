@@ -1,0 +1,200 @@
+"""Findings that depend on what stands or on who reads (SPEC §4): repeated versions after
+step 5, staleness at the instant, broken references and load findings limited to what the
+role may read. Each is a pure function of its arguments."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import datetime
+
+from octui.core.enums import Authority
+from octui.core.enums import WarningCode as W
+from octui.core.model import ContextObject, Finding
+from octui.core.timeutil import add_days
+from octui.load.config import Config
+from octui.resolve.graph import split_ref
+from octui.resolve.index import RepoIndex
+
+
+def version_findings(index: RepoIndex, objects: list[ContextObject]) -> list[Finding]:
+    """``duplicate-canonical`` and ``multiple-active-versions`` over current objects."""
+    found: list[Finding] = []
+    shared = index.shared_ids  # an id only one object holds never repeats
+    groups: dict[str, list[ContextObject]] = defaultdict(list)
+    for obj in objects:
+        if obj.id in shared:
+            groups[obj.id].append(obj)
+    for object_id, group in groups.items():
+        if len(group) < 2:
+            continue
+        paths = tuple(sorted(o.path for o in group))
+        canonical = [o for o in group if o.authority == Authority.CANONICAL]
+        if len(canonical) >= 2:
+            message, hint = _duplicate_canonical_text(object_id, canonical)
+            found.append(Finding(W.DUPLICATE_CANONICAL, (object_id,), message, hint, paths))
+        versions = sorted({o.version for o in group})
+        if len(versions) >= 2:
+            older = ", ".join(f"{object_id}@{v}" for v in versions[:-1])
+            found.append(
+                Finding(
+                    W.MULTIPLE_ACTIVE_VERSIONS,
+                    (object_id,),
+                    f'{len(versions)} active versions of "{object_id}" (versions '
+                    + ", ".join(map(str, versions))
+                    + ")",
+                    f"Add supersedes: [{older}] to the newer object.",
+                    paths,
+                )
+            )
+    return found
+
+
+def _duplicate_canonical_text(object_id: str, canonical: list[ContextObject]) -> tuple[str, str]:
+    """Which canonical copy is newer (by version only: nothing else is guessed) and what to
+    add where to retire the older ones."""
+    ordered = sorted(canonical, key=lambda o: (o.version, o.path))
+    newest = ordered[-1]
+    older = [o for o in ordered if o.version < newest.version]
+    head = f'{len(canonical)} active canonical objects share the id "{object_id}": '
+    if len(older) == len(ordered) - 1:
+        names = ", ".join(f"{o.key} ({o.path})" for o in older)
+        verb = "is" if len(older) == 1 else "are"
+        refs = ", ".join(o.key for o in older)
+        return (
+            head + f"{names} {verb} older than {newest.key} ({newest.path})",
+            f"Supersede the older one: add supersedes: [{refs}] to {newest.key} "
+            f"({newest.path}), or lower the older one's authority to reference.",
+        )
+    # the highest version is held by more than one file: no copy is older than another
+    copies = [o.path for o in ordered if o.version == newest.version]
+    return (
+        head
+        + f"{newest.key} is held by {len(copies)} files ({', '.join(copies)})"
+        + "".join(f", {o.key} ({o.path})" for o in older),
+        f"Give one copy of {newest.key} a higher version and add supersedes: "
+        f"[{', '.join(dict.fromkeys(o.key for o in ordered))}] to it, or lower the others' "
+        "authority to reference.",
+    )
+
+
+def freshness_window(config: Config, obj: ContextObject) -> int | None:
+    """Days an object stays fresh: its own ``review_every``, else its type's window."""
+    if obj.review_every is not None:
+        return obj.review_every
+    return config.freshness_days(obj.type)
+
+
+def is_stale(config: Config, obj: ContextObject, as_of: datetime) -> bool:
+    """True when ``as_of`` is past (``updated``, else ``created``) + the freshness window."""
+    window = freshness_window(config, obj)
+    base = obj.updated or obj.created
+    if window is None or base is None:
+        return False
+    return as_of > add_days(base, window)
+
+
+def stale_finding(config: Config, obj: ContextObject) -> Finding:
+    """``stale``: ``obj`` is included at an instant past its freshness window."""
+    window = freshness_window(config, obj)
+    return Finding(
+        W.STALE,
+        (obj.id,),
+        f"has not been updated inside its freshness window ({window}d)",
+        "Review it and update `updated`, or set review_every.",
+        (obj.path,),
+    )
+
+
+def reference_findings(
+    index: RepoIndex, readable: list[ContextObject], denied: set[str]
+) -> list[Finding]:
+    """``broken-reference``: a link that names nothing in the whole repository. For a role,
+    a link to an id it may not read (``denied``: some copy of it is denied) is never broken,
+    whatever version it names: which versions a denied id holds is none of the role's
+    business."""
+    found: list[Finding] = []
+    for obj in readable:
+        broken = _broken_references(obj, index.by_id)
+        found.extend(f for target, f in broken if target not in denied)
+    return found
+
+
+def _broken_references(
+    obj: ContextObject, by_id: dict[str, list[ContextObject]]
+) -> list[tuple[str, Finding]]:
+    """``broken-reference`` findings of one object (a fact of the whole repository), each with
+    the id its reference names."""
+    out: list[tuple[str, Finding]] = []
+    for field_name, refs in (
+        ("supersedes", obj.supersedes),
+        ("superseded_by", obj.superseded_by),
+        ("conflicts_with", obj.conflicts_with),
+    ):
+        for ref in refs:
+            if _names_something(ref, obj, by_id):
+                continue
+            message = f'{obj.key} {field_name} "{ref}", which names nothing in the repository'
+            hint = "Fix or remove the reference: a broken chain silently resurrects retired policy."
+            finding = Finding(
+                W.BROKEN_REFERENCE, (obj.id,), message, hint, (obj.path,), key=field_name
+            )
+            out.append((split_ref(ref)[0], finding))
+    return out
+
+
+def _names_something(
+    ref: str, declaring: ContextObject, by_id: dict[str, list[ContextObject]]
+) -> bool:
+    """Whether :func:`resolve_ref` would name an object (without listing them all)."""
+    target, version = split_ref(ref)
+    candidates = by_id.get(target, ())
+    if version is not None:
+        return any(o.version == version for o in candidates)
+    return any(o is not declaring for o in candidates)
+
+
+def load_findings(
+    index: RepoIndex, readable: list[ContextObject], whole_repository: bool
+) -> list[Finding]:
+    """Findings from loading, limited to what the role may read (all of them, with each
+    file's own, for the ``whole_repository``)."""
+    repo = index.repo
+    found: list[Finding] = []
+    uids = {o.uid for o in readable}
+    own = index.own_findings
+    for obj in readable:
+        found.extend(own.get(obj.uid, ()))
+    for (object_id, version), group in index.copies:
+        seen = [o for o in group if o.uid in uids]  # judged among the copies it may read
+        if len(seen) > 1:
+            found.append(
+                Finding(
+                    W.DUPLICATE_VERSION,
+                    (object_id,),
+                    f"{len(seen)} files hold {object_id}@{version}",
+                    "Give each file its own version, or delete the copy.",
+                    tuple(sorted(o.path for o in seen)),
+                )
+            )
+    for name, problem in repo.unavailable_sources:
+        found.append(
+            Finding(
+                W.SOURCE_UNAVAILABLE,
+                (name,),
+                f"source {name!r} is unavailable: {problem}",
+                "Fix the path in opencontext.yaml or restore the folder.",
+            )
+        )
+    if whole_repository:
+        found.extend(repo.findings)
+    elif repo.invalid_files:
+        n = repo.invalid_files
+        found.append(
+            Finding(
+                W.INVALID_OBJECT,
+                (),
+                f"{n} file{'s' if n != 1 else ''} failed to load",
+                "Run opencontext validate to see which files and why.",
+            )
+        )
+    return found

@@ -1,0 +1,326 @@
+"""Declared supersession as a graph (SPEC §2 step 5): references resolved to objects, the
+graph's strongly connected components (edges on a cycle are ignored), and for each object
+the replacements in effect at an instant."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+from octui.core.enums import WarningCode as W
+from octui.core.model import REF_RE, ContextObject, Finding
+from octui.resolve.index import RepoIndex
+from octui.resolve.result import Edge
+
+
+def resolve_ref(
+    ref: str, declaring: ContextObject, by_id: dict[str, list[ContextObject]]
+) -> list[ContextObject]:
+    """``id@version`` names one object; a bare id every version except the declarer."""
+    match = REF_RE.fullmatch(ref)
+    if match is None:  # pragma: no cover - refused at load time
+        return []
+    target_id, version = match.group(1), match.group(2)
+    candidates = by_id.get(target_id, [])
+    if version is not None:
+        return [o for o in candidates if o.version == int(version)]
+    return [o for o in candidates if o is not declaring]
+
+
+def strongly_connected(graph: list[list[int]]) -> list[int]:
+    """The component of every node (Tarjan, iterative): two nodes share a number exactly
+    when each reaches the other."""
+    n = len(graph)
+    index = [-1] * n
+    low = [0] * n
+    component = [-1] * n
+    on_stack = [False] * n
+    stack: list[int] = []
+    counter = 0
+    components = 0
+    for start in range(n):
+        if index[start] >= 0:
+            continue
+        if not graph[start]:  # no edges (most objects): its own component, as the walk would
+            index[start] = counter
+            counter += 1
+            component[start] = components
+            components += 1
+            continue
+        work: list[tuple[int, int]] = [(start, 0)]
+        while work:
+            node, i = work.pop()
+            if i == 0:
+                index[node] = low[node] = counter
+                counter += 1
+                stack.append(node)
+                on_stack[node] = True
+            children = graph[node]
+            if i < len(children):
+                work.append((node, i + 1))
+                child = children[i]
+                if index[child] < 0:
+                    work.append((child, 0))
+                elif on_stack[child]:
+                    low[node] = min(low[node], index[child])
+                continue
+            if low[node] == index[node]:
+                while True:
+                    top = stack.pop()
+                    on_stack[top] = False
+                    component[top] = components
+                    if top == node:
+                        break
+                components += 1
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+    return component
+
+
+def split_ref(ref: str) -> tuple[str, int | None]:
+    """``id@version`` as (id, version); a bare id as (id, None)."""
+    match = REF_RE.fullmatch(ref)
+    if match is None:  # pragma: no cover - refused at load time
+        return ref, None
+    version = match.group(2)
+    return match.group(1), None if version is None else int(version)
+
+
+class _Cover:
+    """Replacements that reach every object of one target set (all versions of an id, or
+    one id@version), grouped by strongly connected component, each group and the groups
+    in order of effective start — so the replacements in effect for one object, minus those
+    on a cycle with it, are found in time proportional to how many there are."""
+
+    __slots__ = ("groups",)
+
+    def __init__(self, replacements: Iterable[ContextObject], component: list[int]) -> None:
+        by_component: dict[int, list[ContextObject]] = defaultdict(list)
+        for r in replacements:
+            by_component[component[r.uid]].append(r)
+        groups = [
+            (c, sorted(members, key=lambda o: o.effective_start))
+            for c, members in by_component.items()
+        ]
+        groups.sort(key=lambda g: g[1][0].effective_start)
+        self.groups = groups
+
+    def in_effect(self, as_of: datetime, skip: int, out: set[ContextObject]) -> None:
+        """Add the replacements started by ``as_of`` outside component ``skip``."""
+        for comp, members in self.groups:
+            if members[0].effective_start > as_of:
+                break
+            if comp == skip:
+                continue
+            for r in members:
+                if r.effective_start > as_of:
+                    break
+                out.add(r)
+
+
+@dataclass
+class SupersessionGraph:
+    """Declared supersession among the objects one role may read.
+
+    Built in time linear in the objects and the declared references: a bare reference
+    ``id`` reaches every version of ``id`` through one hub node (not one edge per version),
+    an ``id@version`` through one node per version. Strongly connected components of that
+    graph are exactly those of the expanded edges (a path through a hub from an object back
+    to itself is only ever a detour), so an edge lies on a cycle exactly when its two ends
+    share a component with two or more objects, or it is an object's edge to itself.
+    Every edge counts for cycles — a draft's too; only approved replacements take effect.
+    """
+
+    index: RepoIndex
+    readable: list[ContextObject]
+    component: list[int]
+    """Component number by uid (objects the role may not read: -1)."""
+    cyclic: set[int]
+    """Components that hold a cycle."""
+    cycle_findings: list[Finding]
+    by_target: dict[str, _Cover]
+    """Approved replacements declaring a bare ``supersedes: [id]``, by that id."""
+    by_version: dict[tuple[str, int], _Cover]
+    """Approved replacements declaring ``supersedes: [id@version]``, by (id, version)."""
+    members: dict[str, _Cover]
+    """Approved members of ids named by some ``superseded_by``."""
+    copies: dict[tuple[str, int], _Cover]
+    """Approved copies of id@versions named by some ``superseded_by``."""
+    _edges: list[Edge] | None = None
+    _cycle_edges: set[tuple[int, int]] | None = None
+
+    def on_cycle(self, replacement: ContextObject, replaced: ContextObject) -> bool:
+        """Whether the edge ``replacement`` → ``replaced`` lies on a cycle (and is ignored)."""
+        c = self.component[replacement.uid]
+        return c in self.cyclic and c == self.component[replaced.uid]
+
+    def replacements(self, obj: ContextObject, as_of: datetime) -> set[ContextObject]:
+        """The replacements whose edge to ``obj`` is in effect at ``as_of``."""
+        out: set[ContextObject] = set()
+        skip = self.component[obj.uid]
+        for cover in (self.by_target.get(obj.id), self.by_version.get((obj.id, obj.version))):
+            if cover is not None:
+                cover.in_effect(as_of, skip, out)
+        for ref in obj.superseded_by:
+            target, version = split_ref(ref)
+            cover = (
+                self.members.get(target) if version is None else self.copies.get((target, version))
+            )
+            if cover is not None:
+                cover.in_effect(as_of, skip, out)
+        return out
+
+    @property
+    def edges(self) -> list[Edge]:
+        """Every edge, expanded (one per pair), in declaration order: computed on first use."""
+        if self._edges is None:
+            self._edges = readable_edges(self.index, self.readable)
+        return self._edges
+
+    @property
+    def cycle_edges(self) -> set[tuple[int, int]]:
+        """The expanded edges that lie on a cycle, as (replacement uid, replaced uid)."""
+        if self._cycle_edges is None:
+            self._cycle_edges = {
+                (e.replacement.uid, e.replaced.uid)
+                for e in self.edges
+                if self.on_cycle(e.replacement, e.replaced)
+            }
+        return self._cycle_edges
+
+
+def build_graph(
+    index: RepoIndex, readable: list[ContextObject], approved: set[int]
+) -> SupersessionGraph:
+    """The supersession graph among ``readable`` (see :class:`SupersessionGraph`)."""
+    n = len(index.objects)
+    readable_uids = {o.uid for o in readable}
+    by_id, by_version = index.by_id, index.by_version
+    graph: list[list[int]] = [[] for _ in range(n)]
+    hubs: dict[tuple[str, object], int] = {}
+    self_loops: set[int] = set()
+
+    def hub(kind: str, target: str, version: int | None) -> int | None:
+        """The node fanning out to (``out``) or in from (``in``) the readable objects of a
+        target: every version of the id, or the copies of one id@version."""
+        key = (kind, target if version is None else (target, version))
+        node = hubs.get(key)
+        if node is None:
+            group = (
+                by_id.get(target, []) if version is None else by_version.get((target, version), [])
+            )
+            ends = [o.uid for o in group if o.uid in readable_uids]
+            if not ends:
+                return None
+            node = hubs[key] = len(graph)
+            graph.append(ends if kind == "out" else [])
+            if kind == "in":
+                for u in ends:
+                    graph[u].append(node)
+        return node
+
+    bare: dict[str, list[ContextObject]] = defaultdict(list)
+    versioned: dict[tuple[str, int], list[ContextObject]] = defaultdict(list)
+    named_ids: set[str] = set()
+    named_versions: set[tuple[str, int]] = set()
+    for obj in readable:
+        for ref in obj.supersedes:
+            target, version = split_ref(ref)
+            node = hub("out", target, version)
+            if node is None:
+                continue
+            graph[obj.uid].append(node)
+            if version is None:
+                bare[target].append(obj)
+            else:
+                versioned[(target, version)].append(obj)
+                if (obj.id, obj.version) == (target, version):
+                    self_loops.add(obj.uid)
+        for ref in obj.superseded_by:
+            target, version = split_ref(ref)
+            node = hub("in", target, version)
+            if node is None:
+                continue
+            graph[node].append(obj.uid)
+            if version is None:
+                named_ids.add(target)
+            else:
+                named_versions.add((target, version))
+                if (obj.id, obj.version) == (target, version):
+                    self_loops.add(obj.uid)
+    component = strongly_connected(graph)[:n]
+    sizes: dict[int, int] = defaultdict(int)
+    for uid in readable_uids:
+        sizes[component[uid]] += 1
+    cyclic = {c for c, size in sizes.items() if size > 1}
+    cyclic.update(component[u] for u in self_loops)
+    for uid in range(n):
+        if uid not in readable_uids:
+            component[uid] = -1
+    members_of: dict[int, list[ContextObject]] = defaultdict(list)
+    for obj in readable:
+        if component[obj.uid] in cyclic:
+            members_of[component[obj.uid]].append(obj)
+    findings = []
+    for members in members_of.values():
+        ordered = sorted(members, key=lambda o: (o.key, o.path))
+        findings.append(
+            Finding(
+                W.SUPERSESSION_CYCLE,
+                tuple(sorted({o.id for o in ordered})),
+                "supersession edges form a cycle: "
+                + " → ".join(o.key for o in ordered)
+                + "; edges inside the cycle are ignored",
+                "Remove one of the declarations so the chain has a newest end.",
+                tuple(sorted({o.path for o in ordered})),
+            )
+        )
+
+    def cover(objs: Iterable[ContextObject]) -> _Cover:
+        return _Cover((o for o in objs if o.uid in approved), component)
+
+    return SupersessionGraph(
+        index,
+        readable,
+        component,
+        cyclic,
+        findings,
+        {target: cover(objs) for target, objs in bare.items()},
+        {key: cover(objs) for key, objs in versioned.items()},
+        {
+            target: cover(o for o in by_id.get(target, []) if o.uid in readable_uids)
+            for target in named_ids
+        },
+        {
+            key: cover(o for o in by_version.get(key, []) if o.uid in readable_uids)
+            for key in named_versions
+        },
+    )
+
+
+def readable_edges(index: RepoIndex, readable: list[ContextObject]) -> list[Edge]:
+    """Supersession edges between objects the role may read, from both directions
+    (``supersedes`` on the replacement, ``superseded_by`` on the replaced), each pair once,
+    in declaration order. The declaring object is one of the two ends, so only what the role
+    may read (a subsequence of the repository's objects) is asked."""
+    candidates = []
+    for obj in readable:
+        for ref in obj.supersedes:
+            for target in resolve_ref(ref, obj, index.by_id):
+                candidates.append(Edge(obj, target, obj, "supersedes"))
+        for ref in obj.superseded_by:
+            for target in resolve_ref(ref, obj, index.by_id):
+                candidates.append(Edge(target, obj, obj, "superseded_by"))
+    readable_uids = {o.uid for o in readable}
+    seen: set[tuple[int, int]] = set()
+    edges: list[Edge] = []
+    for edge in candidates:
+        # the declaring object is one of the two ends, so it is readable too
+        pair = (edge.replacement.uid, edge.replaced.uid)
+        if pair[0] in readable_uids and pair[1] in readable_uids and pair not in seen:
+            seen.add(pair)
+            edges.append(edge)
+    return edges

@@ -1,0 +1,113 @@
+"""What a resolution is asked and what it answers: :class:`Query` in, :class:`Resolution` out
+(SPEC §2 and §5), with the bundle's entries (:class:`Included`) and supersession edges
+(:class:`Edge`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cached_property
+from typing import Protocol
+
+from octui.core.enums import Lifecycle, Severity
+from octui.core.model import ContextObject, Exclusion, Finding
+from octui.load.assemble import Repository
+
+
+class UnknownRole(ValueError):
+    """The role is not declared in the configuration."""
+
+    def __init__(self, role: str, declared: Iterable[str]) -> None:
+        names = sorted(declared)
+        listing = ", ".join(names) if names else "none are declared"
+        super().__init__(f"unknown role {role!r}; declared roles: {listing}")
+        self.role = role
+        self.declared = names
+
+
+@dataclass(frozen=True)
+class Query:
+    """The inputs of one resolution."""
+
+    role: str | None
+    as_of: datetime
+    task: str = ""
+    include_historical: bool = False
+    limit: int | None = None
+    min_relevance: float | None = None
+    strict: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Included:
+    """An object in the bundle, with its state at ``as_of`` and why it ranks where it does."""
+
+    obj: ContextObject
+    lifecycle: Lifecycle
+    stale: bool
+    score: int
+    matched: dict[str, list[str]]
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    """``replacement`` supersedes ``replaced``, as declared on ``declared_on``."""
+
+    replacement: ContextObject
+    replaced: ContextObject
+    declared_on: ContextObject
+    field: str
+
+
+class Supersession(Protocol):
+    """Declared supersession among the objects one role may read, as a resolution shows it
+    (:class:`octui.resolve.graph.SupersessionGraph`)."""
+
+    @property
+    def edges(self) -> list[Edge]: ...
+
+    @property
+    def cycle_edges(self) -> set[tuple[int, int]]: ...
+
+
+@dataclass
+class Resolution:
+    """The outcome of one resolution: what is in, what is out and why, what is wrong."""
+
+    query: Query
+    repository: Repository
+    included: list[Included]
+    exclusions: list[Exclusion]
+    warnings: list[Finding]
+    fates: dict[int, Included | Exclusion]
+    """Every object's place, by ``ContextObject.uid``."""
+    graph: Supersession
+    """Declared supersession among the objects the role may read."""
+    by_id: dict[str, list[ContextObject]]
+    """Every object of :attr:`repository` by id (``Repository.by_id()``, computed once)."""
+
+    @cached_property
+    def edges(self) -> list[Edge]:
+        """Supersession edges among the objects the role may read (cycles included), expanded
+        one per pair: computed when first asked for."""
+        return list(self.graph.edges)
+
+    @cached_property
+    def cycle_edges(self) -> set[tuple[int, int]]:
+        """The edges of :attr:`edges` that lie on a cycle (ignored), as uid pairs."""
+        return set(self.graph.cycle_edges)
+
+    @property
+    def failed(self) -> bool:
+        """True when a warning of severity ``error`` is present (a strict run fails)."""
+        return self.error_count > 0
+
+    @property
+    def error_count(self) -> int:
+        """How many warnings have severity ``error`` (the one count every layout prints)."""
+        return sum(1 for w in self.warnings if w.severity == Severity.ERROR)
+
+    @property
+    def strict_failed(self) -> bool:
+        return self.query.strict and self.failed

@@ -1,0 +1,58 @@
+"""What every step reads and returns.
+
+A step is a pure function ``step(index, reader, query, standing) -> Outcome``: the facts of
+the repository (:class:`~octui.resolve.index.RepoIndex`), who reads (:class:`Reader`), the
+query, and the objects still standing, in the repository's order. It returns the objects
+that remain (in the same order) and, for each object it removes, the exclusion that names
+its reason; an object leaves at the first step that excludes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from octui.core.enums import ExclusionReason, Lifecycle
+from octui.core.model import ContextObject, Exclusion, Finding
+from octui.load.config import RoleConfig
+from octui.resolve.graph import SupersessionGraph
+
+
+@dataclass(frozen=True)
+class Reader:
+    """Who reads: the role (``name = None`` is the repository-wide judgement of ``opencontext
+    validate``: no authorization and no scope) and, once steps 1–2 have run, what it may
+    read, which of that is approved, and declared supersession among what it may read."""
+
+    name: str | None
+    role: RoleConfig | None
+    readable: list[ContextObject] = field(default_factory=list)
+    approved: set[int] = field(default_factory=set)
+    graph: SupersessionGraph | None = None
+
+    @property
+    def whole_repository(self) -> bool:
+        return self.name is None
+
+
+@dataclass
+class Outcome:
+    """What one step leaves standing, whom it excludes (by uid) and what it finds."""
+
+    standing: list[ContextObject]
+    exclusions: dict[int, Exclusion] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+    historical: dict[int, Lifecycle] = field(default_factory=dict)
+    """Objects kept by ``include_historical`` although expired or superseded, by uid."""
+
+
+def excluded(
+    obj: ContextObject,
+    reason: ExclusionReason,
+    detail: str | None = None,
+    related: Iterable[str] = (),
+) -> Exclusion:
+    """The exclusion of ``obj`` for ``reason``: a denial holds the id and the reason only."""
+    if reason.is_denial:
+        return Exclusion(obj.id, None, reason)
+    return Exclusion(obj.id, obj.version, reason, tuple(sorted(set(related))), detail, obj.path)

@@ -1,0 +1,89 @@
+"""Step 7, declared conflicts (SPEC §2).
+
+"``conflicts_with`` pairs among objects still standing, deduplicated by unordered pair,
+detected when declared on one side only. Different authority: the lower side →
+``conflict`` (detail: outranked by the winner), plus a ``conflict-declared`` warning
+naming both. Equal authority: neither is guessed away — both stay in the bundle and a
+``conflict-ambiguous`` error names both."
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from octui.core.enums import ExclusionReason, WarningCode
+from octui.core.model import ContextObject, Finding
+from octui.resolve.index import RepoIndex
+from octui.resolve.result import Query
+from octui.resolve.steps.base import Outcome, Reader, excluded
+
+R = ExclusionReason
+W = WarningCode
+
+
+def conflicts(
+    index: RepoIndex, reader: Reader, query: Query, standing: list[ContextObject]
+) -> Outcome:
+    """``standing`` without the lower side of each declared conflict; both sides when they
+    share one authority, with a finding either way."""
+    rank = index.config.authority_rank
+    objects = standing
+    out = Outcome([])
+    by_id = {o.id: o for o in objects}
+    pairs: set[tuple[str, str]] = set()
+    for obj in objects:
+        for other_id in obj.conflicts_with:
+            if other_id != obj.id and other_id in by_id:
+                first, second = sorted((obj.id, other_id))
+                pairs.add((first, second))
+    losers: dict[int, list[ContextObject]] = defaultdict(list)
+    for a_id, b_id in sorted(pairs):
+        a, b = by_id[a_id], by_id[b_id]
+        ra, rb = rank(a.authority), rank(b.authority)
+        paths = tuple(sorted({a.path, b.path}))
+        if ra == rb:
+            level = a.authority or "unknown authority"
+            out.findings.append(
+                Finding(
+                    W.CONFLICT_AMBIGUOUS,
+                    (a_id, b_id),
+                    f"{a.key} and {b.key} declare a conflict and share one authority ({level}); "
+                    "neither is guessed away",
+                    "Supersede one, lower the authority of one, or reconcile their content.",
+                    paths,
+                )
+            )
+            continue
+        winner, loser = (a, b) if ra < rb else (b, a)
+        losers[loser.uid].append(winner)
+        out.findings.append(
+            Finding(
+                W.CONFLICT_DECLARED,
+                (a_id, b_id),
+                f"{winner.key} ({winner.authority}) and {loser.key} "
+                f"({loser.authority or 'unknown authority'}) conflict; "
+                f"{winner.id} wins on authority",
+                f"{loser.key} is left out wherever {winner.key} stands: reconcile it with "
+                f"{winner.id}, retire it, or remove the conflicts_with declaration if they no "
+                "longer conflict.",
+                paths,
+            )
+        )
+    for obj in objects:
+        winners = losers.get(obj.uid)
+        if winners:
+            names = sorted(w.key for w in winners)
+            out.exclusions[obj.uid] = excluded(
+                obj,
+                R.CONFLICT,
+                "outranked by "
+                + ", ".join(
+                    f"{w.key} ({w.authority} over {obj.authority or 'none'})"
+                    for w in sorted(winners, key=lambda w: w.key)
+                )
+                + " in a declared conflict",
+                names,
+            )
+        else:
+            out.standing.append(obj)
+    return out
