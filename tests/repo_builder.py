@@ -20,7 +20,8 @@ import yaml
 from octui.bundle.bundle import bundle_dict, digest
 from octui.core.model import Exclusion, Finding
 from octui.core.timeutil import parse_instant
-from octui.load.loader import Repository, load_repository
+from octui.load.assemble import Repository
+from octui.load.loader import load_repository
 from octui.resolve.cache import ResolutionCache
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query, Resolution

@@ -24,10 +24,11 @@ from octui.analysis.diff_result import Diff, EntryView, SideInfo, WarningView
 from octui.bundle.bundle import bundle_dict, digest, digest_from_bundle
 from octui.core.textsafe import inert
 from octui.core.timeutil import format_instant, parse_instant
+from octui.load.assemble import Repository
 from octui.load.config import ConfigError, NotARepository
-from octui.load.gittree import GitRevisionError, load_revision
+from octui.load.gitrun import GitRevisionError
 from octui.load.known_at import commit_info, known_at_revision
-from octui.load.loader import Repository
+from octui.load.revisions import load_revision
 from octui.render.diff import render_text
 from octui.render.history import show_value
 from octui.resolve.engine import resolve

@@ -31,11 +31,12 @@ from octui.analysis.agenda_points import sorted_candidates
 from octui.core.enums import ExclusionReason, Status
 from octui.core.model import ContextObject, Exclusion
 from octui.core.timeutil import BEGINNING_OF_TIME, format_day
+from octui.core.tokens import tokenize
+from octui.load.assemble import Repository
 from octui.load.config import Config
-from octui.load.loader import Repository
 from octui.resolve.cache import ResolutionCache
 from octui.resolve.engine import resolve
-from octui.resolve.ranking import score, tokenize
+from octui.resolve.ranking import score
 from octui.resolve.result import Included, Query, Resolution
 from octui.resolve.steps.s1_authorization import read_denial
 

@@ -32,7 +32,8 @@ from octui.bundle.bundle import digest
 from octui.cli.main import main
 from octui.core.enums import CauseKind
 from octui.core.timeutil import format_instant, parse_instant
-from octui.load.loader import Repository, load_repository
+from octui.load.assemble import Repository
+from octui.load.loader import load_repository
 from octui.render.agenda import render_text
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query

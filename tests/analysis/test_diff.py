@@ -23,7 +23,8 @@ from octui.bundle.bundle import digest
 from octui.cli.main import main
 from octui.core.enums import DiffAspect
 from octui.core.timeutil import parse_instant
-from octui.load.loader import Repository, load_repository
+from octui.load.assemble import Repository
+from octui.load.loader import load_repository
 from octui.render.diff import render_text
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query

@@ -16,7 +16,8 @@ from repo_builder import make_repo, obj
 from octui.analysis.whynot import ASK_AN_OWNER, first_included, why_not
 from octui.core.model import Exclusion
 from octui.core.timeutil import parse_instant
-from octui.load.loader import Repository, load_repository
+from octui.load.assemble import Repository
+from octui.load.loader import load_repository
 from octui.resolve.cache import ResolutionCache
 from octui.resolve.engine import resolve
 from octui.resolve.result import Included, Query, Resolution

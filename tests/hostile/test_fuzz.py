@@ -42,7 +42,8 @@ from octui.core.model import KNOWN_FIELDS, Exclusion
 from octui.core.timeutil import parse_instant
 from octui.load.config import ConfigError
 from octui.load.fastpath import fast_mapping
-from octui.load.loader import Loader, load_repository, parse_file
+from octui.load.frontmatter import parse_file
+from octui.load.loader import Loader, load_repository
 from octui.load.strict_yaml import load_yaml
 from octui.render.explain import explain
 from octui.resolve.engine import resolve
