@@ -309,7 +309,10 @@ def test_cli_changes_at_a_revision(
     # Two commits ago nobody had written refund policy v2: June 1st was no change for support.
     june_then = [c for c in then["changes"] if c["at"] == "2026-06-01T00:00:00Z"]
     june_now = [c for c in now["changes"] if c["at"] == "2026-06-01T00:00:00Z"]
-    refunds = lambda cs: [o for c in cs for o in c["objects"] if o["id"] == "policies.refunds"]  # noqa: E731
+
+    def refunds(changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [o for c in changes for o in c["objects"] if o["id"] == "policies.refunds"]
+
     assert refunds(june_now) and not refunds(june_then)
 
 
@@ -336,7 +339,7 @@ def test_every_change_point_carries_the_bundle_digest_at_its_instant(sample: Rep
     assert len(agenda.points) > 5
     for point in agenda.points:
         after = resolve(sample, replace(query, as_of=point.first_instant))
-        assert point.diff.b.digest == digest(after)  # type: ignore[union-attr]
+        assert point.diff.b.digest == digest(after)
 
 
 def test_walking_both_ways_lists_the_agenda(sample: Repository) -> None:

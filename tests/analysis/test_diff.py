@@ -144,6 +144,7 @@ def test_reason_and_rank_changes(sample: Repository) -> None:
     assert ranks, "a different task reorders the bundle"
     for c in ranks:
         assert c.before is not None and c.after is not None
+        assert c.before.rank is not None and c.after.rank is not None
         assert c.before.rank != c.after.rank
         assert a.included[c.before.rank - 1].obj.key == b.included[c.after.rank - 1].obj.key
     # The digest keeps bundle order, so a reordering alone changes it.

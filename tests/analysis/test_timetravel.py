@@ -326,7 +326,7 @@ def test_diff_against_known_at_compares_what_the_repository_said(
 
 
 def export(capsys: pytest.CaptureFixture[str], path: Path, *argv: str | Path) -> dict[str, Any]:
-    bundle = resolve_json(capsys, *argv)
+    bundle: dict[str, Any] = resolve_json(capsys, *argv)
     path.write_text(json.dumps(bundle, ensure_ascii=False, indent=2), encoding="utf-8")
     return bundle
 

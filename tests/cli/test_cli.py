@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -148,7 +149,12 @@ def test_strict_passes_without_errors(clean_repo: Path) -> None:
 
 def test_config_error_one_line_names_file_and_key(tmp_path: Path) -> None:
     root = make_repo(tmp_path / "r", {}, "authority:\n  tie_breakers: [version, recency]\n")
-    for args in (["resolve", root, "--role", "x"], ["validate", root], ["history", "a", root]):
+    commands: list[list[str | Path]] = [
+        ["resolve", root, "--role", "x"],
+        ["validate", root],
+        ["history", "a", root],
+    ]
+    for args in commands:
         proc = run(*args)
         line = one_error_line(proc)
         assert str(root / "opencontext.yaml") in line
@@ -162,11 +168,12 @@ def test_unknown_role_lists_declared(clean_repo: Path) -> None:
 
 
 def test_not_a_repository(tmp_path: Path) -> None:
-    for args in (
+    commands: list[list[str | Path]] = [
         ["resolve", tmp_path, "--role", "x"],
         ["validate", tmp_path],
         ["history", "x", tmp_path],
-    ):
+    ]
+    for args in commands:
         line = one_error_line(run(*args))
         assert "not an OpenContext repository" in line and str(tmp_path) in line
 
@@ -188,8 +195,8 @@ def test_usage_errors_exit_2(clean_repo: Path) -> None:
 
 def _commands() -> list[str]:
     parser = build_parser()
-    sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
-    return sorted(sub.choices)  # type: ignore[attr-defined]
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return sorted(sub.choices)
 
 
 def test_every_command_help_shows_examples() -> None:

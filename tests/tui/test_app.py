@@ -6,6 +6,7 @@ import contextlib
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 from textual.widgets import Checkbox, Input, Select, Static, TabbedContent
 
@@ -33,12 +34,13 @@ def included_ids(app: OctuiApp) -> list[str]:
     return [i.obj.key for i in app.view.included]
 
 
-def cli_json(*args: str) -> dict:
+def cli_json(*args: str) -> dict[str, Any]:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         code = cli.main(["resolve", str(SAMPLE), "--format", "json", *args])
     assert code in (0, 1)
-    return json.loads(out.getvalue())
+    doc: dict[str, Any] = json.loads(out.getvalue())
+    return doc
 
 
 async def test_starts_on_first_declared_role_and_matches_core() -> None:

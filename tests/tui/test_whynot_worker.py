@@ -19,7 +19,7 @@ from repo_builder import make_repo, obj
 from textual.widgets import Static
 
 from octui.core.timeutil import parse_instant
-from octui.tui.app import create_app
+from octui.tui.app import OctuiApp, create_app
 from tui.isolated import instant, main, registry, run_scenario, settle, until
 
 SCENARIOS, scenario = registry()
@@ -96,7 +96,7 @@ async def select_exclusions(pilot: Any, moves: int) -> None:
         await pilot.pause(0.02)
 
 
-def whynot_box(app: Any) -> Static:
+def whynot_box(app: OctuiApp) -> Static:
     return app.main.query_one("#whynot", Static)
 
 
@@ -158,12 +158,13 @@ async def quit_while_an_uncancellable_why_not_and_walk_run(tmp: Path) -> None:
     import octui.tui.extras as extras
 
     slow = SlowWhyNot(honour_cancel=False)
-    extras.why_not = slow  # type: ignore[assignment]
+    patch = pytest.MonkeyPatch()  # undone with the process, which ends with the scenario
+    patch.setattr(extras, "why_not", slow)
 
     def slow_walk(*args: Any, **kwargs: Any) -> None:
         time.sleep(30)
 
-    extras.find_change = slow_walk  # type: ignore[assignment]
+    patch.setattr(extras, "find_change", slow_walk)
     app = make_app(outranked_repo(tmp / "repo", 5))
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(pilot)
