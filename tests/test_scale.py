@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from octui.bundle import jsonout as fastjson
 from octui.bundle.bundle import bundle_dict
 from octui.core import tokens
+from octui.core.model import ContextObject
 from octui.load import parse_cache as cache
 from octui.load.heap import release_heap
 from octui.load.parse_cache import ParseStore
@@ -173,7 +174,12 @@ def test_the_parse_cache_keeps_each_objects_token_table(
     store = ParseStore(tmp_path / "repo", tmp_path / "c")
     calls = []
     original = tokens.token_table
-    monkeypatch.setattr(tokens, "token_table", lambda o: calls.append(o) or original(o))
+
+    def counted(o: ContextObject) -> tokens.TokenTable:
+        calls.append(o)
+        return original(o)
+
+    monkeypatch.setattr(tokens, "token_table", counted)
     warm = Session(tmp_path / "repo", store=store)
     repo = warm.load()
     assert store.hits > 100 and calls == []  # every table came from the cache

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from octui.core.tokens import fields_token_table
+from octui.core.version import __version__
 from octui.load.frontmatter import ParsedFile
 from octui.load.tree import FileKey
 
@@ -70,8 +71,6 @@ Payload = tuple[int, int, int, int, tuple[Any, ...] | None, tuple[str, ...], str
 
 def _parser_fingerprint() -> str:
     """A hash of the source of every module that decides what a file parses to."""
-    from octui import __version__
-
     digest = hashlib.sha256(f"{FORMAT}:{__version__}:{sys.version_info[:2]}".encode())
     here = Path(__file__).resolve().parent.parent
     for name in _PARSER_MODULES:

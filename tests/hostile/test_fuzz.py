@@ -263,7 +263,8 @@ def check_resolution(res: Resolution) -> None:
     for obj in denied:
         token = obj.title.split()[0] if obj.title else None
         assert token and token not in bundle_text and token not in explained
-        assert obj.owner not in bundle_text and obj.path not in bundle_text
+        assert obj.owner is not None and obj.owner not in bundle_text
+        assert obj.path not in bundle_text
 
 
 DENIALS = (ExclusionReason.PERMISSION_DENIED, ExclusionReason.CLASSIFICATION_DENIED)

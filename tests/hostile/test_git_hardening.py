@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from git_fixture import git, git_dir_checksum, git_env
 
 from octui.core.enums import WarningCode
-from octui.load import gitrun
+from octui.load import gitrun, loader
 from octui.load import gittree as gitrev
 from octui.load.gittree import GitTree
 from octui.load.loader import Loader
@@ -604,7 +604,7 @@ def test_distinct_content_past_the_read_budget_is_a_finding(
     over = [f for f in repo.findings if "read budget" in f.message]
     assert len(over) == 10 - len(repo.objects)
     assert all(f.code is WarningCode.INVALID_OBJECT for f in over)
-    assert gitrev.READ_BUDGET_BYTES == 1024 * 1024 * 1024
+    assert loader.READ_BUDGET_BYTES == 1024 * 1024 * 1024
 
 
 def test_hardened_invocation_is_used_by_every_git_call(

@@ -207,7 +207,7 @@ FIELD_VALUES: dict[str, tuple[list[Any], list[Any]]] = {
     "status": (["active", "draft", None], ["Active", "active ", 1, True, ["active"]]),
     "layer": (["L0", "L4", None], ["L9", "l0", 2, True, ["L0"]]),
     "title": (["T", "", None], [5, 1.5, True, ["x"], {"a": 1}, date(2026, 1, 1)]),
-    "tags": (([], ["a"], [""], None), (["a", 1], ["a", None], [["a"]], "solo", {"a": 1})),
+    "tags": ([[], ["a"], [""], None], [["a", 1], ["a", None], [["a"]], "solo", {"a": 1}]),
     "classification": (["internal", None], [1, True]),
     "access": (
         [None, {}, {"roles": ["a"]}, {"roles": None}, {"roles": []}],
