@@ -184,7 +184,8 @@ class ExplorerExtras:
         )
         self._compare(self.pinned, self._app.view, self.revision)
 
-    @work(exclusive=True, group="compare", exit_on_error=False)
+    # a description: else Textual builds one from repr(view), the whole repository
+    @work(exclusive=True, group="compare", exit_on_error=False, description="compare")
     async def _compare(self, pin: Pin, view: View, rev: str | None) -> None:
         diff = await in_daemon_thread(
             diff_resolutions,
@@ -407,7 +408,8 @@ class ExplorerExtras:
 
     # -- why not -----------------------------------------------------------------------------
 
-    @work(exclusive=True, group="whynot", exit_on_error=False)
+    # a description: else Textual builds one from repr(view), the whole repository
+    @work(exclusive=True, group="whynot", exit_on_error=False, description="why not")
     async def _why_not(self, view: View, uid: int, box: Static) -> None:
         resolution = view.resolution
         try:
