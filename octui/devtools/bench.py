@@ -19,11 +19,14 @@ so wall time says more about the neighbours than about octui):
 - **explorer** — headless ``run_test()`` with a warm cache (:mod:`octui.devtools.explorer_figures`
   says exactly what is timed): ``first_screen_s``, CPU from process start to the first paint
   of the results (``first_screen_parsed``: files the explorer parsed rather than took from
-  the cache, 0 when the cache is really warm); ``key_ms``, the worst keystroke, wall
-  milliseconds (a latency) from the key event reaching the app to the last paint it caused,
-  re-resolution and ``apply_view`` included; ``keys``, the median and worst per kind of key
-  (``cursor``, ``tab``, ``type``, ``as_of``, ``role``); ``idle_cpu_pct``, the CPU the quiet
-  explorer spends (``watch``: on filesystem events or polling).
+  the cache — the 6 the edit figures just rewrote, which the cache rightly does not trust);
+  ``key_ms``, the worst keystroke of any kind, in wall milliseconds (a latency) from the key
+  event reaching the app to the paint that shows what it asked for — re-resolution,
+  ``apply_view`` and the detail pane included, the detail pane's background Roles and
+  why-not blocks not (they are ``settled``); ``keys``, per kind (``cursor``, ``tab``,
+  ``type``, ``as_of``, ``role``) the median and worst of ``shown``, ``echo``, ``settled`` and
+  ``cpu``; ``idle_cpu_pct``, the CPU the quiet explorer spends (``watch``: on filesystem
+  events or polling).
 
 Every output is also checked (``identical``): the cold, first and cached runs print the same
 bundle (up to ``bundle_id`` and ``generated_at``), every memoised answer of the session equals
