@@ -298,3 +298,49 @@ def test_the_memo_keeps_the_facts_of_the_most_recent_roles_only(tmp_path: Path) 
     assert session.cache is not None
     kept = [*roles[-(pipeline.ROLES - 1) :], roles[0]]
     assert session.cache.roles.keys() == kept
+
+
+# -- the benchmark's explorer figures: timed inside the app, per kind of key -----------------
+
+
+def test_the_keystroke_figures_are_per_kind_and_timed_inside_the_app(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from octui.devtools import bench, explorer_figures
+
+    monkeypatch.setattr(explorer_figures, "IDLE_SECONDS", 0.2)
+    monkeypatch.setattr(explorer_figures, "QUIET", 0.15)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    write_repository(tmp_path / "repo", 60, seed=3)
+    data = explorer_figures.tui_worker(tmp_path / "repo", bench.ROLE, bench._instant(bench.AS_OF))
+    keys = data["keys"]
+    assert set(keys) == set(explorer_figures.KINDS)
+    for kind, figures in keys.items():
+        assert data["effects"][kind] > 0, kind  # every kind of key changed what is shown
+        assert figures["n"] > 0
+        assert 0 <= figures["echo_median_ms"] <= figures["shown_median_ms"]
+        assert figures["shown_max_ms"] <= figures["settled_max_ms"]
+    # resolving keys wait for a resolution the cursor never waits for: not one constant
+    assert len({figures["shown_median_ms"] for figures in keys.values()}) > 1
+    assert data["task_shown"] == explorer_figures.TYPED_TASK
+    assert data["first_screen"] is not None and data["first_screen"] > 0
+    row: dict[str, object] = {"reasons": {}}
+    bench.explorer_figures(row, data)
+    assert row["key_ms"] == max(figures["shown_max_ms"] for figures in keys.values())
+    assert row["reasons"] == {}
+
+
+def test_a_key_is_timed_from_its_event_to_the_paint_after_its_last_step() -> None:
+    from types import SimpleNamespace
+
+    from octui.devtools.explorer_figures import AppClock
+
+    clock = AppClock.__new__(AppClock)
+    clock.keys = [SimpleNamespace(time=10.0)]
+    clock.paints = [10.004, 10.050, 10.120, 10.400]
+    clock.steps = [10.100]  # e.g. apply_view of the new resolution
+    key = clock.key((0, 0, 0), cpu=42.0)
+    assert round(key.echo) == 4
+    assert round(key.shown) == 120
+    assert round(key.settled) == 400
+    assert key.cpu == 42.0

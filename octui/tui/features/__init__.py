@@ -48,8 +48,10 @@ class Feature:
     ) -> Worker[Any]:
         """Run ``work()`` as an exclusive worker of the app (its failure is reported); a
         newer one of the ``group`` cancels it (before it starts, if it has not yet)."""
+        # the description is the name: else Textual builds one from repr(work), and a
+        # partial's repr prints its arguments (a view: the whole repository)
         return self.host.run_worker(
-            work, name=name, group=group, exclusive=True, exit_on_error=False
+            work, name=name, group=group, description=name, exclusive=True, exit_on_error=False
         )
 
     def on_view_applied(self, message: ViewApplied) -> None:

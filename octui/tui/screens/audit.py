@@ -550,7 +550,8 @@ class AuditScreen(Screen[None]):
             done,
         )
 
-    @work(exclusive=True, group="audit-export", exit_on_error=False)
+    # a description: else Textual builds one from repr(a), the whole audit
+    @work(exclusive=True, group="audit-export", exit_on_error=False, description="export")
     async def export_to(self, a: Audit, path: Path, *, overwrite: bool = False) -> Path | None:
         """Write the audit atomically, in the format its suffix names; never into the
         repository."""

@@ -1,0 +1,240 @@
+"""The explorer's figures for the benchmark: first screen, keystroke latency, idle CPU.
+
+The explorer runs headless (Textual's ``run_test()``) in a process of its own, with the
+persistent cache warm. Every time is taken **inside the app**, on Textual's own clock (the
+clock that stamps each event's ``time`` when the driver creates it):
+
+- a **paint** is one compositor update handed to ``App._display`` (headless, the last step
+  — turning the update into escape codes and writing them to a terminal — is skipped; it is
+  the same small cost for every key and is not counted);
+- **first screen** — CPU seconds (user + system, every thread) from the start of the process
+  (interpreter and imports included) to the first paint made once the first resolution is
+  applied: the tables the user sees;
+- **a keystroke** — times from the key event's own ``time`` (stamped when the driver hands
+  it to the app's queue, so waiting behind a busy app counts), each in wall milliseconds:
+
+  - ``echo``: the first paint after it (the character in the field, the moved cursor);
+  - ``shown``: the first paint after the last foreground step the key caused — a new
+    resolution shown by ``apply_view`` (typing in the task field, a new role, a day on) and
+    the detail pane filled by ``_select`` (a cursor move, a tab, after every new view). This
+    is **the key handled**: the key's handler, the messages it posted (``Input.Changed``,
+    ``Select.Changed``, ``RowTable.Highlighted``…), the re-resolution on the resolver thread
+    and the paint of its tables;
+  - ``settled``: the last paint before the app went quiet — ``shown`` plus the detail
+    pane's background blocks (the Roles block, why-not), which say "resolving…" until their
+    thread is done;
+  - ``cpu``: CPU of the whole process from sending the key to quiet (every thread).
+
+  The app is quiet when no worker but the repository watcher runs, no one-off thread it
+  started runs, the newest resolution is applied and nothing was painted for :data:`QUIET`
+  s; only then is the next key sent, so each figure is one key on an otherwise idle
+  explorer (keys never overlap). The explorer's typing debounce (a deliberate wait for the
+  typist to pause, 150 ms by default) is set to 0 here: the figure is the work a key costs;
+  a user who stops typing waits the debounce and then that;
+- the keys, by kind (:data:`KINDS`, pressed in :func:`_steps`' order): ``cursor`` (↓ and
+  PgDn in the Included and Excluded tables), ``tab`` (``1``/``2``/``3``), ``type`` (one
+  character of the task field), ``as_of`` (``]``/``[``: a day on or back), ``role`` (Enter
+  picking the next role in the opened role list); the keys that only get there (``r``
+  opening the list, ↓ inside it, ``t``, Esc) are not counted. Each kind reports the median
+  and the worst of each time; the benchmark's ``key_ms`` is the worst ``shown`` of all;
+- **idle CPU** — CPU of the whole process (Textual's timers, the repository watcher and its
+  thread) over :data:`IDLE_SECONDS` of wall time once everything is quiet, in % of one core;
+  ``watch`` says whether the watcher had filesystem events (``watchfiles``) or polled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import statistics
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+QUIET = 0.3
+"""Seconds without a paint (and without a running worker) that end a keystroke."""
+KEY_TIMEOUT = 300.0
+"""Seconds after which a keystroke that has not gone quiet fails the worker (its figures
+would be unknown, not slow)."""
+IDLE_SECONDS = 8.0
+TYPED_TASK = "refund policy"
+KINDS = ("cursor", "tab", "type", "as_of", "role")
+
+
+def _steps(roles: int) -> list[tuple[str | None, str]]:
+    """``(kind or None when not counted, key)`` in the order they are pressed."""
+    cursor = [("cursor", "down")] * 6 + [("cursor", "pagedown")] * 2
+    steps: list[tuple[str | None, str]] = [(None, "escape"), *cursor]
+    steps += [("tab", "2"), *cursor, ("tab", "3"), ("tab", "1")]
+    steps += [(None, "t")]  # into the task field
+    steps += [("type", "space" if ch == " " else ch) for ch in TYPED_TASK]
+    steps += [(None, "escape"), ("as_of", "right_square_bracket")]
+    steps += [("as_of", "right_square_bracket"), ("as_of", "left_square_bracket")]
+    for _ in range(min(3, roles - 1)):
+        steps += [(None, "r"), (None, "down"), ("role", "enter")]
+    return steps
+
+
+@dataclass
+class Key:
+    """One keystroke, in milliseconds from its arrival at the app (see the module)."""
+
+    echo: float
+    shown: float
+    settled: float
+    cpu: float
+
+
+class AppClock:
+    """Paints, key arrivals and the explorer's foreground steps (``apply_view`` showing a
+    resolution, ``_select`` filling the detail pane), stamped inside the app on Textual's
+    clock."""
+
+    def __init__(self, app: Any) -> None:
+        from textual import events
+        from textual._time import get_time  # the clock of ``Message.time``
+
+        self.now: Callable[[], float] = get_time
+        self.paints: list[float] = []
+        self.keys: list[Any] = []
+        self.steps: list[float] = []
+        self.first_screen_cpu: float | None = None
+        self.first_screen_parsed: int | None = None
+        display, on_event = app._display, app.on_event
+        apply_view, select = app.apply_view, app._select
+
+        def painted(screen: Any, renderable: Any) -> None:
+            display(screen, renderable)
+            if renderable is None:
+                return
+            self.paints.append(get_time())
+            if self.first_screen_cpu is None and app.applied_generation > 0:
+                self.first_screen_cpu = time.process_time()
+                self.first_screen_parsed = app.session.loader.parsed_count
+
+        async def arrived(event: Any) -> None:
+            if isinstance(event, events.Key):
+                self.keys.append(event)
+            await on_event(event)
+
+        def applied(view: Any) -> bool:
+            shown = bool(apply_view(view))
+            if shown:
+                self.steps.append(get_time())
+            return shown
+
+        def selected(item: Any) -> None:
+            select(item)
+            self.steps.append(get_time())
+
+        app._display, app.on_event = painted, arrived
+        app.apply_view, app._select = applied, selected
+
+    def key(self, since: tuple[int, int, int], cpu: float) -> Key:
+        """The key that arrived first after ``since`` (counts of keys, paints, steps)."""
+        event = self.keys[since[0]]
+        start = event.time
+        paints, steps = self.paints[since[1] :], self.steps[since[2] :]
+        echo = paints[0] if paints else start
+        done = steps[-1] if steps else echo
+        shown = next((p for p in paints if p >= done), done)
+        settled = max(paints[-1] if paints else start, shown)
+        echo_ms, shown_ms, settled_ms = (1000 * max(0.0, t - start) for t in (echo, shown, settled))
+        return Key(echo=echo_ms, shown=shown_ms, settled=settled_ms, cpu=cpu)
+
+
+def _busy(app: Any, threads: set[int]) -> bool:
+    """True while a resolution is owed, a worker but the repository watcher runs, or a
+    thread started since ``threads`` (a one-off job such as the Roles block's; the
+    explorer's long-lived ``octui-…`` threads excepted) has not finished."""
+    if app.applied_generation != app.generation or not app.settled.is_set():
+        return True
+    if any(w.is_running and w.group != "watch" for w in app.workers):
+        return True
+    return any(
+        t.ident not in threads and not t.name.startswith("octui-") for t in threading.enumerate()
+    )
+
+
+async def quiet(app: Any, clock: AppClock, threads: set[int]) -> None:
+    """Wait until the app is quiet: not busy and nothing painted for :data:`QUIET` s."""
+    started = clock.now()
+    while clock.now() - started < KEY_TIMEOUT:
+        await asyncio.sleep(0.01)
+        last = max(clock.paints[-1] if clock.paints else started, started)
+        if not _busy(app, threads) and clock.now() - last >= QUIET:
+            return
+    raise TimeoutError(f"the explorer did not go quiet within {KEY_TIMEOUT:g} s")
+
+
+async def _press(pilot: Any, app: Any, clock: AppClock, key: str, threads: set[int]) -> Key:
+    """Send one key and wait for quiet; its times."""
+    since = (len(clock.keys), len(clock.paints), len(clock.steps))
+    c0 = time.process_time()
+    await pilot.press(key)
+    await quiet(app, clock, threads)
+    return clock.key(since, 1000 * (time.process_time() - c0))
+
+
+def summary(times: dict[str, list[Key]]) -> dict[str, dict[str, float]]:
+    """Per kind: how many keys, and the median and worst of each time (milliseconds)."""
+    out: dict[str, dict[str, float]] = {}
+    for kind, keys in times.items():
+        if not keys:
+            continue
+        out[kind] = {"n": len(keys)}
+        for name in ("shown", "echo", "settled", "cpu"):
+            values = [getattr(k, name) for k in keys]
+            out[kind][name + "_median_ms"] = round(statistics.median(values), 1)
+            out[kind][name + "_max_ms"] = round(max(values), 1)
+    return out
+
+
+def tui_worker(repo: Path, role: str, as_of: datetime) -> dict[str, Any]:
+    return asyncio.run(_tui(repo, role, as_of))
+
+
+async def _tui(repo: Path, role: str, as_of: datetime) -> dict[str, Any]:
+    from octui.tui.app import create_app
+
+    app = create_app(repo, role=role, task="", as_of=as_of, watch=True, cursor_blink=False)
+    app.debounce = 0.0  # see the module: the work of a key, not the typing pause
+    clock = AppClock(app)
+    out: dict[str, Any] = {"watch": _watch_mode(), "effects": {}}
+    async with app.run_test(size=(160, 48)) as pilot:
+        await app.wait_settled()
+        threads = {t.ident for t in threading.enumerate() if t.ident is not None}
+        await quiet(app, clock, threads)
+        out["first_screen"] = clock.first_screen_cpu
+        out["first_screen_parsed"] = clock.first_screen_parsed
+        out["included_rows"] = len(app.view.included) if app.view else 0
+        roles = list(app.session.repository.config.roles) if app.session.repository else []
+        times: dict[str, list[Key]] = {kind: [] for kind in KINDS}
+        for kind, key in _steps(len(roles)):
+            before = _inputs_of(app)
+            elapsed = await _press(pilot, app, clock, key, threads)
+            if kind is not None:
+                times[kind].append(elapsed)
+                if _inputs_of(app) != before:
+                    out["effects"][kind] = out["effects"].get(kind, 0) + 1
+        out["keys"] = summary(times)
+        out["task_shown"] = app.view.query.task if app.view else None
+        out["role_shown"] = app.view.query.role if app.view else None
+        c0, w0 = time.process_time(), time.perf_counter()
+        await asyncio.sleep(IDLE_SECONDS)  # idle: only the watcher and Textual's timers run
+        out["idle_cpu_pct"] = 100 * (time.process_time() - c0) / (time.perf_counter() - w0)
+    return out
+
+
+def _inputs_of(app: Any) -> tuple[object, ...]:
+    """What a key may change that the results show: the applied query and the selection."""
+    query = app.view.query if app.view else None
+    return (query, app.selected, app.main.query_one("#results").active)
+
+
+def _watch_mode() -> str:
+    return "events" if importlib.util.find_spec("watchfiles") else "poll"
