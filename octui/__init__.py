@@ -14,8 +14,6 @@ The supported Python API is what this module exports (see :mod:`octui.api`)::
     print(bundle.digest, [o["id"] for o in bundle.objects])
 """
 
-__version__ = "0.1.0"
-
 from octui.api import (
     Bundle,
     ContextRepository,
@@ -23,6 +21,7 @@ from octui.api import (
     OpenContextError,
     open_repository,
 )
+from octui.core.version import __version__
 
 __all__ = [
     "Bundle",

@@ -24,8 +24,8 @@ from typing import Any
 
 from octui.bundle.bundle import bundle_dict, dumps_bundle
 from octui.core.timeutil import now_utc, parse_instant
+from octui.load.assemble import Repository as _LoadedRepository
 from octui.load.config import ConfigError, NotARepository
-from octui.load.loader import Repository as _LoadedRepository
 from octui.load.loader import load_repository
 from octui.resolve.cache import ResolutionCache
 from octui.resolve.engine import resolve
@@ -231,7 +231,8 @@ def open_repository(
     root = Path(path)
     try:
         if rev is not None:
-            from octui.load.gittree import GitRevisionError, load_revision
+            from octui.load.gitrun import GitRevisionError
+            from octui.load.revisions import load_revision
 
             try:
                 return ContextRepository(load_revision(root, rev), root, rev)

@@ -14,18 +14,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from octui.load.assemble import Repository
 from octui.load.config import CONFIG_FILE, load_config_bytes
-from octui.load.loader import (
-    FsTree,
-    Loader,
-    ParseStore,
-    Repository,
-    Tree,
-    fingerprint_of,
-    gc_paused,
-    hold_heap,
-    scan,
-)
+from octui.load.heap import gc_paused, hold_heap
+from octui.load.loader import Loader, ParseStore, fingerprint_of
+from octui.load.tree import FsTree, Tree
+from octui.load.walk import scan
 from octui.resolve.cache import ResolutionCache
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query, Resolution
@@ -52,7 +46,8 @@ class Session:
         """
         repo = self.loader.load()
         if hasattr(self.tree, "commit"):  # a git revision: the bundle says which
-            from octui.load.gittree import GitTree, tree_source
+            from octui.load.gittree import GitTree
+            from octui.load.revisions import tree_source
 
             if isinstance(self.tree, GitTree):
                 repo.source = tree_source(self.tree)

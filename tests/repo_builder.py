@@ -12,6 +12,7 @@ matter; for ``.md`` files the ``content`` key becomes the body) or a ``str``/``b
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,8 @@ import yaml
 from octui.bundle.bundle import bundle_dict, digest
 from octui.core.model import Exclusion, Finding
 from octui.core.timeutil import parse_instant
-from octui.load.loader import Repository, load_repository
+from octui.load.assemble import Repository
+from octui.load.loader import load_repository
 from octui.resolve.cache import ResolutionCache
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query, Resolution
@@ -66,7 +68,7 @@ def write_config(root: Path, config: dict[str, Any] | str | None = None) -> None
     (root / "opencontext.yaml").write_text(text, encoding="utf-8")
 
 
-def write_objects(root: Path, files: dict[str, dict[str, Any] | str | bytes]) -> None:
+def write_objects(root: Path, files: Mapping[str, dict[str, Any] | str | bytes]) -> None:
     for rel, value in files.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -75,7 +77,7 @@ def write_objects(root: Path, files: dict[str, dict[str, Any] | str | bytes]) ->
 
 def make_repo(
     root: Path,
-    files: dict[str, dict[str, Any] | str | bytes] | None = None,
+    files: Mapping[str, dict[str, Any] | str | bytes] | None = None,
     config: dict[str, Any] | str | None = None,
 ) -> Path:
     """Write ``opencontext.yaml`` and the object files under ``root``; return ``root``."""

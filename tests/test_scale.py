@@ -16,10 +16,11 @@ from hypothesis import strategies as st
 
 from octui.bundle import jsonout as fastjson
 from octui.bundle.bundle import bundle_dict
+from octui.core import tokens
+from octui.core.model import ContextObject
 from octui.load import parse_cache as cache
-from octui.load.loader import release_heap
+from octui.load.heap import release_heap
 from octui.load.parse_cache import ParseStore
-from octui.resolve import ranking
 from octui.resolve.graph import strongly_connected
 from octui.resolve.result import Query
 from octui.session import Session
@@ -172,8 +173,13 @@ def test_the_parse_cache_keeps_each_objects_token_table(
     Session(tmp_path / "repo", store=ParseStore(tmp_path / "repo", tmp_path / "c")).load()
     store = ParseStore(tmp_path / "repo", tmp_path / "c")
     calls = []
-    original = ranking.token_table
-    monkeypatch.setattr(ranking, "token_table", lambda o: calls.append(o) or original(o))
+    original = tokens.token_table
+
+    def counted(o: ContextObject) -> tokens.TokenTable:
+        calls.append(o)
+        return original(o)
+
+    monkeypatch.setattr(tokens, "token_table", counted)
     warm = Session(tmp_path / "repo", store=store)
     repo = warm.load()
     assert store.hits > 100 and calls == []  # every table came from the cache
@@ -196,7 +202,7 @@ def test_a_reload_keeps_unchanged_tables_and_recomputes_the_edited_one(tmp_path:
     again = session.load()
     for obj in again.objects:
         table = again.tokens.get(obj)
-        assert table == ranking.token_table(obj)
+        assert table == tokens.token_table(obj)
         if obj.path == target.path:
             assert "zqxnewword" in table[1]
         elif obj.path in before:

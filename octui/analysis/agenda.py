@@ -35,7 +35,7 @@ from octui.analysis.agenda_sweep import sweep_points
 from octui.analysis.diff import diff_resolutions
 from octui.bundle.bundle import digest
 from octui.core.timeutil import format_instant
-from octui.load.loader import Repository
+from octui.load.assemble import Repository
 from octui.resolve.cache import ResolutionCache
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query, Resolution

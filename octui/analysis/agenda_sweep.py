@@ -16,7 +16,7 @@ from octui.analysis.agenda_sweep_state import ClusterState, Sweep
 from octui.analysis.diff import diff_entries, excluded_view, included_view, warning_changes
 from octui.analysis.diff_result import Diff, EntryView, SideInfo
 from octui.core.model import Finding
-from octui.load.loader import Repository
+from octui.load.assemble import Repository
 from octui.resolve.cache import ResolutionCache
 from octui.resolve.result import Included, Query, Resolution
 

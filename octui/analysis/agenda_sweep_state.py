@@ -37,11 +37,12 @@ from octui.bundle.bundle import (
 from octui.core.enums import ExclusionReason, Lifecycle, WarningCode
 from octui.core.model import ContextObject, Exclusion, Finding
 from octui.core.timeutil import format_instant
-from octui.load.loader import Repository
+from octui.core.tokens import tokenize
+from octui.load.assemble import Repository
 from octui.resolve.cache import ResolutionCache
 from octui.resolve.engine import admitted_for
 from octui.resolve.findings import freshness_window, is_stale, version_findings
-from octui.resolve.ranking import score, tokenize
+from octui.resolve.ranking import score
 from octui.resolve.result import Included, Query, Resolution
 from octui.resolve.steps.s2_approval import approval
 from octui.resolve.steps.s3_temporal import temporal

@@ -19,7 +19,7 @@ from octui.bundle.bundle import source_json
 from octui.core.enums import ExclusionReason, FateState, Severity
 from octui.core.model import ContextObject, Finding, RepositorySource, count_errors
 from octui.core.timeutil import format_instant
-from octui.load.loader import Repository
+from octui.load.assemble import Repository
 from octui.load.locate import Reader, locate
 from octui.resolve.cache import ResolutionCache
 from octui.resolve.engine import resolve

@@ -11,7 +11,7 @@ from octui.core.enums import ExclusionReason, Lifecycle
 from octui.core.model import ContextObject, Exclusion
 from octui.core.suggest import did_you_mean
 from octui.core.timeutil import BEGINNING_OF_TIME, format_day, format_instant
-from octui.load.loader import Repository
+from octui.load.assemble import Repository
 from octui.resolve.engine import resolve
 from octui.resolve.result import Edge, Included, Query, Resolution
 

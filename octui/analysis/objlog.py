@@ -25,10 +25,13 @@ from octui.bundle.bundle import object_fields
 from octui.core.enums import LogChangeKind
 from octui.core.model import ContextObject
 from octui.core.timeutil import format_instant
+from octui.load.assemble import object_from_fields
 from octui.load.config import CONFIG_FILE
-from octui.load.gittree import GitRevisionError, hardened_git
+from octui.load.frontmatter import parse_file
+from octui.load.gitrun import GitRevisionError, hardened_git
 from octui.load.known_at import git_toplevel
-from octui.load.loader import MAX_FILE_BYTES, OBJECT_SUFFIXES, object_from_fields, parse_file
+from octui.load.tree import MAX_FILE_BYTES
+from octui.load.walk import OBJECT_SUFFIXES
 
 _ZERO = "0" * 40
 BODY = "content"

@@ -22,14 +22,12 @@ from typing import Any
 from octui.analysis.diff import diff_entries
 from octui.analysis.diff_result import Diff, EntryView, SideInfo, WarningView
 from octui.bundle.bundle import bundle_dict, digest, digest_from_bundle
-from octui.core.textsafe import inert
 from octui.core.timeutil import format_instant, parse_instant
+from octui.load.assemble import Repository
 from octui.load.config import ConfigError, NotARepository
-from octui.load.gittree import GitRevisionError, load_revision
+from octui.load.gitrun import GitRevisionError
 from octui.load.known_at import commit_info, known_at_revision
-from octui.load.loader import Repository
-from octui.render.diff import render_text
-from octui.render.history import show_value
+from octui.load.revisions import load_revision
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query
 
@@ -47,13 +45,22 @@ class BadBundle(VerifyError):
     """The file is not a bundle of SPEC §5."""
 
 
+FieldChange = tuple[str, int, str, Any, Any]
+"""``(id, version, field, cited value, reproduced value)`` of an object included on both
+sides at the same version."""
+
+
 @dataclass(frozen=True)
 class Verdict:
-    """The outcome of a check: ``passed`` (the digest matches and was reproduced) and the
-    report, one line per finding, each passed through ``inert()``."""
+    """The outcome of a check: ``passed`` (the digest matches and was reproduced), what was
+    found, one line each, and — when a bundle was not reproduced — the diff from the cited
+    bundle to the reproduced one and the field values that differ. Text is left to
+    :func:`octui.render.verify.render_verdict`."""
 
     passed: bool
-    report: str
+    lines: tuple[str, ...]
+    diff: Diff | None = None
+    fields: tuple[FieldChange, ...] = ()
 
 
 def read_bundle(path: str) -> dict[str, Any]:
@@ -170,10 +177,9 @@ def _side(bundle: dict[str, Any], label: str) -> SideInfo:
 
 def bundle_diff(
     cited: dict[str, Any], reproduced: dict[str, Any], label_a: str, label_b: str
-) -> tuple[Diff, list[str]]:
+) -> tuple[Diff, list[FieldChange]]:
     """The diff between two bundles' JSON (A cited, B reproduced) and, for every object
-    included on both sides at the same version, each field whose value differs as
-    ``id@version field: old → new``."""
+    included on both sides at the same version, each field whose value differs."""
     changes, versions = diff_entries(_entries(cited), _entries(reproduced))
     wa, wb = _warnings(cited), _warnings(reproduced)
     diff = Diff(
@@ -185,7 +191,7 @@ def bundle_diff(
         warnings_removed=_surplus(wa, wb),
     )
     before = {(o["id"], o["version"]): o for o in cited["objects"]}
-    lines = []
+    fields: list[FieldChange] = []
     for o in reproduced["objects"]:
         old = before.get((o["id"], o["version"]))
         if old is None:
@@ -193,19 +199,8 @@ def bundle_diff(
         for name in sorted(set(old) | set(o)):
             if name in _NOT_COMPARED or old.get(name) == o.get(name):
                 continue
-            lines.append(
-                f"  ~ {o['id']}@{o['version']} {name}: "
-                f"{show_value(old.get(name))} → {show_value(o.get(name))}"
-            )
-    return diff, lines
-
-
-def render_bundle_diff(diff: Diff, field_lines: list[str]) -> str:
-    text = render_text(diff)
-    if field_lines:
-        text += "Field values changed (cited → reproduced):\n"
-        text += "".join(inert(line, keep_newlines=False) + "\n" for line in field_lines)
-    return text
+            fields.append((o["id"], o["version"], name, old.get(name), o.get(name)))
+    return diff, fields
 
 
 # -- the check ------------------------------------------------------------------------------------
@@ -223,10 +218,6 @@ def _commit_text(repo_path: str, commit: str) -> str:
     return f"commit {commit}" + (f" ({info.subject!r})" if info.subject else "")
 
 
-def _lines(lines: list[str]) -> str:
-    return "".join(inert(line, keep_newlines=False) + "\n" for line in lines)
-
-
 def verify_bundle(path: str, repo_path: str) -> Verdict:
     """The verdict on the bundle file ``path``, reproduced from the repository at
     ``repo_path``."""
@@ -236,8 +227,10 @@ def verify_bundle(path: str, repo_path: str) -> Verdict:
     if recomputed != cited:
         return Verdict(
             False,
-            f"{path}: the file was altered: it cites {cited}, but its content digests to "
-            f"{recomputed}\n",
+            (
+                f"{path}: the file was altered: it cites {cited}, but its content digests to "
+                f"{recomputed}",
+            ),
         )
     query = query_of(path, bundle)
     source = bundle.get("source") if isinstance(bundle.get("source"), dict) else {}
@@ -261,10 +254,10 @@ def verify_bundle(path: str, repo_path: str) -> Verdict:
     where = _commit_text(repo_path, commit)
     if reproduced["digest"] == cited:
         lines.append(f"reproduced at {where}: {cited}")
-        return Verdict(True, _lines(lines))
+        return Verdict(True, tuple(lines))
     lines.append(f"NOT reproduced at {where}: cited {cited}, reproduced {reproduced['digest']}")
     diff, fields = bundle_diff(bundle, reproduced, f"{commit[:12]} (cited)", f"{commit[:12]}")
-    return Verdict(False, _lines(lines) + render_bundle_diff(diff, fields))
+    return Verdict(False, tuple(lines), diff, tuple(fields))
 
 
 def verify_digest(repo: Repository, repo_path: str, query: Query, cited: str) -> Verdict:
@@ -273,12 +266,13 @@ def verify_digest(repo: Repository, repo_path: str, query: Query, cited: str) ->
     got = digest(resolve(repo, query))
     where = _commit_text(repo_path, repo.source.commit or "")
     if got == cited:
-        return Verdict(True, _lines([f"reproduced at {where}: {got}"]))
-    return Verdict(False, _lines([f"NOT reproduced at {where}: cited {cited}, reproduced {got}"]))
+        return Verdict(True, (f"reproduced at {where}: {got}",))
+    return Verdict(False, (f"NOT reproduced at {where}: cited {cited}, reproduced {got}",))
 
 
 __all__ = [
     "BadBundle",
+    "FieldChange",
     "Verdict",
     "VerifyError",
     "bundle_diff",

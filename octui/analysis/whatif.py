@@ -22,8 +22,8 @@ from datetime import datetime
 
 from octui.analysis.agenda_points import sorted_candidates
 from octui.core.model import ContextObject, Exclusion
+from octui.load.assemble import Repository
 from octui.load.config import Config
-from octui.load.loader import Repository
 from octui.resolve.cache import ResolutionCache
 from octui.resolve.engine import resolve
 from octui.resolve.result import Included, Query, Resolution

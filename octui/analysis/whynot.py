@@ -37,9 +37,10 @@ from octui.analysis.whatif import (
 from octui.core.enums import ExclusionReason, Status
 from octui.core.model import ContextObject, Exclusion
 from octui.core.timeutil import BEGINNING_OF_TIME, format_day
-from octui.load.loader import Repository
+from octui.core.tokens import tokenize
+from octui.load.assemble import Repository
 from octui.resolve.cache import ResolutionCache
-from octui.resolve.ranking import score, tokenize
+from octui.resolve.ranking import score
 from octui.resolve.result import Included, Query, Resolution
 
 R = ExclusionReason

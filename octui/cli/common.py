@@ -13,11 +13,13 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
+from octui.load.assemble import Repository
 from octui.load.config import ConfigError, NotARepository
-from octui.load.gittree import GitRevisionError, load_revision
+from octui.load.gitrun import GitRevisionError
 from octui.load.known_at import check_axes, describe_source, load_known_at
-from octui.load.loader import Repository, load_repository
+from octui.load.loader import load_repository
 from octui.load.parse_cache import open_store
+from octui.load.revisions import load_revision
 from octui.render.ansi import paint_marks
 from octui.render.explain import WORKING_TREE_SOURCE
 

@@ -41,8 +41,8 @@ from octui.cli.common import (
     uses_cache,
 )
 from octui.core.enums import ExitCode
+from octui.load.assemble import Repository
 from octui.load.known_at import describe_source
-from octui.load.loader import Repository
 from octui.render.diff import render_text
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query

@@ -17,7 +17,7 @@ from octui.cli.args import add_format_arg, add_repo_args, add_source_args, examp
 from octui.cli.common import UsageError, emit, load_for
 from octui.core.enums import ExitCode
 from octui.core.timeutil import format_instant, now_utc
-from octui.load.gittree import GitRevisionError
+from octui.load.gitrun import GitRevisionError
 from octui.render.history import render_log
 from octui.render.history import render_text as render_history
 

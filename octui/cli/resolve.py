@@ -23,7 +23,7 @@ from octui.cli.args import (
 )
 from octui.cli.common import emit, load_for, source_of
 from octui.core.enums import ExitCode
-from octui.load.loader import gc_paused
+from octui.load.heap import gc_paused
 from octui.render.explain import explain
 from octui.resolve.engine import resolve
 

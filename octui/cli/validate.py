@@ -19,7 +19,7 @@ from octui.cli.version import package_version
 from octui.core.enums import ExitCode, ReportFormat, Severity
 from octui.core.model import Finding
 from octui.core.timeutil import format_instant, now_utc
-from octui.load.loader import Repository
+from octui.load.assemble import Repository
 from octui.load.locate import locate, reader_for
 from octui.render.ci_formats import (
     PathMap,

@@ -28,6 +28,7 @@ from octui.cli.args import (
 )
 from octui.cli.common import UsageError, check_exclusive, emit, open_known_at, open_revision
 from octui.core.enums import ExitCode
+from octui.render.verify import render_verdict
 
 #: The folder read when none is named.
 CURRENT_FOLDER = "."
@@ -118,5 +119,5 @@ def run(args: argparse.Namespace) -> ExitCode:
         verdict = check_digest(args, args.bundle or CURRENT_FOLDER)
     else:
         verdict = check_file(args)
-    emit(args, verdict.report)
+    emit(args, render_verdict(verdict))
     return ExitCode.OK if verdict.passed else ExitCode.FAILED

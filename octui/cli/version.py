@@ -1,7 +1,7 @@
 """The installed distribution's version, and the ``--version`` flag both commands share.
 
 The version is read from the installed package's metadata (``importlib.metadata``), so
-what ``--version`` prints is what pip installed; ``octui.__version__`` is the single
+what ``--version`` prints is what pip installed; ``octui.core.version`` is the single
 place it is written (``pyproject.toml`` reads it from there at build time).
 """
 
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from importlib import metadata
 from typing import Any, NoReturn
 
-from octui import __version__
+from octui.core.version import __version__
 
 DISTRIBUTION = "octui"
 

@@ -101,7 +101,7 @@ def cpu() -> float:
 
 def parsing_floor(root: Path) -> tuple[float, int]:
     """CPU seconds to walk, read and CSafeLoader-parse every object file; how many files."""
-    from octui.load.loader import parse_frontmatter_only
+    from octui.load.frontmatter import parse_frontmatter_only
 
     start = cpu()
     count = 0

@@ -24,7 +24,9 @@ from pydantic import (
 
 from octui.core.enums import DEFAULT_PRECEDENCE, Authority, TieBreaker
 from octui.core.timeutil import parse_duration
+from octui.load.fsread import RefusedFile
 from octui.load.strict_yaml import YamlError, load_yaml
+from octui.load.tree import MAX_FILE_BYTES, FsTree, Tree
 
 CONFIG_FILE = "opencontext.yaml"
 
@@ -362,8 +364,6 @@ def _cross_check(config: Config, file: str) -> None:
 def load_config(root: Path) -> Config:
     """Read and validate ``ROOT/opencontext.yaml`` (a regular file inside the repository,
     at most 1 MiB: the same rules as every object file)."""
-    from octui.load.loader import FsTree, read_config
-
     tree = FsTree(root)
     return load_config_bytes(read_config(tree, str(root)), tree.describe(CONFIG_FILE))
 
@@ -374,3 +374,20 @@ def load_config_bytes(raw: bytes, file: str) -> Config:
     except YamlError as exc:
         raise ConfigError(file, "", str(exc)) from None
     return parse_config(data, file)
+
+
+def read_config(tree: Tree, root: str) -> bytes:
+    """The bytes of ``opencontext.yaml``: a regular file inside the repository, at most
+    1 MiB; anything else is a configuration error (NotARepository when there is none)."""
+    where = tree.describe(CONFIG_FILE)
+    try:
+        raw = tree.read(CONFIG_FILE)
+    except FileNotFoundError:
+        raise NotARepository(f"{root}: not an OpenContext repository (no {CONFIG_FILE})") from None
+    except RefusedFile as exc:
+        raise ConfigError(where, "", exc.problem) from None
+    except OSError as exc:
+        raise ConfigError(where, "", f"cannot be read ({exc.strerror or exc})") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise ConfigError(where, "", f"file is larger than {MAX_FILE_BYTES} bytes (1 MiB)")
+    return raw

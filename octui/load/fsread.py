@@ -90,9 +90,11 @@ def resolve_inside(path: str, real_root: str) -> str:
     return real
 
 
-def read_regular(real: str, cap: int) -> bytes:
-    """At most ``cap + 1`` bytes of the regular file at ``real`` (a resolved path)."""
-    before = os.stat(real, follow_symlinks=False)
+def read_regular(real: str, cap: int, before: os.stat_result | None = None) -> bytes:
+    """At most ``cap + 1`` bytes of the regular file at ``real`` (a resolved path);
+    ``before`` is its ``lstat`` when the caller just took it."""
+    if before is None:
+        before = os.stat(real, follow_symlinks=False)
     if stat.S_ISDIR(before.st_mode):
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), real)
     if not stat.S_ISREG(before.st_mode):

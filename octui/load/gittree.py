@@ -1,12 +1,12 @@
 """Reading a repository exactly as it was at a git revision.
 
-:class:`GitTree` implements :class:`octui.load.loader.Tree` over git's object
+:class:`GitTree` implements :class:`octui.load.tree.Tree` over git's object
 database: the file list comes from ``git ls-tree -r -z`` (sizes from
 ``cat-file --batch-check``, missing objects from ``rev-list --missing=print``) and
 file bytes from ``git cat-file --batch``. Nothing is checked out, nothing in the
 working tree, the index or ``.git`` is written — "what did the
 repository say at that commit" never disturbs what it says now. Every git command
-runs hardened (:func:`hardened_git`): the repository's configuration cannot make
+runs hardened (:func:`octui.load.gitrun.hardened_git`): the repository's configuration cannot make
 it run a program, fetch, or write.
 
 The OpenContext repository may be a subfolder of the git work tree; the
@@ -24,40 +24,25 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import subprocess
 import threading
-from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 from typing import IO
 
-from octui.core.model import RepositorySource
 from octui.load.config import CONFIG_FILE
 from octui.load.fsread import HIDDEN
-from octui.load.loader import (
-    MAX_FILE_BYTES,
-    OBJECT_SUFFIXES,
-    READ_BUDGET_BYTES,
-    Entry,
-    Loader,
-    ParseStore,
-    Repository,
-)
+from octui.load.gitrun import git, hardened_git, list_commit, locate_worktree, resolve_commit
+from octui.load.loader import READ_BUDGET_BYTES
+from octui.load.tree import MAX_FILE_BYTES, Entry
+from octui.load.walk import OBJECT_SUFFIXES
 
 _MODE_LINK = "120000"
 _MODE_SUBMODULE = "160000"
 _MAX_LINK_HOPS = 40
 
-
-class GitRevisionError(Exception):
-    """A revision cannot be read: not a git repository, unknown revision, git missing."""
-
-
-_NEVER_RUNS = "/dev/null/octui-never-runs"
-"""A program path that cannot exist (``/dev/null`` is not a folder): nothing can start."""
 
 _MAX_LINK_BYTES = 4096
 """A symbolic link's target longer than this is not a path any system follows."""
@@ -67,84 +52,6 @@ _PREFETCH_BYTES = 32 * 1024 * 1024
 
 UNAVAILABLE = "object not available in this clone (partial clone?); it was not fetched"
 
-_TRANSPORTS = ("file", "git", "ssh", "http", "https", "ftp", "ftps", "ext", "fd")
-
-#: Configuration given on every git command line. Command-line values override the
-#: repository's ``.git/config`` (read last, they win), and git hands them on to any git it
-#: starts itself, so they hold there too.
-_HARDENED_CONFIG: tuple[tuple[str, str], ...] = (
-    # No transport at all, whatever the repository allows: a partial clone's lazy fetch of
-    # a missing object (git < 2.44 has no GIT_NO_LAZY_FETCH) cannot reach any remote.
-    ("protocol.allow", "never"),
-    *((f"protocol.{name}.allow", "never") for name in _TRANSPORTS),
-    # ...and the lazy fetch itself (a ``git fetch`` child) stops while reading its
-    # configuration, before it could write .git/config or start anything: it rejects this value.
-    ("fetch.recurseSubmodules", "octui-never-fetches"),
-    ("submodule.recurse", "false"),
-    ("core.sshCommand", _NEVER_RUNS),
-    ("core.askPass", ""),
-    ("credential.helper", ""),
-    ("core.alternateRefsCommand", _NEVER_RUNS),
-    # No signature verification and no signing program.
-    ("log.showSignature", "false"),
-    ("gpg.program", _NEVER_RUNS),
-    ("gpg.openpgp.program", _NEVER_RUNS),
-    ("gpg.x509.program", _NEVER_RUNS),
-    ("gpg.ssh.program", _NEVER_RUNS),
-    # Nothing else a repository's configuration can make git run or write.
-    ("core.pager", "cat"),
-    ("core.fsmonitor", "false"),
-    ("core.hooksPath", os.devnull),
-    ("core.attributesFile", os.devnull),
-    ("diff.external", _NEVER_RUNS),
-    ("gc.auto", "0"),
-    ("maintenance.auto", "false"),
-    ("log.mailmap", "false"),
-    ("i18n.logOutputEncoding", "UTF-8"),
-)
-
-#: Set in git's environment (every inherited ``GIT_*`` variable is dropped first).
-_HARDENED_ENV = {
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_ATTR_NOSYSTEM": "1",
-    "GIT_OPTIONAL_LOCKS": "0",  # never refresh or write the index
-    "GIT_NO_LAZY_FETCH": "1",  # git >= 2.44: a missing object is never fetched
-    "GIT_ALLOW_PROTOCOL": "",  # beats every protocol.*.allow: no transport is allowed
-    "GIT_PROTOCOL_FROM_USER": "0",
-    "GIT_TERMINAL_PROMPT": "0",
-    "GIT_SSH_COMMAND": _NEVER_RUNS,
-    "GIT_SSH": _NEVER_RUNS,
-    "GIT_PAGER": "cat",
-    "PAGER": "cat",
-    "GIT_LITERAL_PATHSPECS": "1",
-    "LC_ALL": "C",
-}
-_DROPPED_ENV = ("SSH_ASKPASS",)
-
-
-def hardened_git(cwd: str) -> tuple[list[str], dict[str, str]]:
-    """The argv prefix (``git --no-pager -c ... -C cwd``) and the environment every git
-    command runs with.
-
-    A repository is untrusted: nothing in its ``.git/config``, ``.gitattributes`` or hooks
-    may run a program or write into ``.git`` — no lazy fetch, no transport, no signature
-    program, pager, fsmonitor, hook, external diff, textconv or filter, no optional lock, no
-    system or global configuration, no prompt. Callers use plumbing only (no aliases).
-    """
-    exe = shutil.which("git")
-    if exe is None:
-        raise GitRevisionError("git is not installed; --rev needs it")
-    argv = [exe, "--no-pager", "--literal-pathspecs"]
-    for key, value in _HARDENED_CONFIG:
-        argv += ["-c", f"{key}={value}"]
-    argv += ["-C", cwd]
-    env = {
-        k: v for k, v in os.environ.items() if not k.startswith("GIT_") and k not in _DROPPED_ENV
-    }
-    env.update(_HARDENED_ENV)
-    return argv, env
-
 
 @dataclass(frozen=True, slots=True)
 class _Blob:
@@ -152,100 +59,6 @@ class _Blob:
     sha: str
     size: int | None
     """None when the object is not in this clone."""
-
-
-def _git(cwd: str, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    argv, env = hardened_git(cwd)
-    return subprocess.run(
-        [*argv, *args],
-        input=stdin,
-        capture_output=True,
-        env=env,
-        check=False,
-    )
-
-
-def _first_line(data: bytes) -> str:
-    text = data.decode("utf-8", "replace").strip()
-    return text.splitlines()[0] if text else ""
-
-
-def _nearest_existing_dir(path: Path) -> Path:
-    current = path.absolute()
-    while not current.is_dir():
-        if current.parent == current:
-            break
-        current = current.parent
-    return current
-
-
-def _parse_listing(data: bytes) -> Iterator[tuple[str, str, str, str]]:
-    """``(mode, type, object id, path)`` of each ``ls-tree -r -z`` record; a record not in
-    this shape is skipped."""
-    for record in data.split(b"\0"):
-        meta, tab, raw_path = record.partition(b"\t")
-        fields = meta.decode("ascii", "replace").split()
-        if not tab or len(fields) != 3 or not raw_path:
-            continue
-        mode, kind, sha = fields
-        yield mode, kind, sha, os.fsdecode(raw_path)
-
-
-def _parse_sizes(data: bytes) -> dict[str, int]:
-    """``object id -> size`` from ``cat-file --batch-check='%(objectname) %(objectsize)'``;
-    an object git calls missing (or any line not in this shape) is left out."""
-    sizes: dict[str, int] = {}
-    for line in data.decode("ascii", "replace").splitlines():
-        fields = line.split()
-        if len(fields) == 2 and fields[1].isdigit():
-            sizes[fields[0]] = int(fields[1])
-    return sizes
-
-
-def _list_commit(
-    toplevel: str, commit: str, rev: str
-) -> list[tuple[str, str, str, str, int | None]]:
-    """``(mode, type, object id, path, size)`` of every entry of ``commit``'s tree; the size
-    is None for a blob this clone does not have.
-
-    Nothing here ever asks git for a missing object (in a partial clone that would fetch it
-    or, with fetching off, stop git): ``rev-list --missing=print`` names the missing objects
-    without fetching, the tree is listed without sizes, and sizes are asked of present
-    blobs only.
-    """
-    missing_run = _git(
-        toplevel,
-        "rev-list",
-        "--objects",
-        "--no-object-names",
-        "--no-walk",
-        "--missing=print",
-        "--end-of-options",
-        commit,
-    )
-    missing = {
-        line[1:]
-        for line in missing_run.stdout.decode("ascii", "replace").splitlines()
-        if line.startswith("?")
-    }
-    listing = _git(toplevel, "ls-tree", "-r", "-z", "--full-tree", "--end-of-options", commit)
-    if listing.returncode != 0:
-        problem = _first_line(listing.stderr) or "git ls-tree failed"
-        if missing:
-            problem = "some of its folders are not in this clone (partial clone?); not fetched"
-        raise GitRevisionError(f"cannot list revision {rev!r}: {problem}")
-    entries = list(_parse_listing(listing.stdout))
-    present = sorted({sha for _, kind, sha, _ in entries if kind == "blob"} - missing)
-    sizes: dict[str, int] = {}
-    if present:
-        checked = _git(
-            toplevel,
-            "cat-file",
-            "--batch-check=%(objectname) %(objectsize)",
-            stdin="\n".join(present).encode("ascii", "replace") + b"\n",
-        )
-        sizes = _parse_sizes(checked.stdout)
-    return [(mode, kind, sha, path, sizes.get(sha)) for mode, kind, sha, path in entries]
 
 
 def _hidden(path: str) -> bool:
@@ -278,41 +91,11 @@ class GitTree:
         self.known_at: datetime | None = None
         """Set when the tree was chosen as the commit known at an instant (``--known-at``):
         its source then records that instant and no revision name."""
-        start = _nearest_existing_dir(self.path)
-        top = _git(str(start), "rev-parse", "--show-toplevel")
-        if top.returncode != 0:
-            reason = _first_line(top.stderr)
-            if "not a git repository" in reason.lower() or not reason:
-                raise GitRevisionError(
-                    f"{self.path}: not inside a git repository (--rev needs one)"
-                )
-            raise GitRevisionError(f"{self.path}: {reason}")
-        self.toplevel = os.fsdecode(top.stdout).rstrip("\n")
-        real_top = os.path.realpath(self.toplevel)
-        real_path = os.path.realpath(self.path.absolute())
-        rel = os.path.relpath(real_path, real_top)
-        if rel == "." or rel == "":
-            self.prefix = ""
-        elif rel.startswith(".."):
-            raise GitRevisionError(f"{self.path}: not inside the git work tree at {self.toplevel}")
-        else:
-            self.prefix = rel.replace(os.sep, "/")
-        if not rev or rev.startswith("-"):
-            raise GitRevisionError(f"unknown git revision {rev!r} in {self.toplevel}")
-        found = _git(
-            self.toplevel,
-            "rev-parse",
-            "--verify",
-            "--quiet",
-            "--end-of-options",
-            f"{rev}^{{commit}}",
-        )
-        if found.returncode != 0:
-            raise GitRevisionError(f"unknown git revision {rev!r} in {self.toplevel}")
-        self.commit = found.stdout.decode("ascii", "replace").strip()
+        self.toplevel, self.prefix = locate_worktree(self.path)
+        self.commit = resolve_commit(self.toplevel, rev)
         self._blobs: dict[str, _Blob] = {}
         self._children: dict[str, dict[str, str]] = {"": {}}
-        for mode, kind, sha, full, size in _list_commit(self.toplevel, self.commit, rev):
+        for mode, kind, sha, full, size in list_commit(self.toplevel, self.commit, rev):
             if kind == "commit" or mode == _MODE_SUBMODULE:
                 self._add(full, "submodule")
                 continue
@@ -459,7 +242,7 @@ class GitTree:
             total += size
         self._prefetched.update(batch)
         self._fetched = {}
-        result = _git(self.toplevel, "cat-file", "--batch", stdin="\n".join(batch).encode() + b"\n")
+        result = git(self.toplevel, "cat-file", "--batch", stdin="\n".join(batch).encode() + b"\n")
         if result.returncode != 0:
             return
         data, pos = result.stdout, 0
@@ -654,98 +437,3 @@ def _read_exactly(stream: IO[bytes], size: int) -> bytes:
         chunks.append(chunk)
         remaining -= len(chunk)
     return b"".join(chunks)
-
-
-def load_revision(path: str | Path, rev: str, store: ParseStore | None = None) -> Repository:
-    """Load the repository at ``path`` as it was at git revision ``rev``.
-
-    Raises :class:`GitRevisionError`, ``NotARepository`` or ``ConfigError``.
-    """
-    with GitTree(path, rev) as tree:
-        repo = Loader(tree, f"{path} at {rev}", store).load()
-        repo.source = tree_source(tree)
-        return repo
-
-
-def tree_source(tree: GitTree) -> RepositorySource:
-    """The commit ``tree`` reads, the revision as the user named it, and the commit's time
-    (committer date; None when git does not say) — or, for a tree chosen as the commit
-    known at an instant, that instant and no revision name."""
-    if tree.known_at is not None:
-        return RepositorySource(tree.commit, None, tree.known_at)
-    known_at = None
-    found = _git(tree.toplevel, "cat-file", "commit", tree.commit)
-    for line in found.stdout.split(b"\n") if found.returncode == 0 else ():
-        if not line:
-            break  # the headers end at the first empty line
-        if line.startswith(b"committer "):
-            try:
-                known_at = datetime.fromtimestamp(int(line.rsplit(b" ", 2)[1]), UTC)
-            except (ValueError, OverflowError, OSError, IndexError):
-                known_at = None
-    return RepositorySource(tree.commit, tree.rev, known_at)
-
-
-@dataclass(frozen=True, slots=True)
-class Revision:
-    """One commit that touched the repository folder, for a revision picker."""
-
-    commit: str
-    committed: str
-    """Commit date, RFC 3339 as git prints it (``%cI``)."""
-    subject: str
-
-    @property
-    def short(self) -> str:
-        return self.commit[:12]
-
-
-def list_revisions(path: str | Path, limit: int = 50) -> list[Revision]:
-    """The newest ``limit`` commits touching ``path`` (read-only ``git log``), newest first.
-
-    Raises :class:`GitRevisionError` when ``path`` is not inside a git work tree.
-    """
-    start = _nearest_existing_dir(Path(path))
-    top = _git(str(start), "rev-parse", "--show-toplevel")
-    if top.returncode != 0:
-        raise GitRevisionError(f"{path}: not inside a git repository")
-    toplevel = os.fsdecode(top.stdout).rstrip("\n")
-    rel = os.path.relpath(os.path.realpath(Path(path).absolute()), os.path.realpath(toplevel))
-    spec = "." if rel in (".", "") else rel.replace(os.sep, "/")
-    log = _git(
-        toplevel,
-        "log",
-        "--no-show-signature",
-        "--no-notes",
-        "--no-color",
-        "--no-ext-diff",
-        "--no-textconv",
-        "--no-mailmap",
-        f"--max-count={max(1, limit)}",
-        "--format=%H%x00%cI%x00%s%x00",
-        "--end-of-options",
-        "HEAD",
-        "--",
-        spec,
-    )
-    if log.returncode != 0:
-        return []  # no commits yet
-    fields = log.stdout.decode("utf-8", "replace").split("\0")
-    out = []
-    for i in range(0, len(fields) - 2, 3):
-        commit = fields[i].strip()
-        if commit:
-            out.append(Revision(commit, fields[i + 1], fields[i + 2]))
-    return out
-
-
-__all__ = [
-    "READ_BUDGET_BYTES",
-    "GitRevisionError",
-    "GitTree",
-    "ReadBudgetExceeded",
-    "Revision",
-    "hardened_git",
-    "list_revisions",
-    "load_revision",
-]

@@ -5,7 +5,7 @@
 first-parent commit of ``HEAD`` whose committer date is at or before the instant. Both
 axes together answer "what did we believe then".
 
-Every git command runs through :func:`octui.load.gittree.hardened_git`.
+Every git command runs through :func:`octui.load.gitrun.hardened_git`.
 """
 
 from __future__ import annotations
@@ -19,8 +19,10 @@ from pathlib import Path
 
 from octui.core.model import RepositorySource
 from octui.core.timeutil import format_instant
-from octui.load.gittree import GitRevisionError, hardened_git, load_revision
-from octui.load.loader import ParseStore, Repository
+from octui.load.assemble import Repository
+from octui.load.gitrun import GitRevisionError, hardened_git
+from octui.load.loader import ParseStore
+from octui.load.revisions import load_revision
 
 
 def _git(cwd: str, *args: str) -> subprocess.CompletedProcess[bytes]:

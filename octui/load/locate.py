@@ -163,12 +163,13 @@ def reader_for(root: str | Path, commit: str | None) -> Iterator[Reader | None]:
     """A reader of the repository at ``root``: its files on disk, or (``commit`` set) the
     files of that git commit. None when it cannot be opened."""
     if commit is None:
-        from octui.load.loader import FsTree
+        from octui.load.tree import FsTree
 
         tree = FsTree(Path(root))
         yield tree.read
         return
-    from octui.load.gittree import GitRevisionError, GitTree
+    from octui.load.gitrun import GitRevisionError
+    from octui.load.gittree import GitTree
 
     try:
         git = GitTree(root, commit)

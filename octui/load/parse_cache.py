@@ -37,7 +37,10 @@ import time
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from octui.load.loader import FileKey, ParsedFile
+from octui.core.tokens import fields_token_table
+from octui.core.version import __version__
+from octui.load.frontmatter import ParsedFile
+from octui.load.tree import FileKey
 
 FORMAT = 3
 """Bumped whenever the payload changes: a cache of another format is cold."""
@@ -49,14 +52,16 @@ MAX_FILES = 32
 MAX_BYTES = 1 << 30
 """The cache directory keeps the most recently written files within these bounds."""
 _PARSER_MODULES = (
-    "load/loader",
+    "load/frontmatter",
+    "load/tree",  # the size limit
+    "load/loader",  # read errors
     "load/fastpath",
     "core/model",
     "load/strict_yaml",
     "core/timeutil",
     "core/enums",
     "load/config",
-    "resolve/ranking",  # the token tables kept beside each parsed file
+    "core/tokens",  # the token tables kept beside each parsed file
 )
 """The modules, relative to the package folder, whose source decides what a file parses to."""
 
@@ -66,8 +71,6 @@ Payload = tuple[int, int, int, int, tuple[Any, ...] | None, tuple[str, ...], str
 
 def _parser_fingerprint() -> str:
     """A hash of the source of every module that decides what a file parses to."""
-    from octui import __version__
-
     digest = hashlib.sha256(f"{FORMAT}:{__version__}:{sys.version_info[:2]}".encode())
     here = Path(__file__).resolve().parent.parent
     for name in _PARSER_MODULES:
@@ -169,10 +172,11 @@ class ParseStore:
         return self._entries
 
     def get(self, key: Key) -> ParsedFile | None:
-        rel, *identity = key
-        payload = self._load().get(rel)
+        rel = key[0]
+        entries = self._entries if self._entries is not None else self._load()
+        payload = entries.get(rel)
         result = None
-        if type(payload) is tuple and list(payload[:4]) == identity:
+        if type(payload) is tuple and payload[:4] == tuple(key[1:]):
             result = _unpack(rel, payload)
         if result is None:
             self.misses += 1
@@ -241,8 +245,6 @@ def _pack(identity: tuple[int, int, int, int], parsed: ParsedFile) -> Payload | 
         values = tuple(parsed.fields.values())
         tokens = parsed.tokens
         if tokens is None:
-            from octui.resolve.ranking import fields_token_table
-
             try:
                 tokens = fields_token_table(parsed.fields)
             except Exception:

@@ -1,6 +1,6 @@
 """One explicit cache of what resolution derives from one loaded repository.
 
-A :class:`~octui.load.loader.Repository` never changes once loaded (a reload makes a new
+A :class:`~octui.load.assemble.Repository` never changes once loaded (a reload makes a new
 one, and a new cache with it), so what resolution derives from it — from it alone, from it
 and one role, from one role and one instant — can be kept and reused by the next
 resolution. A :class:`ResolutionCache` is owned by whoever keeps the repository (the
@@ -33,7 +33,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
-from octui.load.loader import Repository
+from octui.load.assemble import Repository
 from octui.resolve.index import RepoIndex
 
 T = TypeVar("T")

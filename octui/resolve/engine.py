@@ -19,8 +19,9 @@ from dataclasses import dataclass, replace
 
 from octui.core.enums import ExclusionReason, Lifecycle
 from octui.core.model import ContextObject, Exclusion, Finding
+from octui.load.assemble import Repository
 from octui.load.config import RoleConfig
-from octui.load.loader import Repository, gc_paused
+from octui.load.heap import gc_paused
 from octui.resolve.cache import ResolutionCache, facts_for
 from octui.resolve.findings import (
     is_stale,

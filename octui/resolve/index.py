@@ -3,7 +3,7 @@ by id and by (id, version), the ids that can compete, the fixed part of the bund
 the findings about each object on its own.
 
 A :class:`RepoIndex` is computed whole when it is made and never changes afterwards (a
-:class:`~octui.load.loader.Repository` never changes once loaded; a reload makes a new one),
+:class:`~octui.load.assemble.Repository` never changes once loaded; a reload makes a new one),
 so any number of threads may read it.
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections import defaultdict
 
 from octui.core.model import ContextObject, Finding
+from octui.load.assemble import Repository, object_findings
 from octui.load.config import Config
-from octui.load.loader import Repository, object_findings
 
 
 class RepoIndex:

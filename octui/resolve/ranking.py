@@ -1,46 +1,17 @@
 """Lexical, deterministic ranking (SPEC §3). No model, no randomness.
 
-Task and fields are tokenized the same way; an object scores, per field, the
-number of distinct task tokens that field contains times the field's weight
-(content counts at most three matches).
+Task and fields are tokenized the same way (:mod:`octui.core.tokens`); an object
+scores, per field, the number of distinct task tokens that field contains times the
+field's weight (content counts at most three matches).
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from bisect import bisect_left
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any
 
 from octui.core.model import ContextObject
-
-STOP_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "for",
-        "from",
-        "in",
-        "is",
-        "it",
-        "of",
-        "on",
-        "or",
-        "that",
-        "the",
-        "this",
-        "to",
-        "with",
-    ]
-)
+from octui.core.tokens import SMALL_FIELDS, TokenTables, token_table
 
 #: Field weights, strongest signal first.
 WEIGHTS: dict[str, int] = {
@@ -53,143 +24,6 @@ WEIGHTS: dict[str, int] = {
     "content": 1,
 }
 CONTENT_CAP = 3
-
-_SPLIT = re.compile(r"[^\W_]+")
-#: On ASCII text ``[^\W_]`` is exactly ``[A-Za-z0-9]``: map everything else to a space.
-_ASCII_SEPARATORS = str.maketrans({c: " " for c in map(chr, range(128)) if not c.isalnum()})
-
-
-def stem(token: str) -> str:
-    """``ies``→``y``; then strip a final ``s`` (not ``ss``), ``ing`` or ``ed`` when 4+ remain."""
-    if token.endswith("ies"):
-        token = token[:-3] + "y"
-    if token.endswith("s") and not token.endswith("ss") and len(token) - 1 >= 4:
-        token = token[:-1]
-    if token.endswith("ing") and len(token) - 3 >= 4:
-        token = token[:-3]
-    if token.endswith("ed") and len(token) - 2 >= 4:
-        token = token[:-2]
-    return token
-
-
-@lru_cache(maxsize=65536)
-def _stem_word(word: str) -> str | None:
-    if len(word) < 2 or word in STOP_WORDS:
-        return None
-    return stem(word)
-
-
-def tokenize(text: str) -> frozenset[str]:
-    """NFKC, casefold, split on anything not a letter or digit, drop short and stop words, stem."""
-    if not text:
-        return frozenset()
-    normal = unicodedata.normalize("NFKC", text).casefold()
-    if normal.isascii():  # the same split, without a Unicode class test per character
-        words = set(normal.translate(_ASCII_SEPARATORS).split())
-    else:
-        words = set(_SPLIT.findall(normal))
-    stems = {_stem_word(word) for word in words}  # each distinct word once
-    stems.discard(None)
-    return frozenset(stems)  # type: ignore[arg-type]
-
-
-_SMALL_FIELDS = ("applies_to", "tags", "title", "id", "summary", "type")
-
-TokenTable = tuple[dict[str, int], tuple[str, ...]]
-"""token -> bit mask of the short fields holding it; the content's tokens, sorted."""
-
-
-def _table_of(
-    applies_to: tuple[str, ...] | list[str],
-    tags: tuple[str, ...] | list[str],
-    title: str | None,
-    object_id: str,
-    summary: str | None,
-    kind: str | None,
-    content: str,
-) -> TokenTable:
-    texts = (
-        " ".join(applies_to),
-        " ".join(tags),
-        title or "",
-        object_id,
-        summary or "",
-        kind or "",
-    )
-    index: dict[str, int] = {}
-    for bit, text in enumerate(texts):
-        for token in tokenize(text):
-            index[token] = index.get(token, 0) | (1 << bit)
-    return index, tuple(sorted(tokenize(content)))
-
-
-def token_table(obj: ContextObject) -> TokenTable:
-    """What scoring needs: for the short fields an index token -> fields (a few dict look-ups
-    per task token instead of six set intersections), and the content's tokens as a sorted
-    tuple (a body's hundreds of tokens take a fifth of the memory of a set; the task's few
-    are found by bisection)."""
-    return _table_of(
-        obj.applies_to, obj.tags, obj.title, obj.id, obj.summary, obj.type, obj.content
-    )
-
-
-def fields_token_table(fields: dict[str, Any]) -> TokenTable:
-    """:func:`token_table` of the object a file's parsed fields make (see ``assemble``)."""
-    return _table_of(
-        fields["applies_to"],
-        fields["tags"],
-        fields["title"],
-        fields["id"],
-        fields["summary"],
-        fields["type"],
-        fields["content"],
-    )
-
-
-def _same_text(a: ContextObject, b: ContextObject) -> bool:
-    """Whether ``a`` and ``b`` hold the very same texts scoring reads (a moved copy does)."""
-    return (
-        a.content is b.content
-        and a.id is b.id
-        and a.title is b.title
-        and a.summary is b.summary
-        and a.type is b.type
-        and a.tags == b.tags
-        and a.applies_to == b.applies_to
-    )
-
-
-class TokenTables:
-    """The token tables of a repository's objects: the one place they are kept.
-
-    A :class:`~octui.load.loader.Loader` owns one for all its loads (so an unchanged file keeps
-    its table across reloads, and a table read from the persistent parse cache is not
-    computed again). Entries are by path and name their object: a table serves that object,
-    or another one holding the very same texts (an unchanged file renumbered by a reload).
-    """
-
-    def __init__(self) -> None:
-        self._by_path: dict[str, tuple[ContextObject, TokenTable]] = {}
-
-    def get(self, obj: ContextObject) -> TokenTable:
-        entry = self._by_path.get(obj.path)
-        if entry is not None and (entry[0] is obj or _same_text(entry[0], obj)):
-            return entry[1]
-        table = token_table(obj)
-        self._by_path[obj.path] = (obj, table)
-        return table
-
-    def put(self, obj: ContextObject, table: TokenTable) -> None:
-        self._by_path[obj.path] = (obj, table)
-
-    def keep_only(self, objects: list[ContextObject]) -> None:
-        """Forget the tables of paths no longer in ``objects``."""
-        paths = {o.path for o in objects}
-        for path in [p for p in self._by_path if p not in paths]:
-            del self._by_path[path]
-
-    def __len__(self) -> int:
-        return len(self._by_path)
 
 
 def _content_hits(content: tuple[str, ...], task_tokens: frozenset[str]) -> list[str]:
@@ -218,7 +52,7 @@ def score(
         index, content = tables.get(obj) if tables is not None else token_table(obj)
         masks = [(t, m) for t in task_tokens if (m := index.get(t))]
         if masks:
-            for bit, name in enumerate(_SMALL_FIELDS):
+            for bit, name in enumerate(SMALL_FIELDS):
                 hits = [t for t, m in masks if m & (1 << bit)]
                 if hits:
                     hits.sort()

@@ -12,7 +12,7 @@ from typing import Protocol
 
 from octui.core.enums import Lifecycle, Severity
 from octui.core.model import ContextObject, Exclusion, Finding
-from octui.load.loader import Repository
+from octui.load.assemble import Repository
 
 
 class UnknownRole(ValueError):

@@ -186,14 +186,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         root, role=args.role, task=args.task, as_of=as_of, theme=args.theme, audit=args.audit
     )
     if args.rev is not None:
-        from octui.load.gittree import GitRevisionError
+        from octui.load.gitrun import GitRevisionError
 
         try:
             app.start_at_revision(args.rev)
         except GitRevisionError as exc:
             return fail(str(exc))
     if known_at is not None:
-        from octui.load.gittree import GitRevisionError
+        from octui.load.gitrun import GitRevisionError
 
         try:
             app.start_at_known_at(known_at)

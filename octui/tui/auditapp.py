@@ -19,7 +19,7 @@ from textual.css.query import NoMatches
 from octui.analysis.audit import Audit, finding_key
 from octui.core.model import Exclusion, Finding
 from octui.core.textsafe import inert
-from octui.load.loader import Repository
+from octui.load.assemble import Repository
 from octui.resolve.result import Included
 from octui.tui.auditmodel import AuditCache, fate_sentence, object_fates, object_line
 from octui.tui.background import in_daemon_thread

@@ -25,7 +25,7 @@ from pathlib import Path
 from octui.analysis.audit import Audit, AuditFinding, AuditObject, Fate, audit
 from octui.analysis.whatif import visible_to
 from octui.core.enums import ExclusionReason, FateState, Severity
-from octui.load.loader import Repository
+from octui.load.assemble import Repository
 from octui.load.locate import reader_for
 
 Judged = tuple[Repository, dict[int, int]]

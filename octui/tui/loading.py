@@ -20,7 +20,7 @@ from textual.notifications import SeverityLevel
 
 from octui.core.textsafe import inert
 from octui.load.config import ConfigError, NotARepository
-from octui.load.loader import FsTree
+from octui.load.tree import FsTree
 from octui.load.watching import open_events
 from octui.session import Session
 from octui.tui.background import in_daemon_thread

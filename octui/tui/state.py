@@ -17,7 +17,7 @@ from octui.bundle.bundle import digest
 from octui.core.enums import ExclusionReason
 from octui.core.model import ContextObject, Exclusion, Finding
 from octui.core.timeutil import now_utc, shift
-from octui.load.loader import gc_paused
+from octui.load.heap import gc_paused
 from octui.resolve.result import Included, Query, Resolution
 from octui.tui.measure import longest_line
 

@@ -30,9 +30,10 @@ from octui.analysis.agenda import (
 from octui.analysis.agenda_points import EPSILON, candidates, sorted_candidates
 from octui.bundle.bundle import digest
 from octui.cli.main import main
-from octui.core.enums import CauseKind
+from octui.core.enums import CauseKind, DiffAspect
 from octui.core.timeutil import format_instant, parse_instant
-from octui.load.loader import Repository, load_repository
+from octui.load.assemble import Repository
+from octui.load.loader import load_repository
 from octui.render.agenda import render_text
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query
@@ -92,7 +93,7 @@ def test_what_changes_for_support_in_the_next_90_days(sample: Repository) -> Non
     assert all(p.upcoming(TODAY) for p in agenda.points)
     new_year = [p for p in agenda.points if p.at == parse_instant("2027-01-01")]
     assert len(new_year) == 1
-    moved_in = {c.id for c in new_year[0].diff.by_aspect("now-included")}
+    moved_in = {c.id for c in new_year[0].diff.by_aspect(DiffAspect.NOW_INCLUDED)}
     assert moved_in == {"policies.ai-assistant-disclosure"}
     assert any(
         c.kind == "valid-from" and c.key == "policies.ai-assistant-disclosure@1"
@@ -113,7 +114,7 @@ def test_past_changes_include_supersession_taking_effect(sample: Repository) -> 
     june = next(p for p in agenda.points if p.at == parse_instant("2026-06-01"))
     assert not june.upcoming(TODAY)
     assert any(c.kind == "supersession" for c in june.causes)
-    out = {c.id: c for c in june.diff.by_aspect("now-excluded")}
+    out = {c.id: c for c in june.diff.by_aspect(DiffAspect.NOW_EXCLUDED)}
     assert out["policies.refunds"].after is not None
     assert out["policies.refunds"].after.reason == "superseded"
     assert agenda.previous_before(TODAY) is not None
@@ -205,7 +206,7 @@ def test_every_change_point_carries_the_bundle_digest_at_its_instant(sample: Rep
     assert len(agenda.points) > 5
     for point in agenda.points:
         after = resolve(sample, replace(query, as_of=point.first_instant))
-        assert point.diff.b.digest == digest(after)  # type: ignore[union-attr]
+        assert point.diff.b.digest == digest(after)
 
 
 def test_walking_both_ways_lists_the_agenda(sample: Repository) -> None:

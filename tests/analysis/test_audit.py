@@ -237,7 +237,9 @@ def test_a_finding_only_a_role_sees_is_listed_with_that_role(tmp_path: Path) -> 
 
 
 def finding(doc: dict[str, Any], code: str, path: str) -> dict[str, Any]:
-    found = [f for f in doc["findings"] if f["code"] == code and path in f["paths"]]
+    found: list[dict[str, Any]] = [
+        f for f in doc["findings"] if f["code"] == code and path in f["paths"]
+    ]
     assert len(found) == 1, found
     return found[0]
 

@@ -23,7 +23,8 @@ from octui.bundle.bundle import digest
 from octui.cli.main import main
 from octui.core.enums import DiffAspect
 from octui.core.timeutil import parse_instant
-from octui.load.loader import Repository, load_repository
+from octui.load.assemble import Repository
+from octui.load.loader import load_repository
 from octui.render.diff import render_text
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query
@@ -86,7 +87,7 @@ def test_support_between_march_and_today(sample: Repository) -> None:
     assert "stale" in by_key["procedures.refund@1"].aspects
     assert any(w.code == "stale" and w.ids == ("procedures.refund",) for w in d.warnings_added)
     # Nothing left the repository between the two instants.
-    assert not d.by_aspect("added") and not d.by_aspect("removed")
+    assert not d.by_aspect(DiffAspect.ADDED) and not d.by_aspect(DiffAspect.REMOVED)
     # Every object that changed place is reported exactly once.
     moved = {
         e.label
@@ -127,7 +128,7 @@ def test_denied_entries_match_by_id_and_show_only_id_and_reason(sample: Reposito
     a = resolve(sample, Query(role="support", as_of=TODAY))
     b = resolve(sample, Query(role="sales", as_of=TODAY))
     d = diff_resolutions(a, b)
-    assert not d.by_aspect("added") and not d.by_aspect("removed")
+    assert not d.by_aspect(DiffAspect.ADDED) and not d.by_aspect(DiffAspect.REMOVED)
     enterprise = [c for c in d.objects if c.id == "pricing.enterprise"]
     # Three versions denied to support, each now visible to sales: paired one to one.
     assert len(enterprise) == 3
@@ -141,10 +142,11 @@ def test_reason_and_rank_changes(sample: Repository) -> None:
     a = resolve(sample, Query(role="support", as_of=TODAY, task="refund"))
     b = resolve(sample, Query(role="support", as_of=TODAY, task="password"))
     d = diff_resolutions(a, b)
-    ranks = d.by_aspect("rank")
+    ranks = d.by_aspect(DiffAspect.RANK)
     assert ranks, "a different task reorders the bundle"
     for c in ranks:
         assert c.before is not None and c.after is not None
+        assert c.before.rank is not None and c.after.rank is not None
         assert c.before.rank != c.after.rank
         assert a.included[c.before.rank - 1].obj.key == b.included[c.after.rank - 1].obj.key
     # The digest keeps bundle order, so a reordering alone changes it.
@@ -152,7 +154,7 @@ def test_reason_and_rank_changes(sample: Repository) -> None:
 
     limited = resolve(sample, Query(role="support", as_of=TODAY, task="refund", limit=3))
     d2 = diff_resolutions(a, limited)
-    trimmed = d2.by_aspect("now-excluded")
+    trimmed = d2.by_aspect(DiffAspect.NOW_EXCLUDED)
     assert trimmed and all(
         c.after is not None and c.after.reason == "not-relevant" for c in trimmed
     )
@@ -226,9 +228,11 @@ def test_diff_properties_over_roles_and_instants(
     # What moved in and out is exactly the difference of the included sets.
     keys_a = {i.obj.key for i in a.included}
     keys_b = {i.obj.key for i in b.included}
-    moved_in = {f"{c.id}@{c.after.version}" for c in forward.by_aspect("now-included") if c.after}
+    moved_in = {
+        f"{c.id}@{c.after.version}" for c in forward.by_aspect(DiffAspect.NOW_INCLUDED) if c.after
+    }
     moved_out = {
-        f"{c.id}@{c.before.version}" for c in forward.by_aspect("now-excluded") if c.before
+        f"{c.id}@{c.before.version}" for c in forward.by_aspect(DiffAspect.NOW_EXCLUDED) if c.before
     }
     assert moved_in == keys_b - keys_a
     assert moved_out == keys_a - keys_b

@@ -20,7 +20,7 @@ from git_fixture import SAMPLE_REPO, _edit, git
 from octui.cli.main import main
 from octui.core.enums import LogChangeKind
 from octui.core.timeutil import parse_instant
-from octui.load.gittree import GitRevisionError
+from octui.load.gitrun import GitRevisionError
 from octui.load.known_at import known_at_revision
 
 DANA = "Dana Reviewer <dana@example.invalid>"

@@ -17,7 +17,8 @@ from octui.analysis.whatif import first_included
 from octui.analysis.whynot import ASK_AN_OWNER, why_not
 from octui.core.model import Exclusion
 from octui.core.timeutil import parse_instant
-from octui.load.loader import Repository, load_repository
+from octui.load.assemble import Repository
+from octui.load.loader import load_repository
 from octui.resolve.cache import ResolutionCache
 from octui.resolve.engine import resolve
 from octui.resolve.result import Included, Query, Resolution
@@ -68,7 +69,7 @@ def test_no_answer_for_support_mentions_what_support_may_not_read(
     denied = [
         o
         for o in sample.objects
-        if isinstance(support.fates[o.uid], Exclusion) and support.fates[o.uid].reason.is_denial
+        if isinstance(fate := support.fates[o.uid], Exclusion) and fate.reason.is_denial
     ]
     assert denied
     everything = " ".join(" ".join(why_not(support, sample, uid)) for uid in support.fates)
@@ -144,7 +145,8 @@ def test_unapproved_says_what_approval_would_do(sample: Repository, support: Res
 
 
 def test_not_relevant_names_the_limit_that_would_keep_it(sample: Repository) -> None:
-    query = Query(role="support", as_of=TODAY, task="refund", limit=5)
+    limit = 5
+    query = Query(role="support", as_of=TODAY, task="refund", limit=limit)
     res = resolve(sample, query)
     trimmed = [
         uid
@@ -158,7 +160,7 @@ def test_not_relevant_names_the_limit_that_would_keep_it(sample: Repository) -> 
         n = int(limit_line.split()[1])
         wider = resolve(sample, replace(query, limit=n))
         assert isinstance(wider.fates[uid], Included), limit_line
-        if n - 1 > query.limit:
+        if n - 1 > limit:
             narrower = resolve(sample, replace(query, limit=n - 1))
             assert isinstance(narrower.fates[uid], Exclusion), limit_line
 
@@ -240,7 +242,7 @@ class Counting:
 
         self.calls = 0
         self.objects = 0
-        real = module.resolve
+        real = resolve  # what the what-ifs call: the engine's resolve
 
         def counted(
             repo: Repository, query: Query, cache: ResolutionCache | None = None

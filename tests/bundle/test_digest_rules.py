@@ -20,7 +20,7 @@ from octui.bundle.bundle import (
 )
 from octui.cli.main import main
 from octui.core.timeutil import parse_instant
-from octui.load.gittree import load_revision
+from octui.load.revisions import load_revision
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query
 

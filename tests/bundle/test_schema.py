@@ -19,7 +19,8 @@ from octui.bundle.schema import SCHEMAS, bundle_schema, config_schema, object_sc
 from octui.core.model import OBJECT_FIELDS
 from octui.core.timeutil import parse_duration, parse_instant
 from octui.load.config import ConfigError, parse_config
-from octui.load.loader import load_repository, parse_file, split_front_matter
+from octui.load.frontmatter import parse_file, split_front_matter
+from octui.load.loader import load_repository
 from octui.load.strict_yaml import load_yaml
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent

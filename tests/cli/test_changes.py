@@ -3,6 +3,8 @@ and its help."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from git_fixture import GitSample, git_sample
 
@@ -144,5 +146,8 @@ def test_cli_changes_at_a_revision(
     # Two commits ago nobody had written refund policy v2: June 1st was no change for support.
     june_then = [c for c in then["changes"] if c["at"] == "2026-06-01T00:00:00Z"]
     june_now = [c for c in now["changes"] if c["at"] == "2026-06-01T00:00:00Z"]
-    refunds = lambda cs: [o for c in cs for o in c["objects"] if o["id"] == "policies.refunds"]  # noqa: E731
+
+    def refunds(cs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [o for c in cs for o in c["objects"] if o["id"] == "policies.refunds"]
+
     assert refunds(june_now) and not refunds(june_then)

@@ -21,7 +21,12 @@ def test_repo_defaults_to_current_folder(clean_repo: Path) -> None:
 
 def test_config_error_one_line_names_file_and_key(tmp_path: Path) -> None:
     root = make_repo(tmp_path / "r", {}, "authority:\n  tie_breakers: [version, recency]\n")
-    for args in (["resolve", root, "--role", "x"], ["validate", root], ["history", "a", root]):
+    commands: list[list[str | Path]] = [
+        ["resolve", root, "--role", "x"],
+        ["validate", root],
+        ["history", "a", root],
+    ]
+    for args in commands:
         proc = run(*args)
         line = one_error_line(proc)
         assert str(root / "opencontext.yaml") in line
@@ -35,11 +40,12 @@ def test_unknown_role_lists_declared(clean_repo: Path) -> None:
 
 
 def test_not_a_repository(tmp_path: Path) -> None:
-    for args in (
+    commands: list[list[str | Path]] = [
         ["resolve", tmp_path, "--role", "x"],
         ["validate", tmp_path],
         ["history", "x", tmp_path],
-    ):
+    ]
+    for args in commands:
         line = one_error_line(run(*args))
         assert "not an OpenContext repository" in line and str(tmp_path) in line
 

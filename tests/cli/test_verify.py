@@ -27,7 +27,7 @@ def history_repo(tmp_path_factory: pytest.TempPathFactory) -> History:
 
 
 def export(capsys: pytest.CaptureFixture[str], path: Path, *argv: str | Path) -> dict[str, Any]:
-    bundle = resolve_json(capsys, *argv)
+    bundle: dict[str, Any] = resolve_json(capsys, *argv)
     path.write_text(json.dumps(bundle, ensure_ascii=False, indent=2), encoding="utf-8")
     return bundle
 

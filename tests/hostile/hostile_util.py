@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from octui.cli.main import main
-from octui.load.loader import MAX_FILE_BYTES, Entry
+from octui.load.tree import MAX_FILE_BYTES, Entry
 
 CONFIG = b"""spec: 1
 classification:
@@ -62,7 +62,7 @@ def cli(argv: Sequence[str]) -> CliRun:
 
 
 class MemTree:
-    """An in-memory :class:`octui.load.loader.Tree`: ``{rel: bytes}``; folders are implied.
+    """An in-memory :class:`octui.load.tree.Tree`: ``{rel: bytes}``; folders are implied.
 
     ``reverse`` lists folders in reverse order, to prove enumeration order never matters.
     """

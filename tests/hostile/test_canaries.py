@@ -312,9 +312,9 @@ def test_why_not_and_history_never_depend_on_denied_objects(repos: list[Path]) -
     text = json.dumps(answers)
     assert not CANARY.findall(text)
     assert "ops: excluded" not in text  # verdicts judged on what support may read
-    plain, historical = answers[0::2], answers[1::2]
+    plain, with_historical = answers[0::2], answers[1::2]
     assert all(a == plain[0] for a in plain)
-    assert all(a == historical[0] for a in historical)
+    assert all(a == with_historical[0] for a in with_historical)
 
 
 def _normalise(text: str, root: Path) -> str:

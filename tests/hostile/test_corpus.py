@@ -27,7 +27,7 @@ from hostile_util import CONFIG, GOOD, GOOD_IDS, cli, write_repo
 
 from octui.core.enums import WarningCode
 from octui.core.textsafe import inert
-from octui.load.loader import MAX_FILE_BYTES, FsTree
+from octui.load.tree import MAX_FILE_BYTES, FsTree
 
 AS_OF = "2026-06-01"
 

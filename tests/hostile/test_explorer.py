@@ -33,6 +33,7 @@ from octui.resolve.result import Query
 from octui.tui.app import OctuiApp, create_app
 from octui.tui.widgets.detail import DetailPane
 from octui.tui.widgets.results import ExcludedPane, IncludedTable, WarningsTable
+from octui.tui.widgets.rowtable import RowTable
 
 AS_OF = parse_instant("2026-06-01")
 SIZE = (200, 60)
@@ -90,7 +91,7 @@ async def every_screen(pilot: Pilot[Any]) -> list[str]:
         await pilot.press(key)
         await settle(pilot)
         widget = app.query_one(widget_type)
-        table = widget if hasattr(widget, "rows") else widget.query_one("RowTable")
+        table = widget if isinstance(widget, RowTable) else widget.query_one(RowTable)
         count = len(table.rows)
         table.focus()
         await pilot.pause()

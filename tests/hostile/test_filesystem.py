@@ -22,7 +22,8 @@ import pytest
 from hostile_util import CONFIG, GOOD, GOOD_IDS, cli, write_repo
 
 from octui.load import loader
-from octui.load.loader import MAX_FILE_BYTES, load_repository
+from octui.load.loader import load_repository
+from octui.load.tree import MAX_FILE_BYTES, FsTree
 
 AS_OF = "2026-06-01"
 INV = "invalid-object"
@@ -236,7 +237,7 @@ def test_a_dag_of_folder_links_in_a_git_revision_is_walked_once(tmp_path: Path) 
     commit(root, "dag", "2026-01-01T00:00:00Z")
     run = child(
         """
-        from octui.load.gittree import load_revision
+        from octui.load.revisions import load_revision
         start = time.perf_counter()
         repo = load_revision(ARGS[0], "HEAD")
         print(json.dumps({
@@ -339,13 +340,13 @@ def test_past_the_read_budget_files_are_findings_not_reads(
     size = len(files["f/o0.md"])
     monkeypatch.setattr(loader, "READ_BUDGET_BYTES", 4 * size)
     reads: list[str] = []
-    original = loader.FsTree.read
+    original = FsTree.read
 
-    def counting(self: loader.FsTree, rel: str) -> bytes:
+    def counting(self: FsTree, rel: str) -> bytes:
         reads.append(rel)
         return original(self, rel)
 
-    monkeypatch.setattr(loader.FsTree, "read", counting)
+    monkeypatch.setattr(FsTree, "read", counting)
     repo = load_repository(root)
     assert sorted(o.id for o in repo.objects) == [f"o.n{i}" for i in range(4)]
     over = [f for f in repo.findings if "budget" in f.message]
@@ -360,7 +361,7 @@ def test_past_the_read_budget_files_are_findings_not_reads(
 def test_reads_never_take_more_than_the_cap(tmp_path: Path) -> None:
     """A file that grows after the scan is still read only up to the cap (plus one byte)."""
     root = write_repo(tmp_path / "repo", GOOD)
-    tree = loader.FsTree(root)
+    tree = FsTree(root)
     (root / "grown.md").write_bytes(b"x" * (3 * MAX_FILE_BYTES))
     assert len(tree.read("grown.md")) == MAX_FILE_BYTES + 1
 

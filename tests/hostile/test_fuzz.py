@@ -42,7 +42,8 @@ from octui.core.model import KNOWN_FIELDS, Exclusion
 from octui.core.timeutil import parse_instant
 from octui.load.config import ConfigError
 from octui.load.fastpath import fast_mapping
-from octui.load.loader import Loader, load_repository, parse_file
+from octui.load.frontmatter import parse_file
+from octui.load.loader import Loader, load_repository
 from octui.load.strict_yaml import load_yaml
 from octui.render.explain import explain
 from octui.resolve.engine import resolve
@@ -262,7 +263,8 @@ def check_resolution(res: Resolution) -> None:
     for obj in denied:
         token = obj.title.split()[0] if obj.title else None
         assert token and token not in bundle_text and token not in explained
-        assert obj.owner not in bundle_text and obj.path not in bundle_text
+        assert obj.owner is not None and obj.owner not in bundle_text
+        assert obj.path not in bundle_text
 
 
 DENIALS = (ExclusionReason.PERMISSION_DENIED, ExclusionReason.CLASSIFICATION_DENIED)

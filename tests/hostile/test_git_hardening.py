@@ -36,9 +36,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from git_fixture import git, git_dir_checksum, git_env
 
 from octui.core.enums import WarningCode
+from octui.load import gitrun, loader
 from octui.load import gittree as gitrev
-from octui.load.gittree import GitTree, list_revisions, load_revision
-from octui.load.loader import MAX_FILE_BYTES, Loader
+from octui.load.gittree import GitTree
+from octui.load.loader import Loader
+from octui.load.revisions import list_revisions, load_revision
+from octui.load.tree import MAX_FILE_BYTES
 from octui.session import Session
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -397,9 +400,9 @@ def test_tree_listing_and_sizes_are_parsed_whatever_git_prints() -> None:
         f"100644 blob {sha}\tok.md\x00040000 tree {sha}\tdir\x00garbage without a tab\x00"
         f"100644 blob {sha}     12\tlong-format.md\0"
     ).encode()
-    assert [e[3] for e in gitrev._parse_listing(listing)] == ["ok.md", "dir"]
+    assert [e[3] for e in gitrun._parse_listing(listing)] == ["ok.md", "dir"]
     sizes = f"{'b' * 40} 12\n{'c' * 40} missing\n{'d' * 40} BAD\n{'e' * 40} -1\njunk\n"
-    assert gitrev._parse_sizes(sizes.encode()) == {"b" * 40: 12}
+    assert gitrun._parse_sizes(sizes.encode()) == {"b" * 40: 12}
 
 
 # -- what is read: the cap before reading, hidden names never, each blob once, a budget -------
@@ -407,7 +410,7 @@ def test_tree_listing_and_sizes_are_parsed_whatever_git_prints() -> None:
 
 class ReadSpy:
     """Every blob id asked of a ``git cat-file --batch`` (a content read) that octui.load.gittree
-    starts, whether as one run or a long-lived process."""
+    (or octui.load.gitrun) starts, whether as one run or a long-lived process."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.asked: list[str] = []
@@ -442,7 +445,8 @@ class ReadSpy:
         fake = types.SimpleNamespace(
             run=run, Popen=popen, PIPE=subprocess.PIPE, DEVNULL=subprocess.DEVNULL
         )
-        monkeypatch.setattr(gitrev, "subprocess", fake)
+        monkeypatch.setattr(gitrev, "subprocess", fake)  # the long-lived cat-file process
+        monkeypatch.setattr(gitrun, "subprocess", fake)  # one-off git runs
 
 
 def commit_tree(work: Path, entries: list[tuple[str, str, str]]) -> None:
@@ -600,7 +604,7 @@ def test_distinct_content_past_the_read_budget_is_a_finding(
     over = [f for f in repo.findings if "read budget" in f.message]
     assert len(over) == 10 - len(repo.objects)
     assert all(f.code is WarningCode.INVALID_OBJECT for f in over)
-    assert gitrev.READ_BUDGET_BYTES == 1024 * 1024 * 1024
+    assert loader.READ_BUDGET_BYTES == 1024 * 1024 * 1024
 
 
 def test_hardened_invocation_is_used_by_every_git_call(
@@ -633,13 +637,13 @@ def test_hardened_invocation_is_used_by_every_git_call(
     for _ in every_git_reader(work):
         pass
     assert seen
-    prefix, _ = gitrev.hardened_git(str(work))
+    prefix, _ = gitrun.hardened_git(str(work))
     for argv, used in seen:
         assert argv[: len(prefix) - 2] == prefix[:-2]  # all but "-C <cwd>"
         assert "protocol.allow=never" in argv and "log.showSignature=false" in argv
         for key in ("GIT_DIR", "GIT_CONFIG_PARAMETERS"):
             assert key not in used
-        for key, value in gitrev._HARDENED_ENV.items():
+        for key, value in gitrun._HARDENED_ENV.items():
             assert used[key] == value
         assert used["GIT_CONFIG_GLOBAL"] == os.devnull and used["GIT_ALLOW_PROTOCOL"] == ""
 
@@ -652,7 +656,7 @@ def test_a_log_asking_for_signatures_still_never_runs_the_signature_program(
     canary = make_canary(tmp_path)
     work = tmp_path / "work"
     signed_commit(work, canary)
-    argv, env = gitrev.hardened_git(str(work))
+    argv, env = gitrun.hardened_git(str(work))
     run = subprocess.run([*argv, "log", "-1", "--format=%G? %H"], env=env, capture_output=True)
     assert run.returncode == 0 and run.stdout.startswith(b"N ")
     assert not canary.ran()

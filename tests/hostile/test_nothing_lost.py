@@ -194,7 +194,7 @@ def test_a_failed_export_leaves_the_old_file_and_no_debris(
     def no_space(fd: int) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(exporting.os, "fsync", no_space)
+    monkeypatch.setattr(os, "fsync", no_space)  # the os module exporting writes with
     with pytest.raises(exporting.ExportRefused, match="No space left on device"):
         exporting.write_atomic(target, "x" * 100_000, repo, overwrite=True)
     assert target.read_text(encoding="utf-8") == "old"

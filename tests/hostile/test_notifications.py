@@ -206,7 +206,9 @@ async def test_every_notification_path_is_literal(
             raise UnknownRole(ROLE, [OTHER])
 
         app.session.resolve = unknown  # type: ignore[method-assign]
-        app.set_inputs(app.inputs.step(days=1))
+        moved = app.inputs.step(days=1)
+        assert moved is not None
+        app.set_inputs(moved)
         await settle(pilot)
         await wait_workers(pilot)
         assert shown(repr(ROLE)) in toasts.take()
@@ -215,12 +217,16 @@ async def test_every_notification_path_is_literal(
             raise ValueError(f"bad {CLICK}{OSC52}")
 
         app.session.resolve = broken  # type: ignore[method-assign]
-        app.set_inputs(app.inputs.step(days=1))
+        moved = app.inputs.step(days=1)
+        assert moved is not None
+        app.set_inputs(moved)
         await settle(pilot)
         await wait_workers(pilot)
         assert f"resolution failed: bad {shown(CLICK + OSC52)}" in toasts.take()
         app.session.resolve = original  # type: ignore[method-assign]
-        app.set_inputs(app.inputs.step(days=-2))
+        moved = app.inputs.step(days=-2)
+        assert moved is not None
+        app.set_inputs(moved)
         await settle(pilot)
 
         # Export: written, exists, refused; paths are shown literally.
@@ -267,7 +273,7 @@ async def test_palette_entries_and_status_show_role_names_literally(repo: Path) 
             assert isinstance(prompt, Content)
             assert not [s for s in prompt.spans if "@" in str(s.style)]
             assert not UNSAFE.search(prompt.plain)
-        plain = [p.plain for p in prompts]
+        plain = [p.plain for p in prompts if isinstance(p, Content)]  # all are, as asserted
         assert f"Set role: {shown(ROLE)}" in plain
         assert plain.count(f"Set role: {shown(OTHER)}") == 2  # discovered and searched
         assert all(isinstance(h, DiscoveryHit) for h in [h async for h in provider.discover()])

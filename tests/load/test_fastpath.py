@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from octui.bundle.jsonout import dumps_indent2
 from octui.core.model import FrontMatter
 from octui.load.fastpath import fast_fields, fast_mapping
-from octui.load.loader import ParsedFile, parse_file, split_front_matter
+from octui.load.frontmatter import ParsedFile, parse_file, split_front_matter
 from octui.load.strict_yaml import YamlError, load_yaml
 from octui.synth import generate, render
 
@@ -207,7 +207,7 @@ FIELD_VALUES: dict[str, tuple[list[Any], list[Any]]] = {
     "status": (["active", "draft", None], ["Active", "active ", 1, True, ["active"]]),
     "layer": (["L0", "L4", None], ["L9", "l0", 2, True, ["L0"]]),
     "title": (["T", "", None], [5, 1.5, True, ["x"], {"a": 1}, date(2026, 1, 1)]),
-    "tags": (([], ["a"], [""], None), (["a", 1], ["a", None], [["a"]], "solo", {"a": 1})),
+    "tags": ([[], ["a"], [""], None], [["a", 1], ["a", None], [["a"]], "solo", {"a": 1}]),
     "classification": (["internal", None], [1, True]),
     "access": (
         [None, {}, {"roles": ["a"]}, {"roles": None}, {"roles": []}],
@@ -386,8 +386,8 @@ def test_literal_blocks_equal_the_full_loader(text: str) -> None:
 def parse_slowly(rel: str, raw: bytes) -> ParsedFile:
     """``parse_file`` with both fast paths switched off: PyYAML and Pydantic decide."""
     with (
-        patch("octui.load.loader.fast_mapping", return_value=None),
-        patch("octui.load.loader.fast_fields", return_value=None),
+        patch("octui.load.frontmatter.fast_mapping", return_value=None),
+        patch("octui.load.frontmatter.fast_fields", return_value=None),
     ):
         return parse_file(rel, raw)
 

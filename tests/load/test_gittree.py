@@ -20,8 +20,10 @@ from octui.bundle.bundle import digest
 from octui.cli.main import main
 from octui.core.timeutil import parse_instant
 from octui.load.config import NotARepository
-from octui.load.gittree import GitRevisionError, GitTree, list_revisions, load_revision
+from octui.load.gitrun import GitRevisionError
+from octui.load.gittree import GitTree
 from octui.load.loader import load_repository
+from octui.load.revisions import list_revisions, load_revision
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query
 

@@ -13,7 +13,8 @@ from octui.bundle.bundle import object_fields
 from octui.cli.main import main
 from octui.core.model import FrontMatter
 from octui.load.fastpath import fast_fields
-from octui.load.loader import load_repository, parse_file
+from octui.load.frontmatter import parse_file
+from octui.load.loader import load_repository
 
 #: A value for every field with a default, different from that default.
 SET_VALUES: dict[str, Any] = {

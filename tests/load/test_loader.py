@@ -9,7 +9,8 @@ import pytest
 from repo_builder import make_repo, obj, resolve_at
 
 from octui.core.enums import Status
-from octui.load.loader import load_repository, parse_file
+from octui.load.frontmatter import parse_file
+from octui.load.loader import load_repository
 
 
 def invalid(repo_root: Path) -> dict[str, str]:
@@ -43,7 +44,7 @@ def test_markdown_front_matter_is_its_lines_with_their_line_breaks(
 ) -> None:
     """A block scalar ending the front matter keeps its final newline, as in a .yaml file."""
     if not fast:
-        monkeypatch.setattr("octui.load.loader.fast_mapping", lambda text: None)
+        monkeypatch.setattr("octui.load.frontmatter.fast_mapping", lambda text: None)
     lines = "summary: |\n  text\n  more\ntitle: >\n  folded\n  line\n"
     root = make_repo(
         tmp_path,

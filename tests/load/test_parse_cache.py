@@ -17,8 +17,10 @@ import pytest
 from octui.bundle.bundle import bundle_dict, digest, dumps_bundle
 from octui.cli.main import main
 from octui.load import parse_cache as cache
-from octui.load.loader import FsTree, Loader, Repository, load_repository
+from octui.load.assemble import Repository
+from octui.load.loader import Loader, load_repository
 from octui.load.parse_cache import ParseStore, cache_dir, open_store
+from octui.load.tree import FsTree
 from octui.render.explain import explain
 from octui.resolve.cache import ResolutionCache
 from octui.resolve.engine import resolve
@@ -301,7 +303,7 @@ def test_digest_from_cached_pieces_equals_the_definition(synth_repo: Path) -> No
 def test_gc_pause_restores_the_collector_and_holds_only_the_loaded_heap(synth_repo: Path) -> None:
     import gc
 
-    from octui.load.loader import release_heap
+    from octui.load.heap import release_heap
 
     assert gc.isenabled()
     release_heap()

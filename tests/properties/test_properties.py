@@ -463,7 +463,8 @@ def test_fates_agree_with_an_independent_reading_of_the_spec(
                         by = keyed[key]
                         assert by.status.value == "active" and by.effective_start <= as_of
                         assert not (
-                            isinstance(fates[by.uid], Exclusion) and fates[by.uid].reason.is_denial
+                            isinstance(by_fate := fates[by.uid], Exclusion)
+                            and by_fate.reason.is_denial
                         )
                 if fate.reason is ExclusionReason.OUTRANKED:
                     (key,) = fate.related
@@ -485,9 +486,9 @@ def test_fates_agree_with_an_independent_reading_of_the_spec(
                     assert not o.is_floor_layer
                     assert query["limit"] is not None or query["min_relevance"] is not None
             # every id a warning names is one the role may read (or a source)
-            for w in res.warnings:
-                for wid in w.ids:
-                    assert wid in readable, (role, w)
+            for warning in res.warnings:
+                for wid in warning.ids:
+                    assert wid in readable, (role, warning)
 
 
 def _cli_digest(root: Path, role: str, as_of: str, env: dict[str, str]) -> str:

@@ -278,7 +278,7 @@ def git_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return work
 
 
-def annotations(out: str) -> list[dict[str, str]]:
+def github_annotations(out: str) -> list[dict[str, str]]:
     parsed = []
     for line in out.splitlines():
         assert line.startswith(("::error ", "::warning ")), line
@@ -292,7 +292,7 @@ def annotations(out: str) -> list[dict[str, str]]:
 def test_github_annotations_land_on_the_files(git_copy: Path) -> None:
     proc = run("validate", git_copy / "org" / "context", "--as-of", AS_OF, "--format", "github")
     assert proc.returncode == 1, proc.stderr  # sample-repo has errors
-    found = annotations(proc.stdout)
+    found = github_annotations(proc.stdout)
     js = run("validate", git_copy / "org" / "context", "--as-of", AS_OF, "--format", "json")
     findings = json.loads(js.stdout)["findings"]
     assert len(found) == len(findings) == 20
@@ -317,12 +317,12 @@ def test_paths_from_inside_the_repository_and_at_a_revision(
     inside = run(
         "validate", ".", "--as-of", AS_OF, "--format", "github", cwd=git_copy / "org" / "context"
     )
-    files = [a["file"] for a in annotations(inside.stdout)]
+    files = [a["file"] for a in github_annotations(inside.stdout)]
     assert files and all(f.startswith("org/context/") for f in files)
     rev = run(
         "validate", git_sample.context, "--rev", "HEAD~2", "--as-of", AS_OF, "--format", "github"
     )
-    found = annotations(rev.stdout)
+    found = github_annotations(rev.stdout)
     assert found and all(a["file"].startswith("context/") for a in found)
     assert all((git_sample.work / a["file"]).exists() for a in found)
 

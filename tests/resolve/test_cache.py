@@ -16,7 +16,8 @@ from octui.analysis.agenda import change_agenda
 from octui.analysis.whynot import why_not
 from octui.bundle.bundle import digest
 from octui.core.model import Exclusion
-from octui.load.loader import Repository, load_repository
+from octui.load.assemble import Repository
+from octui.load.loader import load_repository
 from octui.resolve import cache as cache_module
 from octui.resolve.cache import ResolutionCache
 from octui.resolve.engine import resolve

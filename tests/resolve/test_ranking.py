@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from repo_builder import included_keys, make_repo, obj, resolve_at
 
-from octui.resolve.ranking import WEIGHTS, stem, tokenize
+from octui.core.tokens import stem, tokenize
+from octui.resolve.ranking import WEIGHTS
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ import pytest
 TESTS = Path(__file__).resolve().parents[1]
 PASSED = "scenario passed"
 
-Scenario = Callable[[Path], Awaitable[None]]
+Scenario = Callable[[Path], Coroutine[Any, Any, None]]
 
 
 def registry() -> tuple[dict[str, Scenario], Callable[[Scenario], Scenario]]:

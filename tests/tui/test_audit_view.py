@@ -57,6 +57,7 @@ def findings(screen: AuditScreen) -> list[AuditFinding]:
 
 def move_to_finding(screen: AuditScreen, code: str, object_id: str) -> AuditFinding:
     table = screen.query_one(FindingsTable)
+    f: AuditFinding
     for i, f in enumerate(table.rows):
         if f.finding.code.value == code and object_id in f.finding.ids:
             table.move_to(i)

@@ -40,7 +40,7 @@ def _app(root: Path, as_of: str) -> Any:
     from octui.core.timeutil import parse_instant
     from octui.tui.app import create_app
 
-    app = create_app(
+    app: Any = create_app(  # Any: it carries the spy's list as app.messages
         root,
         role="reader",
         as_of=parse_instant(as_of),

@@ -14,6 +14,7 @@ from octui.resolve.result import Query
 from octui.tui.screens.agenda import AgendaScreen
 from octui.tui.screens.diff import DiffScreen
 from octui.tui.screens.revisions import RevisionScreen
+from octui.tui.widgets.rowtable import RowTable
 
 from .conftest import SAMPLE, make_app, settle
 
@@ -54,7 +55,7 @@ async def test_what_changed_for_support_between_march_and_today() -> None:
         assert app.feature_set.compare.diff is not None
         assert app.feature_set.compare.diff.to_json() == expected.to_json()
         # Rows that differ are marked in the panes: refunds v2 is newly included.
-        table = app.main.query_one("#included-table")
+        table = app.main.query_one("#included-table", RowTable)
         index = next(i for i, r in enumerate(table.rows) if r.obj.key == "policies.refunds@2")
         first_cell_style = table.row_cells(table.rows[index], index)[0][1]
         assert "on #" in first_cell_style
@@ -115,6 +116,7 @@ async def test_what_the_repository_said_two_commits_ago(tmp_path: Path) -> None:
     app = make_app(sample.context, role="support", as_of=TODAY)
     async with app.run_test(size=(130, 40)) as pilot:
         await settle_all(pilot)
+        assert app.view is not None
         assert "policies.refunds@2" in [i.obj.key for i in app.view.included]
         await pilot.press("p", "g")
         await settle_all(pilot)
@@ -122,6 +124,7 @@ async def test_what_the_repository_said_two_commits_ago(tmp_path: Path) -> None:
         await pilot.press("down", "down", "down", "enter")  # HEAD~2: the oldest commit
         await settle_all(pilot)
         assert app.revision is not None
+        assert app.view is not None
         keys = [i.obj.key for i in app.view.included]
         assert "policies.refunds@1" in keys and "policies.refunds@2" not in keys
         assert (
@@ -163,6 +166,7 @@ async def test_starting_at_a_revision(tmp_path: Path, capsys) -> None:  # type: 
     app.start_at_revision("HEAD~2")
     async with app.run_test(size=(130, 40)) as pilot:
         await settle_all(pilot)
+        assert app.view is not None
         keys = [i.obj.key for i in app.view.included]
         assert "policies.refunds@1" in keys and "policies.refunds@2" not in keys
         assert "revision HEAD~2" in str(app.main.query_one("#extras-bar").render())
@@ -184,7 +188,7 @@ async def test_the_agenda_scrolls_through_every_change_and_toggles() -> None:
         assert isinstance(screen, AgendaScreen)
         await screen.done.wait()
         await settle_all(pilot)
-        table = screen.query_one("#agenda-table")
+        table = screen.query_one("#agenda-table", RowTable)
         assert [p.first_instant for p in table.rows] == [p.first_instant for p in receiving.points]
         # scroll to the very first change, far before as_of, through a virtualised table
         for _ in range(len(table.rows) // 5 + 2):

@@ -401,12 +401,12 @@ async def test_validate_shows_the_whole_repository_findings_as_the_cli() -> None
         assert not isinstance(app.screen, ValidateScreen)
 
 
-async def test_copy_offers_id_path_and_bundle() -> None:
+async def test_copy_offers_id_path_and_bundle(monkeypatch: pytest.MonkeyPatch) -> None:
     app = make_app(role="support")
     copied: list[str] = []
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        app.copy_to_clipboard = copied.append  # type: ignore[method-assign]
+        monkeypatch.setattr(app, "copy_to_clipboard", copied.append)
         app.action_jump("policies.refunds")
         await pilot.pause()
         app.feature_set.orientation.action_copy_id()

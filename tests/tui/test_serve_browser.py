@@ -26,8 +26,8 @@ import pytest
 
 from .conftest import SAMPLE
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-if CHROMIUM is None:
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or ""
+if not CHROMIUM:
     if os.environ.get("CI") == "true":
         raise RuntimeError("CI needs chromium for the browser test (.ci/run installs it)")
     pytest.skip("chromium is not installed", allow_module_level=True)

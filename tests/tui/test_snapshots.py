@@ -1,11 +1,13 @@
 """Snapshot tests of the key screens at 80×24, 120×40 and 160×50 (fixed as_of, no cursor blink).
 
-Update after an intended change with ``pytest tests/tui --snapshot-update`` and look at
-the SVGs in ``tests/tui/__snapshots__/`` before committing them.
+Update after an intended change with ``pytest -n 0 tests/tui --snapshot-update`` and look
+at the SVGs in ``tests/tui/__snapshots__/`` before committing them (serially: under
+pytest-xdist syrupy writes the new snapshots but does not delete the ones no test uses).
 """
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 from typing import Any
 
@@ -124,3 +126,25 @@ def test_audit_matrix(snap_compare: Any, size: tuple[int, int]) -> None:
 
     app = make_app(role="support", audit=True)
     assert snap_compare(app, terminal_size=size, run_before=before)
+
+
+def _snapshot_names() -> set[str]:
+    """The snapshot file names (without ``.svg``) the tests in this module write."""
+    names: set[str] = set()
+    for name, test in list(globals().items()):
+        if not name.startswith("test_") or "snap_compare" not in inspect.signature(test).parameters:
+            continue
+        marks = [m for m in getattr(test, "pytestmark", []) if m.name == "parametrize"]
+        ids = [param.id for mark in marks for param in mark.args[1]]
+        names |= {f"{name}[{i}]" for i in ids} if ids else {name}
+    return names
+
+
+def test_every_stored_snapshot_belongs_to_a_test() -> None:
+    """syrupy fails a serial run on a snapshot no test uses, but skips that check under
+    pytest-xdist (its workers do not pool what they used); this holds in any run."""
+    stored = {
+        p.stem
+        for p in (Path(__file__).parent / "__snapshots__" / Path(__file__).stem).glob("*.svg")
+    }
+    assert stored and stored == _snapshot_names()

@@ -100,8 +100,9 @@ async def test_starting_known_at(tmp_path: Path, capsys: Any) -> None:
         short = repo.commits["45"][:7]
         assert f"known at 2026-06-11 · commit {short}" in app.feature_set.timetravel.axes_line
         assert "in effect: as_of 2026-07-01" in app.feature_set.timetravel.axes_line
+        assert app.view is not None
         [v2] = [i for i in app.view.included if i.obj.id == "policies.refunds"]
-        assert v2.obj.summary.startswith("45-day")
+        assert (v2.obj.summary or "").startswith("45-day")
 
 
 async def test_the_object_history_in_the_detail_pane_opens_a_commit(tmp_path: Path) -> None:
@@ -131,6 +132,7 @@ async def test_the_object_history_in_the_detail_pane_opens_a_commit(tmp_path: Pa
         await pilot.press("down", "down", "enter")
         await settle_all(pilot)
         assert app.revision == repo.commits["45"]
+        assert app.view is not None
         assert app.view.resolution.repository.source.commit == repo.commits["45"]
         assert f"revision {repo.commits['45']}" in app.feature_set.timetravel.axes_line
         assert app.inputs.as_of == TODAY  # opening a commit leaves as_of alone

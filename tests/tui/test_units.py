@@ -150,8 +150,11 @@ def test_default_export_path_is_outside_the_repository(tmp_path: Path) -> None:
 def test_inputs_step_and_toggle() -> None:
     start = parse_instant("2026-03-31")
     i = Inputs(role="support", as_of=start, chosen=start)
-    assert format_instant(i.step(months=-1).as_of) == "2026-02-28T00:00:00Z"  # type: ignore[arg-type]
-    assert format_instant(i.step(days=1).as_of) == "2026-04-01T00:00:00Z"  # type: ignore[arg-type]
+    back, forward = i.step(months=-1), i.step(days=1)
+    assert back is not None and back.as_of is not None
+    assert forward is not None and forward.as_of is not None
+    assert format_instant(back.as_of) == "2026-02-28T00:00:00Z"
+    assert format_instant(forward.as_of) == "2026-04-01T00:00:00Z"
     now = i.toggle_now()
     assert now.as_of is None and now.chosen == start
     assert now.toggle_now().as_of == start

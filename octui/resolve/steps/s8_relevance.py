@@ -15,8 +15,9 @@ from dataclasses import dataclass
 
 from octui.core.enums import ExclusionReason
 from octui.core.model import ContextObject, Exclusion
+from octui.core.tokens import tokenize
 from octui.resolve.index import RepoIndex
-from octui.resolve.ranking import Score, score, tokenize
+from octui.resolve.ranking import Score, score
 from octui.resolve.result import Query
 from octui.resolve.steps.base import Reader, excluded
 

@@ -20,7 +20,7 @@ from textual.binding import Binding
 from octui.analysis.agenda import walk_changes
 from octui.analysis.agenda_points import EPSILON, ChangePoint
 from octui.core.timeutil import BEGINNING_OF_TIME
-from octui.load.loader import Repository
+from octui.load.assemble import Repository
 from octui.resolve.cache import ResolutionCache
 from octui.resolve.result import Query
 from octui.tui.background import in_daemon_thread

@@ -17,8 +17,10 @@ from typing import ClassVar
 
 from textual.binding import Binding
 
-from octui.load.gittree import GitRevisionError, GitTree, list_revisions
+from octui.load.gitrun import GitRevisionError
+from octui.load.gittree import GitTree
 from octui.load.loader import ParseStore
+from octui.load.revisions import list_revisions
 from octui.session import Session
 from octui.tui.features import Command, Feature
 from octui.tui.messages import RevisionRequested

@@ -23,7 +23,7 @@ from textual.css.query import NoMatches
 
 from octui.analysis.objlog import object_log
 from octui.core.model import Exclusion
-from octui.load.gittree import GitRevisionError
+from octui.load.gitrun import GitRevisionError
 from octui.load.known_at import CommitInfo, commit_info, known_at_revision
 from octui.resolve.result import Included
 from octui.tui.features import Command, Feature

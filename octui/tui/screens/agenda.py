@@ -29,7 +29,7 @@ from octui.analysis.agenda_points import ChangePoint
 from octui.analysis.diff_result import ObjectChange
 from octui.core.textsafe import inert
 from octui.core.timeutil import format_day, format_instant
-from octui.load.loader import Repository
+from octui.load.assemble import Repository
 from octui.resolve.cache import ResolutionCache
 from octui.resolve.result import Query
 from octui.tui.background import in_daemon_thread

@@ -19,7 +19,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from octui.core.textsafe import inert
-from octui.load.gittree import Revision
+from octui.load.revisions import Revision
 
 WORKING_TREE = ""
 """The picker's value for "the files on disk"."""

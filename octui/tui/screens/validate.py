@@ -18,7 +18,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from octui.load.loader import Repository
+from octui.load.assemble import Repository
 from octui.render.findings import finding_lines
 from octui.resolve.cache import ResolutionCache
 from octui.resolve.engine import resolve

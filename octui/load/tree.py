@@ -1,0 +1,217 @@
+"""The files a repository is read from: a :class:`Tree` of entries, and :class:`FsTree`, the
+working tree on disk.
+
+Reading goes through a tree — the working tree (:class:`FsTree`) or any other snapshot (a
+git revision, :mod:`octui.load.gittree`) — so loading never depends on where the bytes come
+from, and never writes anything. An :class:`Entry` carries a file's identity, which keys
+every cache of what the file parses to.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Hashable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from octui.load.fsread import (
+    BROKEN,
+    HIDDEN,
+    OUTSIDE,
+    hidden_below,
+    inside,
+    not_regular,
+    read_inside,
+    read_regular,
+    resolve_inside,
+)
+
+MAX_FILE_BYTES = 1024 * 1024
+"""The largest file read (1 MiB); a bigger one is a finding, never read."""
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One directory entry. ``problem`` is set for entries that cannot be followed.
+
+    ``identity`` names the real file or folder behind the entry (on disk its device and
+    inode, in a git revision its resolved path; None when the tree cannot tell), so two
+    paths to one real file are recognised. ``ino`` and ``ctime_ns`` complete the cache
+    key on disk (0 elsewhere); ``link`` says the entry was reached through a symbolic link.
+    """
+
+    name: str
+    rel: str
+    is_dir: bool
+    size: int = 0
+    mtime_ns: int = 0
+    problem: str | None = None
+    ino: int = 0
+    ctime_ns: int = 0
+    identity: Hashable | None = None
+    link: bool = False
+
+    @property
+    def key(self) -> FileKey:
+        """What a parse of this file is cached under: a key that timestamps alone cannot
+        forge (the inode and ``st_ctime_ns``, which only the kernel sets)."""
+        return (self.rel, self.size, self.mtime_ns, self.ino, self.ctime_ns)
+
+
+FileKey = tuple[str, int, int, int, int]
+"""``(path, size, mtime_ns, inode, ctime_ns)`` of a file."""
+
+
+class Tree(Protocol):
+    """A read-only snapshot of a repository's files, addressed by POSIX relative paths."""
+
+    def read(self, rel: str) -> bytes: ...
+
+    def is_dir(self, rel: str) -> bool: ...
+
+    def is_file(self, rel: str) -> bool: ...
+
+    def scandir(self, rel: str) -> list[Entry]:
+        """Entries of a folder; raises ``OSError`` when the folder cannot be read."""
+        ...
+
+    def describe(self, rel: str) -> str:
+        """How to name ``rel`` in a message."""
+        ...
+
+
+class FsTree:
+    """The working tree. Symbolic links are followed only while they stay inside the root and
+    lead to nothing hidden; only regular files are read, at most ``MAX_FILE_BYTES + 1`` bytes
+    of each (:mod:`octui.load.fsread`)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.real_root = Path(os.path.realpath(root))
+        self._real = str(self.real_root)
+        self._real_dirs: dict[str, tuple[str, bool]] = {}
+        """``rel -> (real path, plain)`` of every folder listed by :meth:`scandir`, plain when
+        it is inside the root and nothing on its path below the root is hidden (saves a
+        realpath and the path checks of every file read)."""
+
+    def _path(self, rel: str) -> Path:
+        return self.root / rel if rel not in ("", ".") else self.root
+
+    def describe(self, rel: str) -> str:
+        return str(self._path(rel))
+
+    def read(self, rel: str) -> bytes:
+        parent, _, name = rel.rpartition("/")
+        known = self._real_dirs.get(parent)
+        if known is not None:
+            real_parent, plain_parent = known
+            candidate = os.path.join(real_parent, name)
+            if plain_parent:  # the same answer as the full checks below, for one name
+                plain = not name.startswith(".")
+            else:
+                plain = inside(candidate, self._real) and not hidden_below(candidate, self._real)
+            try:
+                st = os.lstat(candidate) if plain else None
+            except OSError:
+                st = None
+            if st is not None and not stat.S_ISLNK(st.st_mode):
+                return read_regular(candidate, MAX_FILE_BYTES, st)
+        return read_inside(str(self._path(rel)), self._real, MAX_FILE_BYTES)
+
+    def is_dir(self, rel: str) -> bool:
+        real = self._resolved(rel)
+        return real is not None and os.path.isdir(real)
+
+    def is_file(self, rel: str) -> bool:
+        real = self._resolved(rel)
+        return real is not None and os.path.isfile(real)
+
+    def _resolved(self, rel: str) -> str | None:
+        try:
+            return resolve_inside(str(self._path(rel)), self._real)
+        except OSError:
+            return None
+
+    def scandir(self, rel: str) -> list[Entry]:
+        base = self._path(rel)
+        key = "" if rel in ("", ".") else rel
+        real_dir = self._real if not key else os.path.realpath(base)
+        entries: list[Entry] = []
+        with os.scandir(base) as it:
+            for item in it:
+                child = item.name if not key else f"{key}/{item.name}"
+                if not _utf8(item.name):  # never let undecodable bytes reach an output
+                    name, child = (
+                        os.fsencode(n).decode("utf-8", "backslashreplace")
+                        for n in (item.name, child)
+                    )
+                    problem = "file name is not valid UTF-8; rename it"
+                    entries.append(Entry(name, child, _is_dir(item), problem=problem))
+                    continue
+                entries.append(self._entry(item, child, real_dir))
+        plain = inside(real_dir, self._real) and not hidden_below(real_dir, self._real)
+        self._real_dirs[key] = (real_dir, plain)
+        return entries
+
+    def _entry(self, item: os.DirEntry[str], rel: str, real_dir: str) -> Entry:
+        try:
+            if item.is_symlink():
+                return self._link_entry(item, rel, real_dir)
+            st = item.stat(follow_symlinks=False)
+            if stat.S_ISDIR(st.st_mode):
+                return Entry(item.name, rel, True, identity=(st.st_dev, st.st_ino))
+            if not stat.S_ISREG(st.st_mode):
+                return Entry(item.name, rel, False, problem=not_regular(st.st_mode))
+            return _file_entry(item.name, rel, st, link=False)
+        except OSError as exc:
+            return Entry(item.name, rel, False, problem=f"cannot be read ({exc.strerror or exc})")
+
+    def _link_entry(self, item: os.DirEntry[str], rel: str, real_dir: str) -> Entry:
+        real = os.path.realpath(item.path)
+        is_dir = os.path.isdir(real)  # a folder link is reported, not skipped
+        if not inside(real, self._real):
+            return Entry(item.name, rel, is_dir, problem=OUTSIDE)
+        if not os.path.lexists(real):
+            return Entry(item.name, rel, False, problem=BROKEN)
+        if hidden_below(real, self._real):
+            return Entry(item.name, rel, is_dir, problem=HIDDEN)
+        st = os.stat(real)
+        if stat.S_ISDIR(st.st_mode):
+            # A loop when the target holds the folder this link is in (a/loop -> ..).
+            if inside(real_dir, real):
+                return Entry(item.name, rel, True, problem="symbolic link loop; not followed")
+            return Entry(item.name, rel, True, identity=(st.st_dev, st.st_ino), link=True)
+        if not stat.S_ISREG(st.st_mode):
+            return Entry(item.name, rel, False, problem=not_regular(st.st_mode))
+        return _file_entry(item.name, rel, st, link=True)
+
+
+def _file_entry(name: str, rel: str, st: os.stat_result, *, link: bool) -> Entry:
+    return Entry(
+        name,
+        rel,
+        False,
+        st.st_size,
+        st.st_mtime_ns,
+        ino=st.st_ino,
+        ctime_ns=st.st_ctime_ns,
+        identity=(st.st_dev, st.st_ino),
+        link=link,
+    )
+
+
+def _utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:  # os.scandir's surrogate escapes for undecodable bytes
+        return False
+    return True
+
+
+def _is_dir(item: os.DirEntry[str]) -> bool:
+    try:
+        return item.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
