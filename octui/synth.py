@@ -27,106 +27,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from octui.synth_vocabulary import (
+    AREA_WEIGHTS,
+    AREAS,
+    AUTHORITIES,
+    AUTHORITY_WEIGHTS,
+    FILLER,
+    LEVEL_WEIGHTS,
+    LEVELS,
+    OWNERS,
+    ROLES,
+    TYPES,
+    WORDS,
+    config_text,
+)
+
 EPOCH_DAY = 738_156  # 2022-01-01 as a proleptic ordinal (date(2022, 1, 1).toordinal())
 SPAN_DAYS = 365 * 5  # objects are created between 2022-01-01 and the end of 2026
-
-
-def _words(text: str) -> list[str]:
-    return text.split()
-
-
-AREAS: dict[str, list[str]] = {
-    "policies": [
-        "refunds",
-        "billing",
-        "security",
-        "privacy",
-        "retention",
-        "acceptable-use",
-        "support-hours",
-        "escalation",
-        "travel",
-        "expenses",
-        "remote-work",
-        "hiring",
-    ],
-    "procedures": [
-        "refund",
-        "password-reset",
-        "incident-response",
-        "release",
-        "onboarding",
-        "offboarding",
-        "chargeback",
-        "account-deletion",
-        "backup",
-        "failover",
-    ],
-    "pricing": ["enterprise", "team", "starter", "discounts", "partners", "education"],
-    "decisions": ["database", "queue", "hosting", "auth", "frontend", "observability", "api"],
-    "notes": ["meeting", "retro", "customer-call", "research", "competitor", "offsite"],
-    "products": ["flow", "portal", "mobile", "api", "analytics", "connectors"],
-    "customers": ["acme", "globex", "initech", "umbrella", "hooli", "stark", "wayne"],
-    "teams": ["platform", "payments", "growth", "support", "sales", "security", "data"],
-    "legal": ["contracts", "dpa", "terms", "compliance", "export"],
-    "finance": ["budget", "forecast", "payroll", "audit", "revenue"],
-}
-AREA_WEIGHTS = {
-    "policies": 14, "procedures": 14, "pricing": 5, "decisions": 10, "notes": 22,
-    "products": 10, "customers": 10, "teams": 6, "legal": 4, "finance": 5,
-}  # fmt: skip
-TYPES = {
-    "policies": "policy", "procedures": "procedure", "pricing": "pricing",
-    "decisions": "decision", "notes": "note", "products": "product",
-    "customers": "account", "teams": "team", "legal": "legal", "finance": "finance",
-}  # fmt: skip
-OWNERS = ["ops", "legal", "finance", "support", "platform", "sales", "security", "people"]
-AUTHORITIES = ["canonical", "approved", "reference", "observed", "inferred", "historical"]
-AUTHORITY_WEIGHTS = [18, 34, 26, 10, 7, 5]
-LEVELS = ["public", "internal", "confidential", "restricted"]
-LEVEL_WEIGHTS = [20, 50, 22, 8]
-ROLES: dict[str, dict[str, Any]] = {
-    "support": {
-        "clearance": "internal",
-        "include": ["mission", "identity.*", "policies.*", "procedures.*", "products.*"],
-        "exclude": ["policies.internal.*"],
-    },
-    "sales": {
-        "clearance": "confidential",
-        "include": ["mission", "identity.*", "pricing.*", "policies.*", "customers.*", "notes.*"],
-    },
-    "engineering": {
-        "clearance": "confidential",
-        "include": ["mission", "identity.*", "decisions.*", "procedures.*", "products.*"],
-        "exclude": ["procedures.offboarding.*"],
-    },
-    "finance": {
-        "clearance": "restricted",
-        "include": ["mission", "identity.*", "finance.*", "pricing.*", "legal.contracts.*"],
-    },
-    "legal": {
-        "clearance": "restricted",
-        "include": ["mission", "identity.*", "legal.*", "policies.*"],
-    },
-    "people": {"clearance": "confidential", "include": ["mission", "identity.*", "teams.*"]},
-    "leadership": {"clearance": "restricted"},
-    "public-bot": {"include": ["mission", "identity.*", "policies.public.*", "products.*"]},
-}  # fmt: skip
-WORDS = _words(
-    "refund invoice customer account billing payment credit outage incident escalation "
-    "policy procedure approval pricing discount contract renewal enterprise team starter "
-    "security password access audit retention deletion privacy request ticket response "
-    "release deploy rollback database queue latency region failover backup restore "
-    "onboarding training handbook manager review quarter budget forecast revenue margin "
-    "partner integration connector webhook token session mobile portal dashboard report "
-    "customer success support agent chat email phone hours weekend holiday priority "
-    "severity owner timeline decision rationale alternative migration upgrade version "
-    "limit quota usage overage trial cancel downgrade upgrade tax receipt currency"
-)
-FILLER = _words(
-    "we the our a to and of in for with is are be will should must may when if "
-    "after before within each every any all only not"
-)
 
 
 @dataclass
@@ -184,12 +101,9 @@ def _family_sizes(rng: random.Random) -> Iterator[int]:
         yield 1 if r < 0.72 else 2 if r < 0.9 else 3 if r < 0.96 else rng.randint(4, 6)
 
 
-def generate(n: int, seed: int) -> tuple[str, list[Obj]]:
-    """``(opencontext.yaml text, objects)`` for ``n`` objects; deterministic in (n, seed)."""
-    rng = random.Random(f"opencontext-synth:{seed}")
-    objects: list[Obj] = []
-    # L0 / L1 first: one mission and a handful of identity objects.
-    objects.append(
+def _floor_objects(rng: random.Random, n: int) -> list[Obj]:
+    """L0 / L1 first: one mission and up to four identity objects (fewer when ``n`` is small)."""
+    objects = [
         Obj(
             "mission",
             1,
@@ -203,7 +117,7 @@ def generate(n: int, seed: int) -> tuple[str, list[Obj]]:
             },
             _body(rng, "Mission"),
         )
-    )
+    ]
     for name in ["voice", "values", "brand", "glossary"][: max(0, min(4, n - 1))]:
         objects.append(
             Obj(
@@ -220,6 +134,31 @@ def generate(n: int, seed: int) -> tuple[str, list[Obj]]:
                 _body(rng, name.capitalize()),
             )
         )
+    return objects
+
+
+def _placement(rng: random.Random, area: str, topic: str, counter: int) -> tuple[str, str]:
+    """``(object id, folder)`` of the ``counter``-th family: most under their area, some
+    notes in the tickets and chats sources, a few in the wiki."""
+    sub = ""
+    if area == "policies" and rng.random() < 0.12:
+        sub = rng.choice(["internal.", "public."])
+    object_id = f"{area}.{sub}{topic}.{topic}-{counter:06d}"
+    folder = f"{area}/{topic}/{counter // 500:03d}"
+    source_kind = rng.random()
+    if area == "notes" and source_kind < 0.25:
+        folder = f"inbox/tickets/{counter // 500:03d}"
+    elif area == "notes" and source_kind < 0.35:
+        folder = f"inbox/chats/{counter // 500:03d}"
+    elif source_kind < 0.06:
+        folder = f"wiki/{area}/{counter // 500:03d}"
+    return object_id, folder
+
+
+def generate(n: int, seed: int) -> tuple[str, list[Obj]]:
+    """``(opencontext.yaml text, objects)`` for ``n`` objects; deterministic in (n, seed)."""
+    rng = random.Random(f"opencontext-synth:{seed}")
+    objects = _floor_objects(rng, n)
     areas = sorted(AREAS)
     weights = [AREA_WEIGHTS[a] for a in areas]
     sizes = _family_sizes(rng)
@@ -229,24 +168,80 @@ def generate(n: int, seed: int) -> tuple[str, list[Obj]]:
         area = rng.choices(areas, weights)[0]
         topic = rng.choice(AREAS[area])
         counter += 1
-        sub = ""
-        if area == "policies" and rng.random() < 0.12:
-            sub = rng.choice(["internal.", "public."])
-        object_id = f"{area}.{sub}{topic}.{topic}-{counter:06d}"
-        folder = f"{area}/{topic}/{counter // 500:03d}"
-        source_kind = rng.random()
-        if area == "notes" and source_kind < 0.25:
-            folder = f"inbox/tickets/{counter // 500:03d}"
-        elif area == "notes" and source_kind < 0.35:
-            folder = f"inbox/chats/{counter // 500:03d}"
-        elif source_kind < 0.06:
-            folder = f"wiki/{area}/{counter // 500:03d}"
+        object_id, folder = _placement(rng, area, topic, counter)
         versions = min(next(sizes), n - len(objects))
         family = _family(rng, area, topic, object_id, folder, versions, all_ids)
         objects.extend(family)
         all_ids.append(object_id)
     _sprinkle_problems(rng, objects, all_ids)
-    return _config_text(), objects
+    return config_text(), objects
+
+
+@dataclass(frozen=True)
+class _Traits:
+    """What every version of one family shares."""
+
+    title: str
+    tags: list[str]
+    applies_to: list[str]
+    authority: str
+    level: str
+
+
+def _version_fields(rng: random.Random, area: str, traits: _Traits, day: int) -> dict[str, Any]:
+    """The front matter of one version created on ``day``, before any declaration."""
+    f: dict[str, Any] = {
+        "authority": traits.authority,
+        "title": traits.title if rng.random() < 0.97 else None,
+        "summary": _sentence(rng) if rng.random() < 0.8 else None,
+        "type": TYPES[area],
+        "owner": rng.choice(OWNERS),
+        "layer": rng.choice(["L2", "L3", "L4"]) if rng.random() < 0.85 else None,
+        "tags": traits.tags or None,
+        "applies_to": traits.applies_to or None,
+        "classification": traits.level if rng.random() < 0.9 else None,
+        "created": _instant(rng, day),
+    }
+    if rng.random() < 0.6:
+        f["updated"] = _instant(rng, day + rng.randint(0, 200))
+    if rng.random() < 0.05:
+        f["status"] = "draft"
+    if rng.random() < 0.08:
+        f["access"] = {"roles": sorted(rng.sample(list(ROLES), rng.randint(1, 3)))}
+    if rng.random() < 0.12:
+        f["valid_from"] = _day(day + rng.randint(0, 30))
+    if rng.random() < 0.12:
+        f["valid_until"] = _day(day + rng.randint(60, 1500))
+    if rng.random() < 0.1:
+        f["review_every"] = rng.choice(["30d", "12w", "6m", "1y"])
+    if rng.random() < 0.3:
+        f["confidence"] = round(rng.random(), 2)
+    return f
+
+
+def _declare_rewrite(
+    f: dict[str, Any], family: list[Obj], object_id: str, v: int, versions: int, declare: float
+) -> None:
+    """How version ``v`` (> 1) declares that it replaces the one before, by ``declare``."""
+    prev = f"{object_id}@{v - 1}"
+    if declare < 0.7:
+        f["supersedes"] = [prev]
+    elif declare < 0.78:
+        # a bare id names every other version: only the newest may say it
+        f["supersedes"] = [object_id] if v == versions else [prev]
+    elif declare < 0.92:
+        family[-1].fields["superseded_by"] = f"{object_id}@{v}"
+    # else: a rewrite nobody declared (multiple-active-versions)
+
+
+def _link_others(rng: random.Random, f: dict[str, Any], area: str, all_ids: list[str]) -> None:
+    """Rarely, a decision superseding another decision, or a declared conflict."""
+    if area == "decisions" and all_ids and rng.random() < 0.05:
+        other = rng.choice(all_ids)
+        if other.startswith("decisions."):
+            f["supersedes"] = [*f.get("supersedes", []), other]
+    if all_ids and rng.random() < 0.02:
+        f["conflicts_with"] = [rng.choice(all_ids[-200:])]
 
 
 def _family(
@@ -259,65 +254,29 @@ def _family(
     all_ids: list[str],
 ) -> list[Obj]:
     start = EPOCH_DAY + rng.randrange(SPAN_DAYS)
-    title = f"{topic.replace('-', ' ').capitalize()} {rng.choice(WORDS)} {rng.choice(WORDS)}"
-    tags = sorted(set(rng.sample(WORDS, rng.randint(0, 4))))
-    applies_to = sorted(set(rng.sample(list(ROLES), rng.randint(0, 2))))
-    authority = rng.choices(AUTHORITIES, AUTHORITY_WEIGHTS)[0]
-    level = rng.choices(LEVELS, LEVEL_WEIGHTS)[0]
+    traits = _Traits(
+        title=f"{topic.replace('-', ' ').capitalize()} {rng.choice(WORDS)} {rng.choice(WORDS)}",
+        tags=sorted(set(rng.sample(WORDS, rng.randint(0, 4)))),
+        applies_to=sorted(set(rng.sample(list(ROLES), rng.randint(0, 2)))),
+        authority=rng.choices(AUTHORITIES, AUTHORITY_WEIGHTS)[0],
+        level=rng.choices(LEVELS, LEVEL_WEIGHTS)[0],
+    )
     family: list[Obj] = []
     day = start
     declare = rng.random()  # how this family declares its rewrites
     for v in range(1, versions + 1):
         if v > 1:
             day += rng.randint(20, 400)
-        f: dict[str, Any] = {
-            "authority": authority,
-            "title": title if rng.random() < 0.97 else None,
-            "summary": _sentence(rng) if rng.random() < 0.8 else None,
-            "type": TYPES[area],
-            "owner": rng.choice(OWNERS),
-            "layer": rng.choice(["L2", "L3", "L4"]) if rng.random() < 0.85 else None,
-            "tags": tags or None,
-            "applies_to": applies_to or None,
-            "classification": level if rng.random() < 0.9 else None,
-            "created": _instant(rng, day),
-        }
-        if rng.random() < 0.6:
-            f["updated"] = _instant(rng, day + rng.randint(0, 200))
-        if rng.random() < 0.05:
-            f["status"] = "draft"
-        if rng.random() < 0.08:
-            f["access"] = {"roles": sorted(rng.sample(list(ROLES), rng.randint(1, 3)))}
-        if rng.random() < 0.12:
-            f["valid_from"] = _day(day + rng.randint(0, 30))
-        if rng.random() < 0.12:
-            f["valid_until"] = _day(day + rng.randint(60, 1500))
-        if rng.random() < 0.1:
-            f["review_every"] = rng.choice(["30d", "12w", "6m", "1y"])
-        if rng.random() < 0.3:
-            f["confidence"] = round(rng.random(), 2)
+        f = _version_fields(rng, area, traits, day)
         if v > 1:
-            prev = f"{object_id}@{v - 1}"
-            if declare < 0.7:
-                f["supersedes"] = [prev]
-            elif declare < 0.78:
-                # a bare id names every other version: only the newest may say it
-                f["supersedes"] = [object_id] if v == versions else [prev]
-            elif declare < 0.92:
-                family[-1].fields["superseded_by"] = f"{object_id}@{v}"
-            # else: a rewrite nobody declared (multiple-active-versions)
-        if area == "decisions" and all_ids and rng.random() < 0.05:
-            other = rng.choice(all_ids)
-            if other.startswith("decisions."):
-                f["supersedes"] = [*f.get("supersedes", []), other]
-        if all_ids and rng.random() < 0.02:
-            f["conflicts_with"] = [rng.choice(all_ids[-200:])]
+            _declare_rewrite(f, family, object_id, v, versions, declare)
+        _link_others(rng, f, area, all_ids)
         name = (
             f"{object_id.rsplit('.', 1)[1]}.v{v}" if versions > 1 else object_id.rsplit(".", 1)[1]
         )
         yaml_file = rng.random() < 0.08
         path = f"{folder}/{name}.{'yaml' if yaml_file else 'md'}"
-        family.append(Obj(object_id, v, path, f, _body(rng, title or object_id), yaml_file))
+        family.append(Obj(object_id, v, path, f, _body(rng, traits.title or object_id), yaml_file))
     return family
 
 
@@ -395,40 +354,6 @@ def render(obj: Obj) -> str:
         body = "".join(f"  {line}\n" if line else "\n" for line in obj.body.split("\n"))
         return front + "content: |\n" + body
     return f"---\n{front}---\n{obj.body}"
-
-
-def _config_text() -> str:
-    lines = [
-        "# A synthetic organization generated by `opencontext synth`.",
-        "spec: 1",
-        "authority:",
-        "  precedence: [canonical, approved, reference, observed, inferred, historical]",
-        "  tie_breakers: [version, updated, confidence, id]",
-        "classification:",
-        f"  levels: [{', '.join(LEVELS)}]",
-        "freshness:",
-        "  default: 365d",
-        "  by_type: {pricing: 90d, procedure: 180d, note: 2y}",
-        "ranking:",
-        "  floor: 10",
-        "sources:",
-        "  - {name: main, path: .}",
-        "  - {name: wiki, path: wiki}",
-        "  - {name: tickets, path: inbox/tickets, authority: observed}",
-        "  - {name: chats, path: inbox/chats, authority: inferred}",
-        "roles:",
-    ]
-    for name, role in ROLES.items():
-        lines.append(f"  {name}:")
-        if "clearance" in role:
-            lines.append(f"    clearance: {role['clearance']}")
-        if "include" in role or "exclude" in role:
-            lines.append("    scope:")
-            if "include" in role:
-                lines.append(f"      include: [{', '.join(repr(p) for p in role['include'])}]")
-            if "exclude" in role:
-                lines.append(f"      exclude: [{', '.join(repr(p) for p in role['exclude'])}]")
-    return "\n".join(lines) + "\n"
 
 
 def write_repository(out: Path, n: int, seed: int) -> int:

@@ -153,9 +153,10 @@ def change_agenda(
     """The instants in ``(since, until]`` at which ``query``'s bundle changes (None: unbounded).
 
     Found by sweeping the candidate instants in order and re-judging, at each, only what its
-    causes touch (see :class:`_Sweep`); a query that trims (``limit``, ``min_relevance``)
-    depends on the whole order, and is resolved at every candidate instead. ``cache`` is
-    ``repository``'s resolution cache (without one, the sweep makes its own).
+    causes touch (see :class:`~octui.analysis.agenda_sweep_state.Sweep`); a query that trims
+    (``limit``, ``min_relevance``) depends on the whole order, and is resolved at every
+    candidate instead. ``cache`` is ``repository``'s resolution cache (without one, the
+    sweep makes its own).
     """
     cache = cache if cache is not None else ResolutionCache(repository)
     base = resolve(repository, query, cache)

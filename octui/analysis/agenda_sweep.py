@@ -1,332 +1,24 @@
-"""The change agenda by sweeping: the bundle of one query kept from candidate instant to
-candidate instant, re-judging at each only what its causes touch.
-
-Between two consecutive candidate instants nothing changes, and at a candidate only the
-objects its causes name can change state: their validity (step 3), the supersession edges
-that start there (step 5), their staleness. What they touch beyond themselves is bounded:
-the competition within their id (step 6) and the declared conflicts reaching their id
-(step 7, transitively). So the ids are split once into *clusters* — ids joined by
-``conflicts_with`` — and at each candidate only the clusters its causes name are judged
-again (steps 2-7 over those objects, by the pipeline's own step functions), spliced into
-the bundle kept from the instant before. Ranking needs no work: an object's place in the
-bundle order depends on the task and the object only. The digest is hashed from cached
-per-entry pieces; only changes are diffed, and only over the ids they touch.
-
-One indivisible thing: the sweep's state (:class:`_Sweep`) and the diff of two of its
-consecutive bundles, which reads that state's sorted entries.
+"""The change agenda by sweeping: the change points of one query found lazily, moving one
+:class:`~octui.analysis.agenda_sweep_state.Sweep` (the bundle kept from candidate instant to
+candidate instant, re-judging only what each candidate's causes touch) and diffing each
+pair of consecutive bundles over the re-judged clusters alone.
 """
 
 from __future__ import annotations
 
-import hashlib
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
 from datetime import datetime
-from functools import lru_cache
-from typing import Any
 
 from octui.analysis.agenda_points import EPSILON, Candidate, ChangePoint, change_point
-from octui.analysis.diff import (
-    diff_entries,
-    excluded_view,
-    included_view,
-    receivable_ids,
-    warning_changes,
-)
+from octui.analysis.agenda_sweep_state import ClusterState, Sweep
+from octui.analysis.diff import diff_entries, excluded_view, included_view, warning_changes
 from octui.analysis.diff_result import Diff, EntryView, SideInfo
-from octui.bundle.bundle import (
-    _exclusion_json,
-    _included_json,
-    canonical_json,
-    warning_digest_form,
-)
-from octui.core.enums import ExclusionReason, Lifecycle, WarningCode
-from octui.core.model import ContextObject, Exclusion, Finding
-from octui.core.timeutil import format_instant
-from octui.core.tokens import tokenize
+from octui.core.model import Finding
 from octui.load.assemble import Repository
 from octui.resolve.cache import ResolutionCache
-from octui.resolve.engine import admitted_for
-from octui.resolve.findings import freshness_window, is_stale, version_findings
-from octui.resolve.ranking import score
 from octui.resolve.result import Included, Query, Resolution
-from octui.resolve.steps.s2_approval import approval
-from octui.resolve.steps.s3_temporal import temporal
-from octui.resolve.steps.s4_scope import scope
-from octui.resolve.steps.s5_supersession import supersession
-from octui.resolve.steps.s6_competition import competition
-from octui.resolve.steps.s7_conflicts import conflicts
-
-_DYNAMIC_CODES = frozenset(
-    {
-        WarningCode.STALE,
-        WarningCode.DUPLICATE_CANONICAL,
-        WarningCode.MULTIPLE_ACTIVE_VERSIONS,
-        WarningCode.CONFLICT_AMBIGUOUS,
-        WarningCode.CONFLICT_DECLARED,
-    }
-)
-"""The warnings that depend on ``as_of``; every other finding is fixed for a role."""
-
-
-@dataclass
-class _ClusterState:
-    exclusions: dict[int, Exclusion]
-    findings: list[Finding]
-    standing: dict[int, Lifecycle]
-    """Included objects by uid, with their lifecycle (historical ones too)."""
-    stale: dict[int, bool]
-
-
-def _stale_finding(config: Any, obj: ContextObject) -> Finding:
-    window = freshness_window(config, obj)
-    return Finding(
-        WarningCode.STALE,
-        (obj.id,),
-        f"has not been updated inside its freshness window ({window}d)",
-        "Review it and update `updated`, or set review_every.",
-        (obj.path,),
-    )
-
-
-class _Sorted:
-    """A sorted list of unique keys with parallel lists of values and of their canonical
-    JSON (bisect, in place)."""
-
-    __slots__ = ("blobs", "keys", "values")
-
-    def __init__(self) -> None:
-        self.keys: list[Any] = []
-        self.values: list[Any] = []
-        self.blobs: list[bytes] = []
-
-    def add(self, key: Any, value: Any, blob: bytes) -> None:
-        i = bisect_left(self.keys, key)
-        self.keys.insert(i, key)
-        self.values.insert(i, value)
-        self.blobs.insert(i, blob)
-
-    def remove(self, key: Any) -> None:
-        i = bisect_left(self.keys, key)
-        del self.keys[i]
-        del self.values[i]
-        del self.blobs[i]
-
-    def index(self, key: Any) -> int:
-        return bisect_left(self.keys, key)
-
-
-@lru_cache(maxsize=1 << 17)
-def _warning_bytes(w: Finding) -> bytes:
-    return canonical_json(warning_digest_form(w))
-
-
-class _Sweep:
-    """The bundle of one query kept from candidate to candidate, re-judging only the
-    clusters each candidate touches. Needs a query without ``limit`` / ``min_relevance``
-    (trimming depends on the whole order)."""
-
-    def __init__(
-        self,
-        repository: Repository,
-        query: Query,
-        base: Resolution,
-        rev: str | None,
-        cache: ResolutionCache,
-    ):
-        self.repository = repository
-        self.query = query
-        self.rev = rev
-        self.config = repository.config
-        self.index = cache.index()
-        self.reader = admitted_for(repository, query, cache).reader
-        self.readable: list[ContextObject] = self.reader.readable
-        self.approved: set[int] = self.reader.approved
-        readable_ids = {o.id for o in self.readable}
-        parent: dict[str, str] = {i: i for i in readable_ids}
-
-        def find(x: str) -> str:
-            while parent[x] != x:
-                parent[x] = parent[parent[x]]
-                x = parent[x]
-            return x
-
-        for obj in self.readable:  # clusters: ids joined by declared conflicts
-            for other in obj.conflicts_with:
-                if other in parent:
-                    ra, rb = find(obj.id), find(other)
-                    if ra != rb:
-                        parent[max(ra, rb)] = min(ra, rb)
-        self.cluster_of = {i: find(i) for i in readable_ids}
-        self.members: dict[str, list[ContextObject]] = defaultdict(list)
-        for obj in self.readable:
-            self.members[self.cluster_of[obj.id]].append(obj)
-        tokens = tokenize(query.task)
-        floor = self.config.ranking.floor
-        self.scores = {o.uid: score(o, tokens, floor) for o in self.readable}
-        groups, places = self.index.groups, self.index.places
-        width = len(places) + 1
-        self.order = {
-            o.uid: ((groups[o.uid] << 40) - self.scores[o.uid].score) * width + places[o.uid]
-            for o in self.readable
-        }
-        self.by_uid = {o.uid: o for o in self.readable}
-        self.receivable = receivable_ids(base, base)
-        self.clusters: dict[str, _ClusterState] = {}
-        self.instant: datetime | None = None
-        self.current = _Sorted()  # order key → Included (active)
-        self.historical = _Sorted()  # order key → Included (expired / superseded)
-        self.exclusions = _Sorted()  # Exclusion.sort_key → Exclusion
-        self.warnings = _Sorted()  # Finding.sort_key → Finding
-        for ex in dict.fromkeys(base.exclusions):
-            if ex.reason.is_denial or ex.reason is ExclusionReason.SOURCE_UNAVAILABLE:
-                self.exclusions.add(ex.sort_key(), ex, _exclusion_json(ex))
-        for w in set(base.warnings):
-            if w.code not in _DYNAMIC_CODES:
-                self.warnings.add(w.sort_key(), w, _warning_bytes(w))
-        self._digest: str | None = None
-        self._included: list[Included] | None = None
-
-    # -- judging -------------------------------------------------------------------------------
-
-    def judge(self, clusters: list[str], instant: datetime) -> dict[str, _ClusterState]:
-        """Steps 2-7 (and staleness) over the objects of ``clusters`` at ``instant``, by the
-        pipeline's own steps: no step joins objects of two clusters."""
-        query = replace(self.query, as_of=instant, task="", limit=None, min_relevance=None)
-        index, reader = self.index, self.reader
-        objects = [o for c in clusters for o in self.members[c]]
-        s2 = approval(index, reader, query, objects)
-        s3 = temporal(index, reader, query, s2.standing)
-        s4 = scope(index, reader, query, s3.standing)
-        s5 = supersession(index, reader, query, s4.standing)
-        # supersession cycles (s5's findings) are fixed for the role and kept apart
-        historical = s5.historical | s3.historical  # expired before superseded
-        current = [o for o in s5.standing if o.uid not in historical]
-        found = version_findings(index, current)
-        s6 = competition(index, reader, query, current)
-        s7 = conflicts(index, reader, query, s6.standing)
-        found += s6.findings + s7.findings
-        exclusions = s2.exclusions | s3.exclusions | s4.exclusions | s5.exclusions
-        exclusions |= s6.exclusions | s7.exclusions
-        states = {c: _ClusterState({}, [], {}, {}) for c in clusters}
-        cluster_of = self.cluster_of
-        for uid, ex in exclusions.items():
-            states[cluster_of[ex.id]].exclusions[uid] = ex
-        for obj in s7.standing:
-            states[cluster_of[obj.id]].standing[obj.uid] = Lifecycle.ACTIVE
-        for obj in s5.standing:
-            if obj.uid in historical:
-                states[cluster_of[obj.id]].standing[obj.uid] = historical[obj.uid]
-        config = self.config
-        for state in states.values():
-            for uid in state.standing:
-                obj = self.by_uid[uid]
-                stale = state.stale[uid] = is_stale(config, obj, instant)
-                if stale:
-                    state.findings.append(_stale_finding(config, obj))
-        for f in found:
-            states[cluster_of[f.ids[0]]].findings.append(f)
-        for state in states.values():
-            state.findings.sort(key=Finding.sort_key)
-        return states
-
-    def probe(self, instant: datetime, ids: set[str]) -> dict[str, _ClusterState]:
-        """The clusters of ``ids`` judged at ``instant``: those whose state changes."""
-        clusters = sorted({self.cluster_of[i] for i in ids if i in self.cluster_of})
-        judged = self.judge(clusters, instant)
-        return {c: s for c, s in judged.items() if s != self.clusters.get(c)}
-
-    def start(self, instant: datetime) -> None:
-        self.commit(instant, self.judge(sorted(self.members), instant))
-
-    def commit(self, instant: datetime, changed: dict[str, _ClusterState]) -> None:
-        """Move to ``instant``, splicing the re-judged clusters into the bundle."""
-        self.instant = instant
-        for cluster, state in changed.items():
-            old = self.clusters.get(cluster)
-            if old is not None:
-                self._splice(old, -1)
-            self._splice(state, +1)
-            self.clusters[cluster] = state
-        if changed:
-            self._digest = None
-            self._included = None
-
-    def _splice(self, state: _ClusterState, sign: int) -> None:
-        for uid, lifecycle in state.standing.items():
-            into = self.current if lifecycle is Lifecycle.ACTIVE else self.historical
-            key = self.order[uid]
-            if sign < 0:
-                into.remove(key)
-            else:
-                s = self.scores[uid]
-                inc = Included(self.by_uid[uid], lifecycle, state.stale[uid], s.score, s.matched)
-                into.add(key, inc, _included_json(inc))
-        for ex in state.exclusions.values():
-            if sign < 0:
-                self.exclusions.remove(ex.sort_key())
-            else:
-                self.exclusions.add(ex.sort_key(), ex, _exclusion_json(ex))
-        for w in state.findings:
-            if sign < 0:
-                self.warnings.remove(w.sort_key())
-            else:
-                self.warnings.add(w.sort_key(), w, _warning_bytes(w))
-
-    # -- the bundle ----------------------------------------------------------------------------
-
-    def size(self) -> int:
-        """How many objects the bundle includes."""
-        return len(self.current.keys) + len(self.historical.keys)
-
-    def located(self, states: list[_ClusterState]) -> dict[int, tuple[int, Included]]:
-        """The 1-based rank and entry of each object ``states`` include, in this bundle."""
-        out: dict[int, tuple[int, Included]] = {}
-        for state in states:
-            for uid, lifecycle in state.standing.items():
-                key = self.order[uid]
-                if lifecycle is Lifecycle.ACTIVE:
-                    i = self.current.index(key)
-                    out[uid] = (i + 1, self.current.values[i])
-                else:
-                    i = self.historical.index(key)
-                    out[uid] = (len(self.current.keys) + i + 1, self.historical.values[i])
-        return out
-
-    def included(self) -> list[Included]:
-        """The bundle's objects in order (one list until the next change)."""
-        if self._included is None:
-            self._included = self.current.values + self.historical.values
-        return self._included
-
-    def side(self) -> SideInfo:
-        q = self.query
-        assert self.instant is not None
-        return SideInfo(
-            role=q.role,
-            task=q.task,
-            as_of=format_instant(self.instant),
-            digest=self.digest(),
-            rev=self.rev,
-            include_historical=q.include_historical,
-            limit=q.limit,
-            min_relevance=q.min_relevance,
-        )
-
-    def digest(self) -> str:
-        """The digest of SPEC §5, hashed from each entry's cached canonical JSON."""
-        if self._digest is None:
-            h = hashlib.sha256(b'{"exclusions":[')
-            h.update(b",".join(self.exclusions.blobs))
-            h.update(b'],"objects":[')
-            h.update(b",".join(self.current.blobs + self.historical.blobs))
-            h.update(b'],"warnings":[')
-            h.update(b",".join(self.warnings.blobs))
-            h.update(b"]}")
-            self._digest = "sha256:" + h.hexdigest()
-        return self._digest
 
 
 def sweep_points(
@@ -344,7 +36,7 @@ def sweep_points(
     at ``start``: forward (soonest first, candidates after ``start``) or backward (latest
     first, candidates in effect at ``start``). ``cache``: ``repository``'s resolution cache."""
     cache = cache if cache is not None else ResolutionCache(repository)
-    sweep = _Sweep(repository, query, base, rev, cache)
+    sweep = Sweep(repository, query, base, rev, cache)
     sweep.start(start)
     ids_at: dict[datetime, set[str]] = defaultdict(set)
     for candidate in ordered:
@@ -367,12 +59,12 @@ def sweep_points(
         yield change_point(candidate, diff, moves)
 
 
-_Side = tuple[SideInfo, dict[int, tuple[int, Included]], list[_ClusterState], int]
+_Side = tuple[SideInfo, dict[int, tuple[int, Included]], list[ClusterState], int]
 """One side of a change: its description, the re-judged objects it includes (uid → rank and
 entry), the re-judged clusters, and how many objects it includes."""
 
 
-def _diff(sweep: _Sweep, a: _Side, b: _Side) -> tuple[Diff, int]:
+def _diff(sweep: Sweep, a: _Side, b: _Side) -> tuple[Diff, int]:
     """The diff of two consecutive bundles without rank-only moves, and their count. Only the
     re-judged clusters can differ in more than rank; every other included object keeps its
     place among the others, so whether it moved is counted from the positions of the
@@ -417,7 +109,7 @@ def _moved_elsewhere(touched_a: list[int], touched_b: list[int], untouched: int)
 
 
 def _entries(
-    located: dict[int, tuple[int, Included]], states: list[_ClusterState]
+    located: dict[int, tuple[int, Included]], states: list[ClusterState]
 ) -> list[EntryView]:
     """The bundle entries (as :func:`octui.analysis.diff.entries`) of the objects of ``states``."""
     out: list[EntryView] = []

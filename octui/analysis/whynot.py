@@ -13,11 +13,9 @@ in which case it may learn which declared roles could read it. Sentences about
 other roles name only their verdict (included, or the reason), never their
 details, which could name objects this role may not read.
 
-Bounded and cancellable: the what-ifs re-resolve the repository, so one answer
-spends at most :data:`WORK_BUDGET` object-resolutions (the candidate instants it
-tries and the other roles it asks about are capped by :func:`resolution_budget`),
-and a caller may pass ``cancelled``, a check made before every re-resolution
-(:class:`WhyNotCancelled` is raised when it answers True).
+Bounded and cancellable: the what-ifs re-resolve the repository through
+:mod:`octui.analysis.whatif`, which caps one answer's work and checks the
+caller's ``cancelled`` before every re-resolution.
 """
 
 from __future__ import annotations
@@ -25,70 +23,32 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import datetime
 
-from octui.analysis.agenda_points import sorted_candidates
+from octui.analysis.whatif import (
+    Cancelled,
+    first_included,
+    in_scope,
+    may_read,
+    never,
+    resolution_budget,
+    visible_with_cache,
+    what_if,
+)
 from octui.core.enums import ExclusionReason, Status
 from octui.core.model import ContextObject, Exclusion
 from octui.core.timeutil import BEGINNING_OF_TIME, format_day
 from octui.core.tokens import tokenize
 from octui.load.assemble import Repository
-from octui.load.config import Config
 from octui.resolve.cache import ResolutionCache
-from octui.resolve.engine import resolve
 from octui.resolve.ranking import score
 from octui.resolve.result import Included, Query, Resolution
-from octui.resolve.steps.s1_authorization import read_denial
 
 R = ExclusionReason
-
-MAX_INSTANTS = 200
-"""At most this many candidate instants are tried by :func:`first_included`."""
-
-WORK_BUDGET = 100_000
-"""Objects resolved, summed over the re-resolutions of one answer: a repository of
-6,000 objects gets 16 what-ifs (about a second), the sample all 200."""
-
-Cancelled = Callable[[], bool]
-"""A check made before each re-resolution: True stops the work."""
-
-
-class WhyNotCancelled(Exception):
-    """The caller's ``cancelled`` check said stop (a newer question was asked)."""
-
-
-def _never() -> bool:
-    return False
-
-
-def resolution_budget(repository: Repository) -> int:
-    """How many re-resolutions one answer may make: ``WORK_BUDGET`` objects' worth,
-    between 1 and ``MAX_INSTANTS``."""
-    return max(1, min(MAX_INSTANTS, WORK_BUDGET // max(len(repository.objects), 1)))
-
-
-def _check(cancelled: Cancelled) -> None:
-    if cancelled():
-        raise WhyNotCancelled
-
 
 ASK_AN_OWNER = (
     "This role may not read it, so nothing more about it is shown here. "
     "If it should be shared with this role, ask a repository owner."
 )
-
-
-def may_read(config: Config, role_name: str, obj: ContextObject) -> bool:
-    """Step 1 of the pipeline for ``role_name``: access list and clearance."""
-    role = config.roles.get(role_name)
-    if role is None:
-        return False
-    return read_denial(config, role_name, config.clearance_rank(role), obj) is None
-
-
-def in_scope(config: Config, role_name: str, object_id: str) -> bool:
-    role = config.roles.get(role_name)
-    return role is not None and role.excluded_by(object_id) is None and role.includes(object_id)
 
 
 def _fate_text(fate: Included | Exclusion | None, *, with_detail: bool) -> str:
@@ -101,105 +61,10 @@ def _fate_text(fate: Included | Exclusion | None, *, with_detail: bool) -> str:
     return "not in the bundle"
 
 
-def _what_if(
-    repository: Repository,
-    query: Query,
-    obj: ContextObject,
-    changed: ContextObject | None = None,
-    cancelled: Cancelled = _never,
-    uid: int | None = None,
-    cache: ResolutionCache | None = None,
-) -> Included | Exclusion | None:
-    """The fate of ``obj`` (known as ``uid`` in ``repository`` when that differs from its
-    own) when resolving ``query`` (with ``obj`` replaced by ``changed``); ``cache`` is
-    ``repository``'s resolution cache (unused for a changed repository)."""
-    _check(cancelled)
-    if changed is not None:
-        objects = [changed if o.uid == obj.uid else o for o in repository.objects]
-        repository, cache = replace(repository, objects=objects), None
-    return resolve(repository, query, cache).fates.get(obj.uid if uid is None else uid)
-
-
-def first_included(
-    repository: Repository,
-    query: Query,
-    obj: ContextObject,
-    after: datetime,
-    budget: int = MAX_INSTANTS,
-    *,
-    base: Resolution | None = None,
-    cancelled: Cancelled = _never,
-    cache: ResolutionCache | None = None,
-) -> tuple[datetime | None, bool]:
-    """The first instant from ``after`` on at which ``obj`` is in the bundle (or None), and
-    whether the search gave up after ``budget`` instants.
-
-    The bundle changes only at the dates of the objects the role may read, so those are
-    the only instants to try. ``base`` is ``query``'s resolution when the caller has it;
-    ``cancelled`` is checked before each instant; ``cache`` is ``repository``'s resolution
-    cache (without one, the search makes its own).
-    """
-    cache = cache if cache is not None else ResolutionCache(repository)
-    if base is None:
-        _check(cancelled)
-        base = resolve(repository, query, cache)
-    instants = sorted({c.first_instant for c in sorted_candidates(base)} | {after})
-    tried = 0
-    for instant in instants:
-        if instant < after:
-            continue
-        if tried >= budget:
-            return None, True
-        tried += 1
-        _check(cancelled)
-        fate = resolve(repository, replace(query, as_of=instant), cache).fates.get(obj.uid)
-        if isinstance(fate, Included):
-            return instant, False
-    return None, False
-
-
-def visible_to(
-    repository: Repository, role_name: str, cache: ResolutionCache | None = None
-) -> tuple[Repository, dict[int, int]]:
-    """The repository without the objects ``role_name`` may not read, and each remaining
-    object's uid there (by its uid in ``repository``); kept in ``cache`` (``repository``'s)
-    when given, so asking again gives the same repository."""
-    judged, uids, _ = _visible(repository, role_name, cache)
-    return judged, uids
-
-
-def known_visible_to(
-    cache: ResolutionCache | None, role_name: str
-) -> tuple[Repository, dict[int, int]] | None:
-    """What :func:`visible_to` keeps in ``cache`` for ``role_name``, if it was asked."""
-    found = cache.known(("visible-to", role_name)) if cache is not None else None
-    return (found[0], found[1]) if found is not None else None
-
-
-def _visible(
-    repository: Repository, role_name: str, cache: ResolutionCache | None
-) -> tuple[Repository, dict[int, int], ResolutionCache]:
-    """:func:`visible_to`, with the resolution cache of the repository it gives."""
-
-    def compute() -> tuple[Repository, dict[int, int], ResolutionCache]:
-        kept = [o for o in repository.objects if may_read(repository.config, role_name, o)]
-        objects = []
-        uids = {}
-        for new_uid, o in enumerate(kept):
-            objects.append(replace(o, uid=new_uid))
-            uids[o.uid] = new_uid
-        judged = replace(repository, objects=objects)
-        return judged, uids, ResolutionCache(judged)
-
-    if cache is None:
-        return compute()
-    return cache.derived(("visible-to", role_name), compute)
-
-
 def _other_roles(
     resolution: Resolution,
     obj: ContextObject,
-    cancelled: Cancelled = _never,
+    cancelled: Cancelled = never,
     cache: ResolutionCache | None = None,
 ) -> list[str]:
     """What other declared roles that may read ``obj`` and have it in scope get (verdict
@@ -212,7 +77,7 @@ def _other_roles(
     if cache is None or cache.repository is not repository:
         cache = ResolutionCache(repository)  # one for every role asked
     if current is not None:
-        repository, uids, cache = _visible(repository, current, cache)
+        repository, uids, cache = visible_with_cache(repository, current, cache)
         seen_uid = uids[obj.uid]
     out: list[str] = []
     names = [
@@ -224,7 +89,7 @@ def _other_roles(
     verdicts: list[str] = []
     for name in names[:budget]:
         query = replace(resolution.query, role=name)
-        fate = _what_if(repository, query, obj, cancelled=cancelled, uid=seen_uid, cache=cache)
+        fate = what_if(repository, query, obj, cancelled=cancelled, uid=seen_uid, cache=cache)
         verdicts.append(f"{name}: {_fate_text(fate, with_detail=False)}")
     if len(names) > budget:
         verdicts.append(f"{len(names) - budget} more not asked (each one re-resolves)")
@@ -271,7 +136,7 @@ def why_not(
     uid: int,
     *,
     whole_repository: bool = False,
-    cancelled: Cancelled = _never,
+    cancelled: Cancelled = never,
     cache: ResolutionCache | None = None,
 ) -> list[str]:
     """Sentences saying why the object ``uid`` is not in the bundle and what would include it.
@@ -307,7 +172,7 @@ def why_not(
 def _unapproved(ask: _Ask) -> list[str]:
     query, obj = ask.query, ask.obj
     approved = replace(obj, status=Status.ACTIVE)
-    verdict = _what_if(ask.repository, query, obj, approved, ask.cancelled)
+    verdict = what_if(ask.repository, query, obj, approved, ask.cancelled)
     return [
         "It is a draft (status: draft): drafts are never included and never supersede.",
         "Approved (status: active), it would be "
@@ -319,7 +184,7 @@ def _not_yet_valid(ask: _Ask) -> list[str]:
     query, obj, repository = ask.query, ask.obj, ask.repository
     start = obj.effective_start
     field = "valid_from" if obj.valid_from else "created"
-    verdict = _what_if(
+    verdict = what_if(
         repository, replace(query, as_of=start), obj, cancelled=ask.cancelled, cache=ask.cache
     )
     out = [
@@ -451,16 +316,4 @@ _BY_REASON: dict[ExclusionReason, Callable[[_Ask], list[str]]] = {
 """What explains each reason an object the role may read is left out."""
 
 
-__all__ = [
-    "ASK_AN_OWNER",
-    "MAX_INSTANTS",
-    "WORK_BUDGET",
-    "WhyNotCancelled",
-    "first_included",
-    "in_scope",
-    "known_visible_to",
-    "may_read",
-    "resolution_budget",
-    "visible_to",
-    "why_not",
-]
+__all__ = ["ASK_AN_OWNER", "why_not"]

@@ -104,10 +104,10 @@ def _duration() -> Schema:
     return _string(DURATION_PATTERN, "Nd, Nw, Nm (30 days) or Ny (365 days), e.g. 90d")
 
 
-def config_schema() -> Schema:
-    """``opencontext.yaml`` (SPEC §1.1)."""
+def _config_authority() -> Schema:
+    """``authority:``: the precedence of the six levels and the tie-breakers."""
     authorities = [a.value for a in Authority]
-    authority = _closed(
+    return _closed(
         {
             "precedence": _list(
                 _enum(Authority),
@@ -123,6 +123,38 @@ def config_schema() -> Schema:
             ),
         }
     )
+
+
+def _config_source() -> Schema:
+    """One entry of ``sources:``."""
+    return _closed(
+        {
+            "name": _string(SOURCE_NAME_PATTERN),
+            "path": _string(
+                SOURCE_PATH_PATTERN, "a folder inside the repository (relative, no '..')"
+            ),
+            "authority": _nullable(_enum(Authority, "forced onto every object from this source")),
+        },
+        required=("name",),
+    )
+
+
+def _config_role() -> Schema:
+    """One entry of ``roles:``: clearance and scope."""
+    patterns = _list(_string(description="an id glob such as 'policies.*'") | {"minLength": 1})
+    return _closed(
+        {
+            "clearance": _nullable(
+                _string(LEVEL_PATTERN, "the highest classification level the role may read")
+            ),
+            "scope": _closed({"include": _nullable(patterns), "exclude": patterns}),
+            "description": _nullable({"type": "string"}),
+        }
+    )
+
+
+def config_schema() -> Schema:
+    """``opencontext.yaml`` (SPEC §1.1)."""
     classification = _closed(
         {
             "levels": _list(
@@ -140,35 +172,15 @@ def config_schema() -> Schema:
         }
     )
     ranking = _closed({"floor": {"type": "integer", "minimum": 0}})
-    source = _closed(
-        {
-            "name": _string(SOURCE_NAME_PATTERN),
-            "path": _string(
-                SOURCE_PATH_PATTERN, "a folder inside the repository (relative, no '..')"
-            ),
-            "authority": _nullable(_enum(Authority, "forced onto every object from this source")),
-        },
-        required=("name",),
-    )
-    patterns = _list(_string(description="an id glob such as 'policies.*'") | {"minLength": 1})
-    role = _closed(
-        {
-            "clearance": _nullable(
-                _string(LEVEL_PATTERN, "the highest classification level the role may read")
-            ),
-            "scope": _closed({"include": _nullable(patterns), "exclude": patterns}),
-            "description": _nullable({"type": "string"}),
-        }
-    )
     body = _closed(
         {
             "spec": {"type": "integer", "const": 1},
-            "authority": authority,
+            "authority": _config_authority(),
             "classification": classification,
             "freshness": freshness,
             "ranking": ranking,
-            "sources": _list(source, minItems=1),
-            "roles": {"type": "object", "additionalProperties": role},
+            "sources": _list(_config_source(), minItems=1),
+            "roles": {"type": "object", "additionalProperties": _config_role()},
         }
     )
     return _document(
@@ -296,10 +308,9 @@ def _bundle_warning() -> Schema:
     return _closed(properties, required=tuple(properties)) | {"allOf": by_code}
 
 
-def bundle_schema() -> Schema:
-    """The bundle ``opencontext resolve --format json`` prints (SPEC §5)."""
-    utc = _string(UTC_INSTANT_PATTERN)
-    inputs = _closed(
+def _bundle_inputs() -> Schema:
+    """``inputs``: the question the bundle answers."""
+    return _closed(
         {
             "role": _text(),
             "task": {"type": "string"},
@@ -310,15 +321,23 @@ def bundle_schema() -> Schema:
         },
         required=("role", "task", "limit", "min_relevance", "include_historical", "strict"),
     )
-    source = _closed(
+
+
+def _bundle_source() -> Schema:
+    """``source``: the revision the bundle was resolved from."""
+    return _closed(
         {
             "commit": _nullable(_string(r"^[0-9a-f]{40}$")),
             "revision": _text(),
-            "known_at": _nullable(utc),
+            "known_at": _nullable(_string(UTC_INSTANT_PATTERN)),
             "working_tree": {"type": "boolean"},
         }
     )
-    exclusion = _closed(
+
+
+def _bundle_exclusion() -> Schema:
+    """One entry of ``exclusions``: what was left out and why."""
+    return _closed(
         {
             "id": {"type": "string"},
             "version": _nullable({"type": "integer", "minimum": 1}),
@@ -328,15 +347,20 @@ def bundle_schema() -> Schema:
         },
         required=("id", "version", "reason", "related", "detail"),
     )
+
+
+def bundle_schema() -> Schema:
+    """The bundle ``opencontext resolve --format json`` prints (SPEC §5)."""
+    utc = _string(UTC_INSTANT_PATTERN)
     body = _closed(
         {
             "bundle_id": _string(UUID_PATTERN, "unique per run"),
             "generated_at": utc,
             "as_of": utc,
-            "inputs": inputs,
-            "source": source,
+            "inputs": _bundle_inputs(),
+            "source": _bundle_source(),
             "objects": _list(_bundle_object()),
-            "exclusions": _list(exclusion),
+            "exclusions": _list(_bundle_exclusion()),
             "warnings": _list(_bundle_warning()),
             "digest": _string(DIGEST_PATTERN),
         },

@@ -5,9 +5,10 @@ the replacements in effect at an instant."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
 from octui.core.enums import WarningCode as W
 from octui.core.model import REF_RE, ContextObject, Finding
@@ -192,20 +193,31 @@ class SupersessionGraph:
         return self._cycle_edges
 
 
-def build_graph(
-    index: RepoIndex, readable: list[ContextObject], approved: set[int]
-) -> SupersessionGraph:
-    """The supersession graph among ``readable`` (see :class:`SupersessionGraph`)."""
-    n = len(index.objects)
-    readable_uids = {o.uid for o in readable}
+class _Declared(NamedTuple):
+    """The supersession declarations among the readable objects, by what they name."""
+
+    bare: dict[str, list[ContextObject]]
+    """Declarers of ``supersedes: [id]``, by the id."""
+    versioned: dict[tuple[str, int], list[ContextObject]]
+    """Declarers of ``supersedes: [id@version]``, by the id@version."""
+    named_ids: set[str]
+    """Ids named by some bare ``superseded_by``."""
+    named_versions: set[tuple[str, int]]
+    """id@versions named by some ``superseded_by``."""
+    self_loops: set[int]
+    """Objects that name their own id@version (a cycle of one)."""
+
+
+def _hub_maker(
+    index: RepoIndex, readable_uids: set[int], graph: list[list[int]]
+) -> Callable[[str, str, int | None], int | None]:
+    """``hub(kind, target, version)``: the node fanning out to (``out``) or in from (``in``)
+    the readable objects of a target (every version of the id, or the copies of one
+    id@version), added to ``graph`` on first use; None when none is readable."""
     by_id, by_version = index.by_id, index.by_version
-    graph: list[list[int]] = [[] for _ in range(n)]
     hubs: dict[tuple[str, object], int] = {}
-    self_loops: set[int] = set()
 
     def hub(kind: str, target: str, version: int | None) -> int | None:
-        """The node fanning out to (``out``) or in from (``in``) the readable objects of a
-        target: every version of the id, or the copies of one id@version."""
         key = (kind, target if version is None else (target, version))
         node = hubs.get(key)
         if node is None:
@@ -222,10 +234,18 @@ def build_graph(
                     graph[u].append(node)
         return node
 
-    bare: dict[str, list[ContextObject]] = defaultdict(list)
-    versioned: dict[tuple[str, int], list[ContextObject]] = defaultdict(list)
-    named_ids: set[str] = set()
-    named_versions: set[tuple[str, int]] = set()
+    return hub
+
+
+def _wire(
+    index: RepoIndex,
+    readable: list[ContextObject],
+    readable_uids: set[int],
+    graph: list[list[int]],
+) -> _Declared:
+    """Add every readable declaration to ``graph`` (through hubs) and record what it names."""
+    hub = _hub_maker(index, readable_uids, graph)
+    declared = _Declared(defaultdict(list), defaultdict(list), set(), set(), set())
     for obj in readable:
         for ref in obj.supersedes:
             target, version = split_ref(ref)
@@ -234,11 +254,11 @@ def build_graph(
                 continue
             graph[obj.uid].append(node)
             if version is None:
-                bare[target].append(obj)
+                declared.bare[target].append(obj)
             else:
-                versioned[(target, version)].append(obj)
+                declared.versioned[(target, version)].append(obj)
                 if (obj.id, obj.version) == (target, version):
-                    self_loops.add(obj.uid)
+                    declared.self_loops.add(obj.uid)
         for ref in obj.superseded_by:
             target, version = split_ref(ref)
             node = hub("in", target, version)
@@ -246,11 +266,19 @@ def build_graph(
                 continue
             graph[node].append(obj.uid)
             if version is None:
-                named_ids.add(target)
+                declared.named_ids.add(target)
             else:
-                named_versions.add((target, version))
+                declared.named_versions.add((target, version))
                 if (obj.id, obj.version) == (target, version):
-                    self_loops.add(obj.uid)
+                    declared.self_loops.add(obj.uid)
+    return declared
+
+
+def _components(
+    graph: list[list[int]], n: int, readable_uids: set[int], self_loops: set[int]
+) -> tuple[list[int], set[int]]:
+    """The component of each of the ``n`` objects (-1 when unreadable) and the components
+    that are cycles (more than one readable member, or a self-loop)."""
     component = strongly_connected(graph)[:n]
     sizes: dict[int, int] = defaultdict(int)
     for uid in readable_uids:
@@ -260,6 +288,13 @@ def build_graph(
     for uid in range(n):
         if uid not in readable_uids:
             component[uid] = -1
+    return component, cyclic
+
+
+def _cycle_findings(
+    readable: list[ContextObject], component: list[int], cyclic: set[int]
+) -> list[Finding]:
+    """One supersession-cycle warning per cyclic component."""
     members_of: dict[int, list[ContextObject]] = defaultdict(list)
     for obj in readable:
         if component[obj.uid] in cyclic:
@@ -278,6 +313,20 @@ def build_graph(
                 tuple(sorted({o.path for o in ordered})),
             )
         )
+    return findings
+
+
+def build_graph(
+    index: RepoIndex, readable: list[ContextObject], approved: set[int]
+) -> SupersessionGraph:
+    """The supersession graph among ``readable`` (see :class:`SupersessionGraph`)."""
+    n = len(index.objects)
+    readable_uids = {o.uid for o in readable}
+    by_id, by_version = index.by_id, index.by_version
+    graph: list[list[int]] = [[] for _ in range(n)]
+    declared = _wire(index, readable, readable_uids, graph)
+    component, cyclic = _components(graph, n, readable_uids, declared.self_loops)
+    findings = _cycle_findings(readable, component, cyclic)
 
     def cover(objs: Iterable[ContextObject]) -> _Cover:
         return _Cover((o for o in objs if o.uid in approved), component)
@@ -288,15 +337,15 @@ def build_graph(
         component,
         cyclic,
         findings,
-        {target: cover(objs) for target, objs in bare.items()},
-        {key: cover(objs) for key, objs in versioned.items()},
+        {target: cover(objs) for target, objs in declared.bare.items()},
+        {key: cover(objs) for key, objs in declared.versioned.items()},
         {
             target: cover(o for o in by_id.get(target, []) if o.uid in readable_uids)
-            for target in named_ids
+            for target in declared.named_ids
         },
         {
             key: cover(o for o in by_version.get(key, []) if o.uid in readable_uids)
-            for key in named_versions
+            for key in declared.named_versions
         },
     )
 

@@ -23,7 +23,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 from octui.analysis.audit import Audit, AuditFinding, AuditObject, Fate, audit
-from octui.analysis.whynot import visible_to
+from octui.analysis.whatif import visible_to
 from octui.core.enums import ExclusionReason, FateState, Severity
 from octui.load.assemble import Repository
 from octui.load.locate import reader_for
@@ -100,7 +100,7 @@ class AuditCache:
 
     One :class:`~octui.analysis.audit.Audit` per loaded repository and instant (it
     resolves every declared role once), and the repository each role view judges the
-    other roles on (:func:`~octui.analysis.whynot.visible_to`). Entries hold their
+    other roles on (:func:`~octui.analysis.whatif.visible_to`). Entries hold their
     repository weakly: a reload replaces the repository, and its audits go with it.
 
     Thread-safety: audits are computed in worker threads; every read and write of the

@@ -13,7 +13,8 @@ sys.path.insert(0, str(Path(__file__).parent.parent))
 
 from repo_builder import make_repo, obj
 
-from octui.analysis.whynot import ASK_AN_OWNER, first_included, why_not
+from octui.analysis.whatif import first_included
+from octui.analysis.whynot import ASK_AN_OWNER, why_not
 from octui.core.model import Exclusion
 from octui.core.timeutil import parse_instant
 from octui.load.assemble import Repository
@@ -237,11 +238,11 @@ class Counting:
     """Counts the re-resolutions why-not makes (and the objects each one resolved)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        import octui.analysis.whynot as module
+        import octui.analysis.whatif as module
 
         self.calls = 0
         self.objects = 0
-        real = resolve  # what whynot calls: the engine's resolve
+        real = resolve  # what the what-ifs call: the engine's resolve
 
         def counted(
             repo: Repository, query: Query, cache: ResolutionCache | None = None
@@ -256,7 +257,7 @@ class Counting:
 def test_why_not_tries_a_bounded_number_of_instants(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from octui.analysis.whynot import WORK_BUDGET, resolution_budget
+    from octui.analysis.whatif import WORK_BUDGET, resolution_budget
 
     repo = always_outranked(tmp_path / "repo", 1000)
     res = resolve(repo, Query(role="reader", as_of=TODAY))
@@ -274,7 +275,7 @@ def test_why_not_tries_a_bounded_number_of_instants(
 def test_why_not_asks_a_bounded_number_of_other_roles(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from octui.analysis.whynot import resolution_budget
+    from octui.analysis.whatif import resolution_budget
 
     repo = always_outranked(tmp_path / "repo", 1000, roles=60)
     res = resolve(repo, Query(role="reader", as_of=TODAY))
@@ -288,7 +289,7 @@ def test_why_not_asks_a_bounded_number_of_other_roles(
 
 
 def test_why_not_stops_when_cancelled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from octui.analysis.whynot import WhyNotCancelled
+    from octui.analysis.whatif import WhyNotCancelled
 
     repo = always_outranked(tmp_path / "repo", 300, roles=30)
     res = resolve(repo, Query(role="reader", as_of=TODAY))

@@ -79,7 +79,7 @@ class SlowWhyNot:
             deadline = time.monotonic() + 30
             while not self.release.is_set() and time.monotonic() < deadline:
                 if cancelled is not None and cancelled():
-                    from octui.analysis.whynot import WhyNotCancelled
+                    from octui.analysis.whatif import WhyNotCancelled
 
                     with self.lock:
                         self.stopped += 1

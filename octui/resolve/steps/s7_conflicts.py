@@ -21,6 +21,61 @@ R = ExclusionReason
 W = WarningCode
 
 
+def _declared_pairs(
+    objects: list[ContextObject], by_id: dict[str, ContextObject]
+) -> set[tuple[str, str]]:
+    """The unordered pairs of standing ids joined by a ``conflicts_with`` on either side."""
+    pairs: set[tuple[str, str]] = set()
+    for obj in objects:
+        for other_id in obj.conflicts_with:
+            if other_id != obj.id and other_id in by_id:
+                first, second = sorted((obj.id, other_id))
+                pairs.add((first, second))
+    return pairs
+
+
+def _ambiguous(a: ContextObject, b: ContextObject, paths: tuple[str, ...]) -> Finding:
+    """The ``conflict-ambiguous`` error: both sides share one authority."""
+    level = a.authority or "unknown authority"
+    return Finding(
+        W.CONFLICT_AMBIGUOUS,
+        (a.id, b.id),
+        f"{a.key} and {b.key} declare a conflict and share one authority ({level}); "
+        "neither is guessed away",
+        "Supersede one, lower the authority of one, or reconcile their content.",
+        paths,
+    )
+
+
+def _settled(
+    pair: tuple[str, str], winner: ContextObject, loser: ContextObject, paths: tuple[str, ...]
+) -> Finding:
+    """The ``conflict-declared`` warning: authority settled the conflict for ``winner``."""
+    return Finding(
+        W.CONFLICT_DECLARED,
+        pair,
+        f"{winner.key} ({winner.authority}) and {loser.key} "
+        f"({loser.authority or 'unknown authority'}) conflict; "
+        f"{winner.id} wins on authority",
+        f"{loser.key} is left out wherever {winner.key} stands: reconcile it with "
+        f"{winner.id}, retire it, or remove the conflicts_with declaration if they no "
+        "longer conflict.",
+        paths,
+    )
+
+
+def _outranked_detail(obj: ContextObject, winners: list[ContextObject]) -> str:
+    """The exclusion detail of a conflict's lower side: every winner with both authorities."""
+    return (
+        "outranked by "
+        + ", ".join(
+            f"{w.key} ({w.authority} over {obj.authority or 'none'})"
+            for w in sorted(winners, key=lambda w: w.key)
+        )
+        + " in a declared conflict"
+    )
+
+
 def conflicts(
     index: RepoIndex, reader: Reader, query: Query, standing: list[ContextObject]
 ) -> Outcome:
@@ -30,59 +85,23 @@ def conflicts(
     objects = standing
     out = Outcome([])
     by_id = {o.id: o for o in objects}
-    pairs: set[tuple[str, str]] = set()
-    for obj in objects:
-        for other_id in obj.conflicts_with:
-            if other_id != obj.id and other_id in by_id:
-                first, second = sorted((obj.id, other_id))
-                pairs.add((first, second))
     losers: dict[int, list[ContextObject]] = defaultdict(list)
-    for a_id, b_id in sorted(pairs):
+    for a_id, b_id in sorted(_declared_pairs(objects, by_id)):
         a, b = by_id[a_id], by_id[b_id]
         ra, rb = rank(a.authority), rank(b.authority)
         paths = tuple(sorted({a.path, b.path}))
         if ra == rb:
-            level = a.authority or "unknown authority"
-            out.findings.append(
-                Finding(
-                    W.CONFLICT_AMBIGUOUS,
-                    (a_id, b_id),
-                    f"{a.key} and {b.key} declare a conflict and share one authority ({level}); "
-                    "neither is guessed away",
-                    "Supersede one, lower the authority of one, or reconcile their content.",
-                    paths,
-                )
-            )
+            out.findings.append(_ambiguous(a, b, paths))
             continue
         winner, loser = (a, b) if ra < rb else (b, a)
         losers[loser.uid].append(winner)
-        out.findings.append(
-            Finding(
-                W.CONFLICT_DECLARED,
-                (a_id, b_id),
-                f"{winner.key} ({winner.authority}) and {loser.key} "
-                f"({loser.authority or 'unknown authority'}) conflict; "
-                f"{winner.id} wins on authority",
-                f"{loser.key} is left out wherever {winner.key} stands: reconcile it with "
-                f"{winner.id}, retire it, or remove the conflicts_with declaration if they no "
-                "longer conflict.",
-                paths,
-            )
-        )
+        out.findings.append(_settled((a_id, b_id), winner, loser, paths))
     for obj in objects:
         winners = losers.get(obj.uid)
         if winners:
             names = sorted(w.key for w in winners)
             out.exclusions[obj.uid] = excluded(
-                obj,
-                R.CONFLICT,
-                "outranked by "
-                + ", ".join(
-                    f"{w.key} ({w.authority} over {obj.authority or 'none'})"
-                    for w in sorted(winners, key=lambda w: w.key)
-                )
-                + " in a declared conflict",
-                names,
+                obj, R.CONFLICT, _outranked_detail(obj, winners), names
             )
         else:
             out.standing.append(obj)

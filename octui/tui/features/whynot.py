@@ -13,7 +13,8 @@ from functools import partial
 from textual.css.query import NoMatches
 from textual.widgets import Static
 
-from octui.analysis.whynot import WhyNotCancelled, why_not
+from octui.analysis.whatif import WhyNotCancelled
+from octui.analysis.whynot import why_not
 from octui.core.model import Exclusion
 from octui.core.textsafe import inert
 from octui.core.textsafe import markup_escape as escape
