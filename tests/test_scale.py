@@ -24,7 +24,7 @@ from octui.load.parse_cache import ParseStore
 from octui.resolve.graph import strongly_connected
 from octui.resolve.result import Query
 from octui.session import Session
-from octui.synth import write_repository
+from octui.synth.repository import write_repository
 
 
 class _Cycle:

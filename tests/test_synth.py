@@ -11,7 +11,7 @@ import pytest
 from octui.load.loader import load_repository
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query
-from octui.synth import generate, render, write_repository
+from octui.synth.repository import generate, render, write_repository
 
 
 def files_of(root: Path) -> dict[str, bytes]:

@@ -1,5 +1,5 @@
 """``opencontext synth OUT``: write a deterministic synthetic repository of N objects (for
-benchmarks and demos); the generator is :mod:`octui.synth`."""
+benchmarks and demos); the generator is :mod:`octui.synth.repository`."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 from octui.cli.args import whole_number
 from octui.cli.common import UsageError
 from octui.core.enums import ExitCode
-from octui.synth import write_repository
+from octui.synth.repository import write_repository
 
 
 def add_parser(sub: Any, name: str) -> argparse.ArgumentParser:

@@ -378,7 +378,7 @@ def _ms(values: list[float]) -> float:
 
 def measure(size: int, work: Path, seed: int, repeat: int, tui: bool) -> dict[str, Any]:
     """One size: every figure of the table, as CPU seconds / milliseconds (see the module)."""
-    from octui.synth import write_repository
+    from octui.synth.repository import write_repository
 
     repo = work / f"org-{size}"
     log(f"{size}: writing the repository")

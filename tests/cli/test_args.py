@@ -13,7 +13,7 @@ import pytest
 from octui.cli.main import build_parser, main
 from octui.load import parse_cache
 from octui.load.parse_cache import ParseStore
-from octui.synth import write_repository
+from octui.synth.repository import write_repository
 
 READS_A_REPOSITORY = ("resolve", "validate", "history", "diff", "changes", "audit")
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from octui.cli.main import main
-from octui.synth import write_repository
+from octui.synth.repository import write_repository
 
 
 def files_of(root: Path) -> dict[str, bytes]:

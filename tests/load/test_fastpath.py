@@ -21,7 +21,7 @@ from octui.core.model import FrontMatter
 from octui.load.fastpath import fast_fields, fast_mapping
 from octui.load.frontmatter import ParsedFile, parse_file, split_front_matter
 from octui.load.strict_yaml import YamlError, load_yaml
-from octui.synth import generate, render
+from octui.synth.repository import generate, render
 
 SETTINGS = settings(
     max_examples=300,

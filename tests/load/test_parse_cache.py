@@ -26,7 +26,7 @@ from octui.resolve.cache import ResolutionCache
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query
 from octui.session import Session
-from octui.synth import write_repository
+from octui.synth.repository import write_repository
 
 AS_OF = datetime(2026, 6, 1, tzinfo=UTC)
 FIXED = {"bundle_id": "00000000-0000-4000-8000-000000000000", "generated_at": AS_OF}

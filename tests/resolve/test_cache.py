@@ -23,7 +23,7 @@ from octui.resolve.cache import ResolutionCache
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query
 from octui.session import Session
-from octui.synth import write_repository
+from octui.synth.repository import write_repository
 
 DAYS = [datetime(y, m, 1, tzinfo=UTC) for y in (2023, 2025, 2026) for m in (1, 6, 11)]
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from octui.synth_vocabulary import (
+from octui.synth.vocabulary import (
     AREA_WEIGHTS,
     AREAS,
     AUTHORITIES,

@@ -3,7 +3,7 @@ organization, its owners, authority and classification mixes, its roles with the
 scopes, and the words its titles and bodies are made of.
 
 Data, and the organization's ``opencontext.yaml`` built from it (:func:`config_text`):
-:mod:`octui.synth` draws from these tables in a fixed order, so changing any of them
+:mod:`octui.synth.repository` draws from these tables in a fixed order, so changing any of them
 changes the bytes every (objects, seed) pair writes.
 """
 
