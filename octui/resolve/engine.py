@@ -36,7 +36,7 @@ from octui.resolve.steps.base import Reader
 from octui.resolve.steps.s1_authorization import authorization
 from octui.resolve.steps.s2_approval import approval
 from octui.resolve.steps.s3_temporal import temporal
-from octui.resolve.steps.s4_scope import scope
+from octui.resolve.steps.s4_scope import out_of_scope, scope
 from octui.resolve.steps.s5_supersession import supersession
 from octui.resolve.steps.s6_competition import competition
 from octui.resolve.steps.s7_conflicts import conflicts
@@ -113,7 +113,10 @@ def admit(index: RepoIndex, role: RoleConfig | None, query: Query) -> Admitted:
     s2 = approval(index, reader, query, s1.standing)
     approved = {o.uid for o in s2.standing}
     graph = build_graph(index, s1.standing, approved)
-    reader = replace(reader, readable=s1.standing, approved=approved, graph=graph)
+    verdicts = None if role is None else out_of_scope(role, s2.standing)
+    reader = replace(
+        reader, readable=s1.standing, approved=approved, graph=graph, out_of_scope=verdicts
+    )
     denied = {e.id for e in s1.exclusions.values() if e.reason.is_denial}
     findings = reference_findings(index, s1.standing, denied)
     findings += load_findings(index, s1.standing, reader.whole_repository)
