@@ -21,10 +21,14 @@ from octui.core.model import OBJECT_FIELDS, ContextObject, Exclusion, Finding, R
 from octui.core.timeutil import format_duration, format_instant, now_utc
 from octui.resolve.result import Included, Resolution
 
+_format_instant = lru_cache(maxsize=1 << 14)(format_instant)
+"""``format_instant`` kept by instant: objects share few distinct days, and equal instants
+(even in other zones) format alike, in UTC."""
+
 
 def _value(value: Any) -> Any:
     if isinstance(value, datetime):
-        return format_instant(value)
+        return _format_instant(value)
     if isinstance(value, tuple):
         return list(value)
     return value
