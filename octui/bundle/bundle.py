@@ -19,6 +19,7 @@ from octui.bundle.jsonout import dumps_indent2
 from octui.core.enums import DENIAL_REASONS, Lifecycle
 from octui.core.model import OBJECT_FIELDS, ContextObject, Exclusion, Finding, RepositorySource
 from octui.core.timeutil import format_duration, format_instant, now_utc
+from octui.load.loader import gc_paused
 from octui.resolve.result import Included, Resolution
 
 _format_instant = lru_cache(maxsize=1 << 14)(format_instant)
@@ -134,9 +135,10 @@ def digest(resolution: Resolution) -> str:
     bytes instead of re-encoding every object. Pieces are found by identity first (see
     :func:`_included_json`), so a re-resolution that reuses its records costs a probe each.
     """
-    objects = b",".join([_included_json(i) for i in resolution.included])
-    exclusions = b",".join([_exclusion_piece(e) for e in resolution.exclusions])
-    warnings = b",".join([_warning_piece(w) for w in resolution.warnings])
+    with gc_paused():  # thousands of pieces, no cycles: never a full pass over the heap
+        objects = b",".join([_included_json(i) for i in resolution.included])
+        exclusions = b",".join([_exclusion_piece(e) for e in resolution.exclusions])
+        warnings = b",".join([_warning_piece(w) for w in resolution.warnings])
     hashed = hashlib.sha256(b'{"exclusions":[')
     for part in (exclusions, b'],"objects":[', objects, b'],"warnings":[', warnings, b"]}"):
         hashed.update(part)  # the payload is never copied whole
