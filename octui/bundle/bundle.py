@@ -19,12 +19,17 @@ from octui.bundle.jsonout import dumps_indent2
 from octui.core.enums import DENIAL_REASONS, Lifecycle
 from octui.core.model import OBJECT_FIELDS, ContextObject, Exclusion, Finding, RepositorySource
 from octui.core.timeutil import format_duration, format_instant, now_utc
+from octui.load.loader import gc_paused
 from octui.resolve.result import Included, Resolution
+
+_format_instant = lru_cache(maxsize=1 << 14)(format_instant)
+"""``format_instant`` kept by instant: objects share few distinct days, and equal instants
+(even in other zones) format alike, in UTC."""
 
 
 def _value(value: Any) -> Any:
     if isinstance(value, datetime):
-        return format_instant(value)
+        return _format_instant(value)
     if isinstance(value, tuple):
         return list(value)
     return value
@@ -127,38 +132,74 @@ def digest(resolution: Resolution) -> str:
     payload's keys sort as exclusions, objects, warnings; so each item is encoded once (an
     object per lifecycle and staleness, an exclusion by value, each kept in a bounded
     module-level cache, never on the object) and the explorer's digest per keystroke hashes
-    bytes instead of re-encoding every object.
+    bytes instead of re-encoding every object. Pieces are found by identity first (see
+    :func:`_included_json`), so a re-resolution that reuses its records costs a probe each.
     """
-    objects = b",".join([_included_json(i) for i in resolution.included])
-    exclusions = b",".join([_exclusion_json(e) for e in resolution.exclusions])
-    warnings = b",".join([canonical_json(warning_digest_form(w)) for w in resolution.warnings])
-    payload = b"".join(
-        [
-            b'{"exclusions":[',
-            exclusions,
-            b'],"objects":[',
-            objects,
-            b'],"warnings":[',
-            warnings,
-            b"]}",
-        ]
-    )
-    return "sha256:" + hashlib.sha256(payload).hexdigest()
+    with gc_paused():  # thousands of pieces, no cycles: never a full pass over the heap
+        objects = b",".join([_included_json(i) for i in resolution.included])
+        exclusions = b",".join([_exclusion_piece(e) for e in resolution.exclusions])
+        warnings = b",".join([_warning_piece(w) for w in resolution.warnings])
+    hashed = hashlib.sha256(b'{"exclusions":[')
+    for part in (exclusions, b'],"objects":[', objects, b'],"warnings":[', warnings, b"]}"):
+        hashed.update(part)  # the payload is never copied whole
+    return "sha256:" + hashed.hexdigest()
+
+
+PIECES = 1 << 17
+"""Digest pieces kept by identity (each table; cleared whole when full)."""
+
+_object_pieces: dict[tuple[int, Lifecycle, bool], tuple[ContextObject, bytes]] = {}
+_exclusion_pieces: dict[int, tuple[Exclusion, bytes]] = {}
+_warning_pieces: dict[int, tuple[Finding, bytes]] = {}
 
 
 def _included_json(inc: Included) -> bytes:
-    return _object_json(inc.obj, inc.lifecycle, inc.stale)
+    """The canonical JSON of an included object's digest form, kept by the object's identity
+    (an object never changes once loaded). The table holds the object itself, so its id is
+    never reused while its entry lives; a lookup is one dictionary probe, never a hash of the
+    object's fields. Threads may race on an entry: both compute the same bytes."""
+    obj = inc.obj
+    key = (id(obj), inc.lifecycle, inc.stale)
+    found = _object_pieces.get(key)
+    if found is not None and found[0] is obj:
+        return found[1]
+    piece = canonical_json(object_digest_form(obj, inc.lifecycle, inc.stale))
+    if len(_object_pieces) >= PIECES:
+        _object_pieces.clear()
+    _object_pieces[key] = (obj, piece)
+    return piece
 
 
-@lru_cache(maxsize=1 << 17)
-def _object_json(obj: ContextObject, lifecycle: Lifecycle, stale: bool) -> bytes:
-    """The canonical JSON of an included object's digest form (by object identity: an object
-    never changes once loaded)."""
-    return canonical_json(object_digest_form(obj, lifecycle, stale))
+def _exclusion_piece(exclusion: Exclusion) -> bytes:
+    """:func:`_exclusion_json` kept by the record's identity too: a cached stage hands the
+    same records to every resolution, so most lookups are one dictionary probe instead of
+    hashing and comparing the record's fields."""
+    found = _exclusion_pieces.get(id(exclusion))
+    if found is not None and found[0] is exclusion:
+        return found[1]
+    piece = _exclusion_json(exclusion)
+    if len(_exclusion_pieces) >= PIECES:
+        _exclusion_pieces.clear()
+    _exclusion_pieces[id(exclusion)] = (exclusion, piece)
+    return piece
+
+
+def _warning_piece(warning: Finding) -> bytes:
+    """The canonical JSON of a warning's digest form, kept by the finding's identity."""
+    found = _warning_pieces.get(id(warning))
+    if found is not None and found[0] is warning:
+        return found[1]
+    piece = canonical_json(warning_digest_form(warning))
+    if len(_warning_pieces) >= PIECES:
+        _warning_pieces.clear()
+    _warning_pieces[id(warning)] = (warning, piece)
+    return piece
 
 
 @lru_cache(maxsize=1 << 17)
 def _exclusion_json(exclusion: Exclusion) -> bytes:
+    """The canonical JSON of an exclusion's digest form, by value (equal records made by
+    another resolution share it)."""
     return canonical_json(exclusion_digest_form(exclusion))
 
 

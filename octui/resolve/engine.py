@@ -24,6 +24,8 @@ from octui.load.config import RoleConfig
 from octui.load.heap import gc_paused
 from octui.resolve.cache import ResolutionCache, facts_for
 from octui.resolve.findings import (
+    BrokenReferences,
+    broken_references,
     is_stale,
     load_findings,
     reference_findings,
@@ -37,7 +39,7 @@ from octui.resolve.steps.base import Reader
 from octui.resolve.steps.s1_authorization import authorization
 from octui.resolve.steps.s2_approval import approval
 from octui.resolve.steps.s3_temporal import temporal
-from octui.resolve.steps.s4_scope import scope
+from octui.resolve.steps.s4_scope import out_of_scope, scope
 from octui.resolve.steps.s5_supersession import supersession
 from octui.resolve.steps.s6_competition import competition
 from octui.resolve.steps.s7_conflicts import conflicts
@@ -76,6 +78,10 @@ class Stage:
     task)."""
 
 
+BROKEN = ("broken-references",)
+"""The cache's key for the repository's broken references (the same for every role)."""
+
+
 def role_config(repo: Repository, query: Query) -> RoleConfig | None:
     """The query's role as configured (None for the whole repository)."""
     if query.role is None:
@@ -93,7 +99,8 @@ def resolve(repo: Repository, query: Query, cache: ResolutionCache | None = None
     facts = facts_for(repo, cache)
     with gc_paused():
         index = facts.index()
-        admitted = facts.role(query.role, lambda: admit(index, role, query))
+        broken = facts.derived(BROKEN, lambda: broken_references(index))
+        admitted = facts.role(query.role, lambda: admit(index, role, query, broken))
         key = (query.role, query.as_of, query.include_historical)
         stage = facts.stage(key, lambda: judge(index, admitted, query))
         return rank(index, stage, query)
@@ -104,19 +111,26 @@ def admitted_for(repo: Repository, query: Query, cache: ResolutionCache | None) 
     role = role_config(repo, query)
     facts = facts_for(repo, cache)
     index = facts.index()
-    return facts.role(query.role, lambda: admit(index, role, query))
+    broken = facts.derived(BROKEN, lambda: broken_references(index))
+    return facts.role(query.role, lambda: admit(index, role, query, broken))
 
 
-def admit(index: RepoIndex, role: RoleConfig | None, query: Query) -> Admitted:
-    """Steps 1–2, and the supersession graph among what the role may read."""
+def admit(
+    index: RepoIndex, role: RoleConfig | None, query: Query, broken: BrokenReferences
+) -> Admitted:
+    """Steps 1–2, and the supersession graph among what the role may read (``broken``: the
+    repository's :func:`~octui.resolve.findings.broken_references`)."""
     reader = Reader(query.role, role)
     s1 = authorization(index, reader, query, index.objects)
     s2 = approval(index, reader, query, s1.standing)
     approved = {o.uid for o in s2.standing}
     graph = build_graph(index, s1.standing, approved)
-    reader = replace(reader, readable=s1.standing, approved=approved, graph=graph)
+    verdicts = None if role is None else out_of_scope(role, s2.standing)
+    reader = replace(
+        reader, readable=s1.standing, approved=approved, graph=graph, out_of_scope=verdicts
+    )
     denied = {e.id for e in s1.exclusions.values() if e.reason.is_denial}
-    findings = reference_findings(index, s1.standing, denied)
+    findings = reference_findings(broken, s1.standing, denied)
     findings += load_findings(index, s1.standing, reader.whole_repository)
     return Admitted(reader, s1.exclusions | s2.exclusions, s2.standing, findings)
 
@@ -173,7 +187,9 @@ def _sorted(
 ) -> tuple[list[Exclusion], list[Finding]]:
     """The bundle's exclusions (a denied id once, unavailable sources added) and warnings
     (each once), in SPEC §5 order."""
-    listed = list(dict.fromkeys(exclusions.values()))
+    # Records equal by value are one record (a denied id's entry is shared by its copies;
+    # any other record names its own file), so identity dedupes without hashing records.
+    listed = list({id(e): e for e in exclusions.values()}.values())
     for name, problem in index.repo.unavailable_sources:
         listed.append(Exclusion(name, None, ExclusionReason.SOURCE_UNAVAILABLE, (), problem))
     listed.sort(key=Exclusion.sort_key)

@@ -105,17 +105,34 @@ def stale_finding(config: Config, obj: ContextObject) -> Finding:
     )
 
 
+BrokenReferences = dict[int, list[tuple[str, Finding]]]
+"""Per uid, the ``broken-reference`` findings of one object, each with the id it names."""
+
+
+def broken_references(index: RepoIndex) -> BrokenReferences:
+    """Every object's broken references: a fact of the whole repository, the same for every
+    role (only which of them a role sees differs), so it is found once per repository."""
+    by_id = index.by_id
+    return {
+        o.uid: found
+        for o in index.objects
+        if (o.supersedes or o.superseded_by or o.conflicts_with)
+        and (found := _broken_references(o, by_id))
+    }
+
+
 def reference_findings(
-    index: RepoIndex, readable: list[ContextObject], denied: set[str]
+    broken: BrokenReferences, readable: list[ContextObject], denied: set[str]
 ) -> list[Finding]:
     """``broken-reference``: a link that names nothing in the whole repository. For a role,
     a link to an id it may not read (``denied``: some copy of it is denied) is never broken,
     whatever version it names: which versions a denied id holds is none of the role's
-    business."""
+    business. ``broken`` is :func:`broken_references` of the repository."""
     found: list[Finding] = []
     for obj in readable:
-        broken = _broken_references(obj, index.by_id)
-        found.extend(f for target, f in broken if target not in denied)
+        of_obj = broken.get(obj.uid)
+        if of_obj is not None:
+            found.extend(f for target, f in of_obj if target not in denied)
     return found
 
 

@@ -29,6 +29,8 @@ class Reader:
     readable: list[ContextObject] = field(default_factory=list)
     approved: set[int] = field(default_factory=set)
     graph: SupersessionGraph | None = None
+    out_of_scope: dict[int, Exclusion] | None = None
+    """Step 4's verdicts over what steps 1–2 leave, by uid (they depend on the role alone)."""
 
     @property
     def whole_repository(self) -> bool:
@@ -46,13 +48,38 @@ class Outcome:
     """Objects kept by ``include_historical`` although expired or superseded, by uid."""
 
 
+RECORDS = 1 << 18
+"""Exclusion records kept by :func:`excluded` (cleared whole when full)."""
+
+_records: dict[tuple[int, ExclusionReason, str | None], tuple[ContextObject, Exclusion]] = {}
+
+
 def excluded(
     obj: ContextObject,
     reason: ExclusionReason,
     detail: str | None = None,
     related: Iterable[str] = (),
 ) -> Exclusion:
-    """The exclusion of ``obj`` for ``reason``: a denial holds the id and the reason only."""
+    """The exclusion of ``obj`` for ``reason``: a denial holds the id and the reason only.
+
+    A record without related ids is a pure function of (object, reason, detail), and an
+    object never changes once loaded (an unchanged file keeps its object across reloads), so
+    such records are kept by the object's identity and handed out again: every role and
+    instant that excludes an object for the same reason shares one record, and whatever is
+    kept by the record's identity downstream (the digest's pieces) is found again. The table
+    holds the object, so its id is never reused while its entry lives; threads racing for one
+    entry make equal records, either is right.
+    """
     if reason.is_denial:
         return Exclusion(obj.id, None, reason)
-    return Exclusion(obj.id, obj.version, reason, tuple(sorted(set(related))), detail, obj.path)
+    if related:
+        return Exclusion(obj.id, obj.version, reason, tuple(sorted(set(related))), detail, obj.path)
+    key = (id(obj), reason, detail)
+    found = _records.get(key)
+    if found is not None and found[0] is obj:
+        return found[1]
+    record = Exclusion(obj.id, obj.version, reason, (), detail, obj.path)
+    if len(_records) >= RECORDS:
+        _records.clear()
+    _records[key] = (obj, record)
+    return record

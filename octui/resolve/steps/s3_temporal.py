@@ -29,9 +29,10 @@ def temporal(
     as_of = query.as_of
     out = Outcome([])
     for obj in standing:
-        if as_of < obj.effective_start:
+        effective_start = obj.effective_start
+        if as_of < effective_start:
             start = "valid from" if obj.valid_from is not None else "created"
-            detail = f"{start} {_format_day(obj.effective_start)}"
+            detail = f"{start} {_format_day(effective_start)}"
             out.exclusions[obj.uid] = excluded(obj, R.NOT_YET_VALID, detail)
         elif obj.valid_until is not None and as_of >= obj.valid_until:
             if query.include_historical:

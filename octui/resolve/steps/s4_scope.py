@@ -8,7 +8,8 @@ shell-style globs over the whole id (``*`` also crosses dots)."
 from __future__ import annotations
 
 from octui.core.enums import ExclusionReason
-from octui.core.model import ContextObject
+from octui.core.model import ContextObject, Exclusion
+from octui.load.config import RoleConfig
 from octui.resolve.index import RepoIndex
 from octui.resolve.result import Query
 from octui.resolve.steps.base import Outcome, Reader, excluded
@@ -17,17 +18,34 @@ R = ExclusionReason
 
 
 def scope(index: RepoIndex, reader: Reader, query: Query, standing: list[ContextObject]) -> Outcome:
-    """What of ``standing`` is in the role's scope (everything for the whole repository)."""
+    """What of ``standing`` is in the role's scope (everything for the whole repository).
+
+    Whether an object is in scope depends on the role alone, so the verdicts the reader
+    carries (:attr:`Reader.out_of_scope`, made once per role over what steps 1–2 leave) are
+    used when present: a new instant only looks them up, and shares their records."""
     role = reader.role
     if role is None:
         return Outcome(standing)
+    verdicts = reader.out_of_scope
+    if verdicts is None:
+        verdicts = out_of_scope(role, standing)
     out = Outcome([])
     for obj in standing:
+        exclusion = verdicts.get(obj.uid)
+        if exclusion is None:
+            out.standing.append(obj)
+        else:
+            out.exclusions[obj.uid] = exclusion
+    return out
+
+
+def out_of_scope(role: RoleConfig, objects: list[ContextObject]) -> dict[int, Exclusion]:
+    """The exclusion of each of ``objects`` outside ``role``'s scope, by uid."""
+    verdicts: dict[int, Exclusion] = {}
+    for obj in objects:
         pattern = role.excluded_by(obj.id)
         if pattern is not None:
-            out.exclusions[obj.uid] = excluded(obj, R.SCOPE_EXCLUSION, f'excluded by "{pattern}"')
+            verdicts[obj.uid] = excluded(obj, R.SCOPE_EXCLUSION, f'excluded by "{pattern}"')
         elif not role.includes(obj.id):
-            out.exclusions[obj.uid] = excluded(obj, R.NOT_IN_SCOPE, "no include pattern matches")
-        else:
-            out.standing.append(obj)
-    return out
+            verdicts[obj.uid] = excluded(obj, R.NOT_IN_SCOPE, "no include pattern matches")
+    return verdicts
