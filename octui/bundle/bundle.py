@@ -19,7 +19,7 @@ from octui.bundle.jsonout import dumps_indent2
 from octui.core.enums import DENIAL_REASONS, Lifecycle
 from octui.core.model import OBJECT_FIELDS, ContextObject, Exclusion, Finding, RepositorySource
 from octui.core.timeutil import format_duration, format_instant, now_utc
-from octui.load.loader import gc_paused
+from octui.load.heap import gc_paused
 from octui.resolve.result import Included, Resolution
 
 _format_instant = lru_cache(maxsize=1 << 14)(format_instant)
