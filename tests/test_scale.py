@@ -306,13 +306,15 @@ def test_the_memo_keeps_the_facts_of_the_most_recent_roles_only(tmp_path: Path) 
 def test_the_keystroke_figures_are_per_kind_and_timed_inside_the_app(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from octui.devtools import bench, explorer_figures
+    from octui.devtools import bench_common, explorer_figures
 
     monkeypatch.setattr(explorer_figures, "IDLE_SECONDS", 0.2)
     monkeypatch.setattr(explorer_figures, "QUIET", 0.15)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     write_repository(tmp_path / "repo", 60, seed=3)
-    data = explorer_figures.tui_worker(tmp_path / "repo", bench.ROLE, bench._instant(bench.AS_OF))
+    data = explorer_figures.tui_worker(
+        tmp_path / "repo", bench_common.ROLE, bench_common.instant(bench_common.AS_OF)
+    )
     keys = data["keys"]
     assert set(keys) == set(explorer_figures.KINDS)
     for kind, figures in keys.items():
@@ -325,7 +327,7 @@ def test_the_keystroke_figures_are_per_kind_and_timed_inside_the_app(
     assert data["task_shown"] == explorer_figures.TYPED_TASK
     assert data["first_screen"] is not None and data["first_screen"] > 0
     row: dict[str, object] = {"reasons": {}}
-    bench.explorer_figures(row, data)
+    explorer_figures.row_figures(row, data)
     assert row["key_ms"] == max(figures["shown_max_ms"] for figures in keys.values())
     assert row["reasons"] == {}
 

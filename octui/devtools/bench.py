@@ -35,325 +35,76 @@ answer equals one from a fresh load without any cache.
 
 A figure that cannot be measured is ``null`` and the reason is printed (``reasons``).
 Workers run in child processes so that each CPU and peak-memory figure is its own.
+
+This module is the command line, one size's run, the table, the targets and the ``--json``
+rows; the figures are measured in :mod:`~octui.devtools.bench_cold` (the floors and the whole
+processes), :mod:`~octui.devtools.bench_session` (the session, the audit and the agenda) and
+:mod:`~octui.devtools.explorer_figures` (the explorer), sharing
+:mod:`~octui.devtools.bench_common` (the query, the clock, the child processes).
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import itertools
 import json
 import math
 import os
-import re
-import resource
 import shutil
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import replace
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-AS_OF = "2026-06-01"
-ROLE = "support"
-TASK = "refund invoice"
-TASKS = ["password reset", "outage credit", "enterprise pricing", "billing escalation", "api"]
-ROLES = ["sales", "engineering", "finance", "legal", "leadership"]
-INSTANTS = ["2025-01-15", "2025-07-01", "2024-03-01", "2026-02-01", "2023-10-10"]
-PEAK_INSTANTS = [
-    "2022-06-01",
-    "2023-03-01",
-    "2024-01-01",
-    "2024-09-01",
-    "2025-05-01",
-    "2026-01-01",
-    "2026-06-01",
-    "2027-06-01",
-]
+from octui.devtools.bench_cold import cli_worker, cold_figures, floor_figures
+from octui.devtools.bench_common import (
+    AS_OF,
+    ROLE,
+    TASK,
+    instant,
+    log,
+    run_child,
+    run_worker,
+    worker_argv,
+)
+from octui.devtools.bench_session import (
+    AGENDA_DAYS,
+    agenda_figures,
+    agenda_worker,
+    audit_figures,
+    audit_worker,
+    session_figures,
+    warm_worker,
+)
+
 SIZES = "1000,10000,50000"
 HUGE = 100_000
-
-
-# -- the floors -----------------------------------------------------------------------------
-
-
-def object_files(root: Path) -> list[str]:
-    """Every object file under ``root``, in walk order (hidden entries skipped)."""
-    found = []
-    stack = [str(root)]
-    while stack:
-        folder = stack.pop()
-        with os.scandir(folder) as it:
-            entries = sorted(it, key=lambda e: e.name)
-        for entry in reversed(entries):
-            if entry.name.startswith("."):
-                continue
-            if entry.is_dir(follow_symlinks=False):
-                stack.append(entry.path)
-            elif entry.name.endswith((".md", ".yaml", ".yml")) and entry.name != "opencontext.yaml":
-                found.append(entry.path)
-    return found
-
-
-def cpu() -> float:
-    """CPU seconds (user + system) of this process so far."""
-    return time.process_time()
-
-
-def parsing_floor(root: Path) -> tuple[float, int]:
-    """CPU seconds to walk, read and CSafeLoader-parse every object file; how many files."""
-    from octui.load.frontmatter import parse_frontmatter_only
-
-    start = cpu()
-    count = 0
-    for path in object_files(root):
-        with open(path, "rb") as handle:
-            raw = handle.read()
-        with contextlib.suppress(Exception):  # a broken file costs what it costs
-            parse_frontmatter_only(raw, os.path.basename(path))
-        count += 1
-    return cpu() - start, count
-
-
-def io_floor(root: Path) -> float:
-    """CPU seconds to walk, ``lstat`` and read every object file: the least any loader does."""
-    start = cpu()
-    for path in object_files(root):
-        os.lstat(path)
-        with open(path, "rb") as handle:
-            handle.read()
-    return cpu() - start
-
-
-# -- child processes --------------------------------------------------------------------------
-
-
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def run_child(argv: list[str], env: dict[str, str] | None = None) -> dict[str, Any]:
-    """Run a process: its CPU seconds (user + system), wall seconds, exit code, stdout and
-    stderr (workers report their own peak memory on stderr)."""
-    before, start = _children_cpu(), time.perf_counter()
-    proc = subprocess.Popen(
-        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tempfile.gettempdir()
-    )
-    out, err = proc.communicate()
-    wall = time.perf_counter() - start
-    return {
-        "cpu": _children_cpu() - before,
-        "wall": wall,
-        "code": proc.returncode,
-        "out": out,
-        "err": err,
-    }
-
-
-def resolve_argv(repo: Path, *extra: str) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "octui.devtools.bench",
-        "--worker",
-        "cli",
-        str(repo),
-        "--",
-        "resolve",
-        str(repo),
-        "--role",
-        ROLE,
-        "--task",
-        TASK,
-        "--as-of",
-        AS_OF,
-        "--format",
-        "json",
-        *extra,
-    ]
-
-
-_VOLATILE = re.compile(rb'"(bundle_id|generated_at)": "[^"]*"')
-
-
-def normalised(out: bytes) -> bytes:
-    return _VOLATILE.sub(rb'"\1": "-"', out)
-
-
-def cli_worker(argv: list[str]) -> int:
-    """Run the CLI exactly as ``opencontext`` does, then report peak memory on stderr."""
-    import resource
-
-    from octui.cli.main import main as cli_main
-
-    code = cli_main(argv)
-    sys.stdout.flush()
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"OCTUI-BENCH-PEAK-MB {peak:.0f}", file=sys.stderr)
-    return code
-
-
-def peak_of(result: dict[str, Any]) -> float:
-    m = re.search(rb"OCTUI-BENCH-PEAK-MB (\d+)", result["err"])
-    return float(m.group(1)) if m else float("nan")
-
-
-# -- warm, in-process ---------------------------------------------------------------------------
-
-
-def _instant(text: str) -> datetime:
-    from octui.core.timeutil import parse_instant
-
-    return parse_instant(text)
-
-
-def warm_worker(repo: Path) -> dict[str, Any]:
-    """Session timings in CPU seconds, in one process holding one loaded session."""
-    from octui.bundle.bundle import bundle_dict, digest
-    from octui.resolve.engine import resolve
-    from octui.resolve.result import Query
-    from octui.session import Session
-
-    session = Session(repo)
-    start = cpu()
-    session.load()
-    base = Query(role=ROLE, as_of=_instant(AS_OF), task=TASK)
-    digest(session.resolve(base))
-    results: dict[str, Any] = {"load_and_first": cpu() - start, "mismatches": []}
-    asked: list[Query] = []
-
-    def timed(query: Query) -> float:
-        t0 = cpu()
-        digest(session.resolve(query))
-        elapsed = cpu() - t0
-        asked.append(query)
-        return elapsed
-
-    results["task"] = [timed(replace(base, task=t)) for t in TASKS]
-    results["role"] = [timed(replace(base, role=r)) for r in ROLES]
-    results["as_of"] = [timed(replace(base, as_of=_instant(d))) for d in INSTANTS]
-    before = session.loader.parsed_count
-    files = sorted(p for p in repo.rglob("*.md") if p.name != "README.md")
-    results["edit_body"] = [timed_edit(session, base, files, i, body=True) for i in range(3)]
-    results["edit_field"] = [timed_edit(session, base, files, i, body=False) for i in range(3)]
-    results["reparsed"] = session.loader.parsed_count - before
-    for role in sorted(session.repository.config.roles if session.repository else ()):
-        for day in PEAK_INSTANTS:
-            digest(session.resolve(Query(role=role, as_of=_instant(day), task=TASK)))
-    results["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    # Checks, after the peak was taken: the memoised answers equal a memo-free resolution,
-    # and the session after its edits equals a fresh load without any cache.
-    assert session.repository is not None
-    for query in [*asked, base]:
-        fresh = resolve(session.repository, query)  # no cache: everything computed
-        if digest(fresh) != digest(session.resolve(query)):
-            results["mismatches"].append(str(query))
-    os.environ["OCTUI_NO_CACHE"] = "1"
-    fresh_session = Session(repo)
-    fresh_session.load()
-    if _comparable(bundle_dict(fresh_session.resolve(base))) != _comparable(
-        bundle_dict(session.resolve(base))
-    ):
-        results["mismatches"].append("after edits: " + str(base))
-    return results
-
-
-def _comparable(bundle: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in bundle.items() if k not in ("bundle_id", "generated_at")}
-
-
-_CREATED = re.compile(r"^created: (\d{4})-", re.MULTILINE)
-
-
-def timed_edit(session: Any, base: Any, files: list[Path], i: int, *, body: bool) -> float:
-    """Edit one file (its body, or its ``created`` year, which step 3 reads); CPU seconds of
-    reload + re-resolve + digest."""
-    from octui.bundle.bundle import digest
-
-    target = files[(i * 7919 + (0 if body else 3571)) % len(files)]
-    text = target.read_text(encoding="utf-8")
-    if body:
-        text += f"\nEdited by the benchmark ({i}).\n"
-    else:
-        text = _CREATED.sub(lambda m: f"created: {int(m.group(1)) - 1}-", text, count=1)
-    target.write_text(text, encoding="utf-8")
-    t0 = cpu()
-    session.load()
-    digest(session.resolve(base))
-    return cpu() - t0
-
-
-def audit_worker(repo: Path) -> dict[str, Any]:
-    """The audit after a load: the whole repository judged once plus every declared role
-    resolved once (no pipeline memo from earlier resolutions), then the lines of the findings
-    found by reading their files again; and the same audit rendered as JSON."""
-    from octui.analysis.audit import audit
-    from octui.load.locate import reader_for
-    from octui.render.audit import render_json
-    from octui.session import Session
-
-    session = Session(repo)
-    loaded = session.load()
-    as_of = _instant(AS_OF)
-    t0 = time.process_time()
-    with reader_for(repo, None) as read:
-        result = audit(loaded, as_of, read=read)
-    seconds = time.process_time() - t0
-    t1 = time.process_time()
-    render_json(result)
-    return {
-        "audit": seconds,
-        "audit_json": time.process_time() - t1,
-        "audit_roles": len(result.roles),
-        "audit_findings": len(result.findings),
-        "audit_lines": sum(1 for f in result.findings if f.finding.line is not None),
-    }
-
-
-# -- the change agenda ----------------------------------------------------------------------------
-
-AGENDA_DAYS = 90
-
-
-def agenda_worker(repo: Path) -> dict[str, Any]:
-    """CPU seconds of one resolution and of the 90-day agenda, each on its own fresh load."""
-    from octui.analysis.agenda import change_agenda
-    from octui.core.timeutil import add_days
-    from octui.load.loader import load_repository
-    from octui.resolve.engine import resolve
-    from octui.resolve.result import Query
-
-    query = Query(role=ROLE, as_of=_instant(AS_OF))
-    fresh = load_repository(repo)
-    t0 = time.process_time()
-    resolve(fresh, query)
-    resolution = time.process_time() - t0
-    fresh = load_repository(repo)
-    t0 = time.process_time()
-    agenda = change_agenda(
-        fresh, query, since=query.as_of, until=add_days(query.as_of, AGENDA_DAYS)
-    )
-    sweep = time.process_time() - t0
-    return {"resolution": resolution, "agenda": sweep, "points": len(agenda.points)}
-
-
-# -- the explorer ---------------------------------------------------------------------------------
+EXPLORER_KEYS = ("first_screen_s", "idle_cpu_pct", "key_ms")
 
 
 def tui_worker(repo: Path) -> dict[str, Any]:
     """Headless explorer: first screen, keystroke latency, idle CPU (see
     :mod:`octui.devtools.explorer_figures`)."""
+    # Imported here, not at the top: every worker process imports this module, and the
+    # explorer's imports (asyncio…) would count in the other workers' figures.
     from octui.devtools.explorer_figures import tui_worker as explorer
 
-    return explorer(repo, ROLE, _instant(AS_OF))
+    return explorer(repo, ROLE, instant(AS_OF))
 
 
-# -- the driver -----------------------------------------------------------------------------------
+WORKERS: dict[str, Callable[[Path], dict[str, Any]]] = {
+    "warm": warm_worker,
+    "audit": audit_worker,
+    "tui": tui_worker,
+    "agenda": agenda_worker,
+}
+"""The workers that print one JSON object (``cli`` runs the command line instead)."""
+
+
+# -- one size -------------------------------------------------------------------------------------
 
 
 def age(root: Path) -> None:
@@ -372,8 +123,12 @@ def tui_available() -> bool:
     return True
 
 
-def _ms(values: list[float]) -> float:
-    return round(statistics.median(values) * 1000, 1)
+def child_env(work: Path, size: int) -> dict[str, str]:
+    """The environment of every child: its own persistent cache, never the user's."""
+    env = dict(os.environ)
+    env["XDG_CACHE_HOME"] = str(work / f"cache-{size}")
+    env.pop("OCTUI_NO_CACHE", None)
+    return env
 
 
 def measure(size: int, work: Path, seed: int, repeat: int, tui: bool) -> dict[str, Any]:
@@ -386,97 +141,41 @@ def measure(size: int, work: Path, seed: int, repeat: int, tui: bool) -> dict[st
     age(repo)
     row: dict[str, Any] = {"objects": size, "reasons": {}}
     log(f"{size}: floors")
-    floors = [parsing_floor(repo) for _ in range(repeat)]
-    row["files"] = floors[0][1]
-    row["floor_csafeloader_s"] = round(min(f[0] for f in floors), 3)
-    row["floor_io_s"] = round(min(io_floor(repo) for _ in range(repeat)), 3)
-    env = dict(os.environ)
-    env["XDG_CACHE_HOME"] = str(work / f"cache-{size}")  # every child: never the user's cache
-    env.pop("OCTUI_NO_CACHE", None)
-    log(f"{size}: cold resolve, no cache")
-    cold = [run_child(resolve_argv(repo, "--no-cache"), env) for _ in range(repeat)]
-    log(f"{size}: cold resolve, cache empty then warm")
-    first = run_child(resolve_argv(repo), env)
-    cached = [run_child(resolve_argv(repo), env) for _ in range(repeat)]
-    outputs = {normalised(r["out"]) for r in [*cold, first, *cached]}
-    codes = {r["code"] for r in [*cold, first, *cached]}
-    identical = len(outputs) == 1 and codes == {0}
-    row["cold_s"] = round(min(r["cpu"] for r in cold), 3)
-    row["first_s"] = round(first["cpu"], 3)
-    row["cached_s"] = round(min(r["cpu"] for r in cached), 3)
-    row["cold_wall_s"] = round(min(r["wall"] for r in cold), 3)
-    row["cold_peak_mb"] = max(peak_of(r) for r in cold)
-    row["cached_peak_mb"] = max(peak_of(r) for r in cached)
+    floor_figures(row, repo, repeat)
+    env = child_env(work, size)
+    identical = cold_figures(row, repo, env, repeat)
     log(f"{size}: session")
-    warm = run_child(
-        [sys.executable, "-m", "octui.devtools.bench", "--worker", "warm", str(repo)], env
-    )
-    if warm["code"] != 0:
-        raise RuntimeError(warm["err"].decode(errors="replace"))
-    w = json.loads(warm["out"])
-    for key in ("task", "role", "as_of", "edit_body", "edit_field"):
-        row[key + "_ms"] = _ms(w[key])
-        row[key + "_max_ms"] = round(max(w[key]) * 1000, 1)
-    row["edit_ms"] = max(row["edit_body_ms"], row["edit_field_ms"])
-    row["session_peak_mb"] = round(w["peak_mb"])
-    row["reparsed"] = w["reparsed"]
-    row["mismatches"] = w["mismatches"]
-    row["identical"] = identical and not w["mismatches"]
+    session_figures(row, run_worker("warm", repo, env), identical)
     log(f"{size}: audit after load")
-    a = run_child(
-        [sys.executable, "-m", "octui.devtools.bench", "--worker", "audit", str(repo)], env
-    )
-    if a["code"] != 0:
-        raise RuntimeError(a["err"].decode(errors="replace"))
-    audit = json.loads(a["out"])
-    row["audit_s"] = round(audit["audit"], 3)
-    row["audit_roles"] = audit["audit_roles"]
+    audit_figures(row, run_worker("audit", repo, env))
     log(f"{size}: change agenda, {AGENDA_DAYS} days")
-    g = run_child(
-        [sys.executable, "-m", "octui.devtools.bench", "--worker", "agenda", str(repo)], env
-    )
-    if g["code"] != 0:
-        raise RuntimeError(g["err"].decode(errors="replace"))
-    agenda = json.loads(g["out"])
-    row["agenda_s"] = round(agenda["agenda"], 3)
-    row["agenda_ratio"] = round(agenda["agenda"] / max(agenda["resolution"], 1e-9), 1)
-    for key in ("first_screen_s", "idle_cpu_pct", "key_ms"):
-        row[key] = None
-    if not tui:
-        for key in ("first_screen_s", "idle_cpu_pct", "key_ms"):
-            row["reasons"][key] = "explorer not measured (--no-tui, or octui.tui not importable)"
-    else:
-        log(f"{size}: explorer")
-        t = run_child(
-            [sys.executable, "-m", "octui.devtools.bench", "--worker", "tui", str(repo)], env
-        )
-        if t["code"] != 0:
-            why = "the explorer worker failed: " + t["err"][-300:].decode(errors="replace")
-            for key in ("first_screen_s", "idle_cpu_pct", "key_ms"):
-                row["reasons"][key] = why
-        else:
-            explorer_figures(row, json.loads(t["out"]))
+    agenda_figures(row, run_worker("agenda", repo, env))
+    explorer_row(row, repo, env, tui)
     shutil.rmtree(repo, ignore_errors=True)
     return row
 
 
-def explorer_figures(row: dict[str, Any], data: dict[str, Any]) -> None:
-    """The explorer worker's answer as the row's figures: ``key_ms`` is the worst key of any
-    kind, ``keys`` the median and worst per kind (a kind whose keys changed nothing the
-    results show has a reason: its figure would not be the work it stands for)."""
-    row["first_screen_s"] = None if data["first_screen"] is None else round(data["first_screen"], 3)
-    row["first_screen_parsed"] = data["first_screen_parsed"]
-    row["idle_cpu_pct"] = round(data["idle_cpu_pct"], 2)
-    row["watch"] = data["watch"]
-    row["keys"] = data["keys"]
-    row["key_ms"] = max((k["shown_max_ms"] for k in data["keys"].values()), default=None)
-    for kind in data["keys"]:
-        if not data["effects"].get(kind):
-            row["reasons"]["keys." + kind] = "these keys changed nothing the results show"
+def explorer_row(row: dict[str, Any], repo: Path, env: dict[str, str], tui: bool) -> None:
+    """The explorer's figures into ``row``, or, if it was not measured, why each is null."""
+    for key in EXPLORER_KEYS:
+        row[key] = None
+    if not tui:
+        for key in EXPLORER_KEYS:
+            row["reasons"][key] = "explorer not measured (--no-tui, or octui.tui not importable)"
+        return
+    log(f"{row['objects']}: explorer")
+    t = run_child(worker_argv("tui", repo), env)
+    if t["code"] != 0:
+        why = "the explorer worker failed: " + t["err"][-300:].decode(errors="replace")
+        for key in EXPLORER_KEYS:
+            row["reasons"][key] = why
+        return
+    from octui.devtools.explorer_figures import row_figures  # here for tui_worker's reason
+
+    row_figures(row, json.loads(t["out"]))
 
 
-def log(text: str) -> None:
-    print(f"[bench {time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
+# -- the table and the targets --------------------------------------------------------------------
 
 
 def _cell(value: Any, unit: str) -> str:
@@ -587,7 +286,10 @@ def machine() -> str:
     )
 
 
-def main(argv: list[str] | None = None) -> int:
+# -- the command line -----------------------------------------------------------------------------
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m octui.devtools.bench",
         description="Build synthetic repositories and measure resolution at each size "
@@ -601,26 +303,38 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object per size instead of the table"
     )
-    parser.add_argument(
-        "--worker", choices=["cli", "warm", "audit", "tui", "agenda"], help=argparse.SUPPRESS
-    )
+    parser.add_argument("--worker", choices=["cli", *WORKERS], help=argparse.SUPPRESS)
     parser.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    return parser
+
+
+def worker(kind: str, rest: list[str]) -> int:
+    """Be the ``kind`` worker: ``rest`` is the repository (and, for ``cli``, ``--`` and the
+    command line to run)."""
+    if kind == "cli":
+        return cli_worker(rest[2:] if rest[1:2] == ["--"] else rest[1:])
+    print(json.dumps(WORKERS[kind](Path(rest[0]))))
+    return 0
+
+
+def print_table(rows: list[dict[str, Any]], repeat: int, before: str, started: float) -> None:
+    """The table, the targets and the machine it ran on (without ``--json``)."""
+    print(f"octui benchmark — {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}")
+    print(f"machine: {before} (at start); {machine()} (at end)")
+    print(f"query: --role {ROLE} --task {TASK!r} --as-of {AS_OF}; CPU seconds, best of "
+          f"{repeat}")  # fmt: skip
+    print()
+    print(table(rows))
+    print()
+    print("\n".join(verdicts(rows)))
+    print(f"- total benchmark time: {time.perf_counter() - started:.0f} s (wall)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
     args = parser.parse_args(argv)
-    if args.worker == "cli":
-        rest = args.rest[2:] if args.rest[1:2] == ["--"] else args.rest[1:]
-        return cli_worker(rest)
-    if args.worker == "warm":
-        print(json.dumps(warm_worker(Path(args.rest[0]))))
-        return 0
-    if args.worker == "audit":
-        print(json.dumps(audit_worker(Path(args.rest[0]))))
-        return 0
-    if args.worker == "agenda":
-        print(json.dumps(agenda_worker(Path(args.rest[0]))))
-        return 0
-    if args.worker == "tui":
-        print(json.dumps(tui_worker(Path(args.rest[0]))))
-        return 0
+    if args.worker:
+        return worker(args.worker, args.rest)
     try:
         sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     except ValueError:
@@ -643,15 +357,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if not args.json:
-        print(f"octui benchmark — {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}")
-        print(f"machine: {before} (at start); {machine()} (at end)")
-        print(f"query: --role {ROLE} --task {TASK!r} --as-of {AS_OF}; CPU seconds, best of "
-              f"{args.repeat}")  # fmt: skip
-        print()
-        print(table(rows))
-        print()
-        print("\n".join(verdicts(rows)))
-        print(f"- total benchmark time: {time.perf_counter() - started:.0f} s (wall)")
+        print_table(rows, args.repeat, before, started)
     return 0 if all(r["identical"] for r in rows) else 1
 
 

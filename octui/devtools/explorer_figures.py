@@ -238,3 +238,18 @@ def _inputs_of(app: Any) -> tuple[object, ...]:
 
 def _watch_mode() -> str:
     return "events" if importlib.util.find_spec("watchfiles") else "poll"
+
+
+def row_figures(row: dict[str, Any], data: dict[str, Any]) -> None:
+    """The explorer worker's answer as the benchmark row's figures: ``key_ms`` is the worst key
+    of any kind, ``keys`` the median and worst per kind (a kind whose keys changed nothing the
+    results show has a reason: its figure would not be the work it stands for)."""
+    row["first_screen_s"] = None if data["first_screen"] is None else round(data["first_screen"], 3)
+    row["first_screen_parsed"] = data["first_screen_parsed"]
+    row["idle_cpu_pct"] = round(data["idle_cpu_pct"], 2)
+    row["watch"] = data["watch"]
+    row["keys"] = data["keys"]
+    row["key_ms"] = max((k["shown_max_ms"] for k in data["keys"].values()), default=None)
+    for kind in data["keys"]:
+        if not data["effects"].get(kind):
+            row["reasons"]["keys." + kind] = "these keys changed nothing the results show"

@@ -1,0 +1,135 @@
+"""The benchmark's whole-process figures: the two floors, and ``opencontext resolve`` run as a
+new process with no cache, with an empty persistent cache and with a warm one.
+
+- ``floor_csafeloader_s``: walk the tree, read every object file and parse its front matter
+  with ``yaml.CSafeLoader``; ``floor_io_s``: walk, ``lstat`` and read every file, nothing
+  else. Both in-process, best of ``--repeat``;
+- ``cold_s`` / ``first_s`` / ``cached_s``: CPU of the whole ``resolve --format json`` process
+  (interpreter and imports included), which runs as the ``cli`` worker and reports its peak
+  memory (``cold_peak_mb``, ``cached_peak_mb``) on stderr. The three must print the same
+  bundle (up to ``bundle_id`` and ``generated_at``) and exit 0.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import resource
+import sys
+from pathlib import Path
+from typing import Any
+
+from octui.devtools.bench_common import AS_OF, ROLE, TASK, cpu, log, run_child, worker_argv
+
+
+def object_files(root: Path) -> list[str]:
+    """Every object file under ``root``, in walk order (hidden entries skipped)."""
+    found = []
+    stack = [str(root)]
+    while stack:
+        folder = stack.pop()
+        with os.scandir(folder) as it:
+            entries = sorted(it, key=lambda e: e.name)
+        for entry in reversed(entries):
+            if entry.name.startswith("."):
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(entry.path)
+            elif entry.name.endswith((".md", ".yaml", ".yml")) and entry.name != "opencontext.yaml":
+                found.append(entry.path)
+    return found
+
+
+def parsing_floor(root: Path) -> tuple[float, int]:
+    """CPU seconds to walk, read and CSafeLoader-parse every object file; how many files."""
+    from octui.load.frontmatter import parse_frontmatter_only
+
+    start = cpu()
+    count = 0
+    for path in object_files(root):
+        with open(path, "rb") as handle:
+            raw = handle.read()
+        with contextlib.suppress(Exception):  # a broken file costs what it costs
+            parse_frontmatter_only(raw, os.path.basename(path))
+        count += 1
+    return cpu() - start, count
+
+
+def io_floor(root: Path) -> float:
+    """CPU seconds to walk, ``lstat`` and read every object file: the least any loader does."""
+    start = cpu()
+    for path in object_files(root):
+        os.lstat(path)
+        with open(path, "rb") as handle:
+            handle.read()
+    return cpu() - start
+
+
+def floor_figures(row: dict[str, Any], repo: Path, repeat: int) -> None:
+    """``files``, ``floor_csafeloader_s`` and ``floor_io_s`` into ``row`` (best of ``repeat``)."""
+    floors = [parsing_floor(repo) for _ in range(repeat)]
+    row["files"] = floors[0][1]
+    row["floor_csafeloader_s"] = round(min(f[0] for f in floors), 3)
+    row["floor_io_s"] = round(min(io_floor(repo) for _ in range(repeat)), 3)
+
+
+def resolve_argv(repo: Path, *extra: str) -> list[str]:
+    return [
+        *worker_argv("cli", repo),
+        "--",
+        "resolve",
+        str(repo),
+        "--role",
+        ROLE,
+        "--task",
+        TASK,
+        "--as-of",
+        AS_OF,
+        "--format",
+        "json",
+        *extra,
+    ]
+
+
+_VOLATILE = re.compile(rb'"(bundle_id|generated_at)": "[^"]*"')
+
+
+def normalised(out: bytes) -> bytes:
+    return _VOLATILE.sub(rb'"\1": "-"', out)
+
+
+def cli_worker(argv: list[str]) -> int:
+    """Run the CLI exactly as ``opencontext`` does, then report peak memory on stderr."""
+    from octui.cli.main import main as cli_main
+
+    code = cli_main(argv)
+    sys.stdout.flush()
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"OCTUI-BENCH-PEAK-MB {peak:.0f}", file=sys.stderr)
+    return code
+
+
+def peak_of(result: dict[str, Any]) -> float:
+    m = re.search(rb"OCTUI-BENCH-PEAK-MB (\d+)", result["err"])
+    return float(m.group(1)) if m else float("nan")
+
+
+def cold_figures(row: dict[str, Any], repo: Path, env: dict[str, str], repeat: int) -> bool:
+    """The cold, first and cached figures into ``row``; whether the runs printed the same
+    bundle and all succeeded."""
+    size = row["objects"]
+    log(f"{size}: cold resolve, no cache")
+    cold = [run_child(resolve_argv(repo, "--no-cache"), env) for _ in range(repeat)]
+    log(f"{size}: cold resolve, cache empty then warm")
+    first = run_child(resolve_argv(repo), env)
+    cached = [run_child(resolve_argv(repo), env) for _ in range(repeat)]
+    outputs = {normalised(r["out"]) for r in [*cold, first, *cached]}
+    codes = {r["code"] for r in [*cold, first, *cached]}
+    row["cold_s"] = round(min(r["cpu"] for r in cold), 3)
+    row["first_s"] = round(first["cpu"], 3)
+    row["cached_s"] = round(min(r["cpu"] for r in cached), 3)
+    row["cold_wall_s"] = round(min(r["wall"] for r in cold), 3)
+    row["cold_peak_mb"] = max(peak_of(r) for r in cold)
+    row["cached_peak_mb"] = max(peak_of(r) for r in cached)
+    return len(outputs) == 1 and codes == {0}

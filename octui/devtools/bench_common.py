@@ -1,0 +1,79 @@
+"""What the benchmark's parts share: the one query it asks, the CPU clock, the log line, and
+the child processes in which every CPU and peak-memory figure is measured on its own.
+
+Only the standard library is imported at the top of the benchmark's modules: a worker is a
+new ``python -m octui.devtools.bench`` process, and whatever the benchmark imports before the
+work starts would be counted in the worker's figures.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+AS_OF = "2026-06-01"
+ROLE = "support"
+TASK = "refund invoice"
+BENCH = "octui.devtools.bench"
+"""The module every worker process runs (``python -m`` it, ``--worker KIND``)."""
+
+
+def cpu() -> float:
+    """CPU seconds (user + system) of this process so far."""
+    return time.process_time()
+
+
+def instant(text: str) -> datetime:
+    """``text`` as the resolver's instant (``--as-of`` syntax)."""
+    from octui.core.timeutil import parse_instant
+
+    return parse_instant(text)
+
+
+def log(text: str) -> None:
+    print(f"[bench {time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_child(argv: list[str], env: dict[str, str] | None = None) -> dict[str, Any]:
+    """Run a process: its CPU seconds (user + system), wall seconds, exit code, stdout and
+    stderr (workers report their own peak memory on stderr)."""
+    before, start = _children_cpu(), time.perf_counter()
+    proc = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tempfile.gettempdir()
+    )
+    out, err = proc.communicate()
+    wall = time.perf_counter() - start
+    return {
+        "cpu": _children_cpu() - before,
+        "wall": wall,
+        "code": proc.returncode,
+        "out": out,
+        "err": err,
+    }
+
+
+def worker_argv(kind: str, repo: Path) -> list[str]:
+    """The command line of the ``kind`` worker on ``repo``."""
+    return [sys.executable, "-m", BENCH, "--worker", kind, str(repo)]
+
+
+def run_worker(kind: str, repo: Path, env: dict[str, str]) -> dict[str, Any]:
+    """Run the ``kind`` worker on ``repo`` and return the JSON object it printed; a worker
+    that fails stops the benchmark with its stderr."""
+    result = run_child(worker_argv(kind, repo), env)
+    if result["code"] != 0:
+        raise RuntimeError(result["err"].decode(errors="replace"))
+    answer: dict[str, Any] = json.loads(result["out"])
+    return answer

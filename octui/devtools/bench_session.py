@@ -1,0 +1,218 @@
+"""The benchmark's in-process figures, each measured by a worker in a process of its own:
+
+- ``warm`` — re-resolution in a loaded :class:`Session` after changing only the task, the
+  role or ``as_of``, each to a value not resolved before, the bundle digest included
+  (``task_ms``, ``role_ms``, ``as_of_ms``: median; ``*_max_ms``: worst); one file edited on
+  disk (a body-only edit, and an edit of a field steps 1–7 read), then reload + re-resolve +
+  digest (``edit_body_ms``, ``edit_field_ms``; ``edit_ms`` is the worse); the session's peak
+  resident memory after 8 roles × 8 instants (``session_peak_mb``). It also checks that every
+  memoised answer equals a resolution of the same repository without the memo, and that
+  after the edits the session's answer equals one from a fresh load without any cache
+  (``mismatches``);
+- ``audit`` — the audit after a load: every declared role resolved once and the findings'
+  lines found (``audit_s``, ``audit_roles``);
+- ``agenda`` — the 90-day change agenda on a fresh load, and its ratio to one resolution
+  (``agenda_s``, ``agenda_ratio``).
+
+Each ``*_worker`` returns what its process prints as JSON; each ``*_figures`` turns that
+answer into the row's figures.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import resource
+import statistics
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from octui.devtools.bench_common import AS_OF, ROLE, TASK, cpu, instant
+
+TASKS = ["password reset", "outage credit", "enterprise pricing", "billing escalation", "api"]
+ROLES = ["sales", "engineering", "finance", "legal", "leadership"]
+INSTANTS = ["2025-01-15", "2025-07-01", "2024-03-01", "2026-02-01", "2023-10-10"]
+PEAK_INSTANTS = [
+    "2022-06-01",
+    "2023-03-01",
+    "2024-01-01",
+    "2024-09-01",
+    "2025-05-01",
+    "2026-01-01",
+    "2026-06-01",
+    "2027-06-01",
+]
+AGENDA_DAYS = 90
+
+
+# -- the session: new inputs, edits, peak memory --------------------------------------------------
+
+
+def warm_worker(repo: Path) -> dict[str, Any]:
+    """Session timings in CPU seconds, in one process holding one loaded session."""
+    from octui.bundle.bundle import digest
+    from octui.resolve.result import Query
+    from octui.session import Session
+
+    session = Session(repo)
+    start = cpu()
+    session.load()
+    base = Query(role=ROLE, as_of=instant(AS_OF), task=TASK)
+    digest(session.resolve(base))
+    results: dict[str, Any] = {"load_and_first": cpu() - start, "mismatches": []}
+    asked: list[Query] = []
+
+    def timed(query: Query) -> float:
+        t0 = cpu()
+        digest(session.resolve(query))
+        elapsed = cpu() - t0
+        asked.append(query)
+        return elapsed
+
+    results["task"] = [timed(replace(base, task=t)) for t in TASKS]
+    results["role"] = [timed(replace(base, role=r)) for r in ROLES]
+    results["as_of"] = [timed(replace(base, as_of=instant(d))) for d in INSTANTS]
+    before = session.loader.parsed_count
+    files = sorted(p for p in repo.rglob("*.md") if p.name != "README.md")
+    results["edit_body"] = [timed_edit(session, base, files, i, body=True) for i in range(3)]
+    results["edit_field"] = [timed_edit(session, base, files, i, body=False) for i in range(3)]
+    results["reparsed"] = session.loader.parsed_count - before
+    for role in sorted(session.repository.config.roles if session.repository else ()):
+        for day in PEAK_INSTANTS:
+            digest(session.resolve(Query(role=role, as_of=instant(day), task=TASK)))
+    results["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    # Checked after the peak was taken, so that the checks do not count in it.
+    results["mismatches"] = mismatches(session, repo, [*asked, base], base)
+    return results
+
+
+def mismatches(session: Any, repo: Path, asked: list[Any], base: Any) -> list[str]:
+    """The queries whose memoised answer differs from a memo-free resolution, and the base
+    query if the edited session differs from a fresh load without any cache."""
+    from octui.bundle.bundle import bundle_dict, digest
+    from octui.resolve.engine import resolve
+    from octui.session import Session
+
+    assert session.repository is not None
+    found = []
+    for query in asked:
+        fresh = resolve(session.repository, query)  # no cache: everything computed
+        if digest(fresh) != digest(session.resolve(query)):
+            found.append(str(query))
+    os.environ["OCTUI_NO_CACHE"] = "1"
+    fresh_session = Session(repo)
+    fresh_session.load()
+    if _comparable(bundle_dict(fresh_session.resolve(base))) != _comparable(
+        bundle_dict(session.resolve(base))
+    ):
+        found.append("after edits: " + str(base))
+    return found
+
+
+def _comparable(bundle: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in bundle.items() if k not in ("bundle_id", "generated_at")}
+
+
+_CREATED = re.compile(r"^created: (\d{4})-", re.MULTILINE)
+
+
+def timed_edit(session: Any, base: Any, files: list[Path], i: int, *, body: bool) -> float:
+    """Edit one file (its body, or its ``created`` year, which step 3 reads); CPU seconds of
+    reload + re-resolve + digest."""
+    from octui.bundle.bundle import digest
+
+    target = files[(i * 7919 + (0 if body else 3571)) % len(files)]
+    text = target.read_text(encoding="utf-8")
+    if body:
+        text += f"\nEdited by the benchmark ({i}).\n"
+    else:
+        text = _CREATED.sub(lambda m: f"created: {int(m.group(1)) - 1}-", text, count=1)
+    target.write_text(text, encoding="utf-8")
+    t0 = cpu()
+    session.load()
+    digest(session.resolve(base))
+    return cpu() - t0
+
+
+def _ms(values: list[float]) -> float:
+    return round(statistics.median(values) * 1000, 1)
+
+
+def session_figures(row: dict[str, Any], answer: dict[str, Any], identical: bool) -> None:
+    """The ``warm`` worker's answer into ``row``; ``identical`` (the cold runs agreed) holds
+    only if the session's checks found no mismatch either."""
+    for key in ("task", "role", "as_of", "edit_body", "edit_field"):
+        row[key + "_ms"] = _ms(answer[key])
+        row[key + "_max_ms"] = round(max(answer[key]) * 1000, 1)
+    row["edit_ms"] = max(row["edit_body_ms"], row["edit_field_ms"])
+    row["session_peak_mb"] = round(answer["peak_mb"])
+    row["reparsed"] = answer["reparsed"]
+    row["mismatches"] = answer["mismatches"]
+    row["identical"] = identical and not answer["mismatches"]
+
+
+# -- the audit ----------------------------------------------------------------------------------
+
+
+def audit_worker(repo: Path) -> dict[str, Any]:
+    """The audit after a load: the whole repository judged once plus every declared role
+    resolved once (no pipeline memo from earlier resolutions), then the lines of the findings
+    found by reading their files again; and the same audit rendered as JSON."""
+    from octui.analysis.audit import audit
+    from octui.load.locate import reader_for
+    from octui.render.audit import render_json
+    from octui.session import Session
+
+    session = Session(repo)
+    loaded = session.load()
+    as_of = instant(AS_OF)
+    t0 = time.process_time()
+    with reader_for(repo, None) as read:
+        result = audit(loaded, as_of, read=read)
+    seconds = time.process_time() - t0
+    t1 = time.process_time()
+    render_json(result)
+    return {
+        "audit": seconds,
+        "audit_json": time.process_time() - t1,
+        "audit_roles": len(result.roles),
+        "audit_findings": len(result.findings),
+        "audit_lines": sum(1 for f in result.findings if f.finding.line is not None),
+    }
+
+
+def audit_figures(row: dict[str, Any], answer: dict[str, Any]) -> None:
+    row["audit_s"] = round(answer["audit"], 3)
+    row["audit_roles"] = answer["audit_roles"]
+
+
+# -- the change agenda ----------------------------------------------------------------------------
+
+
+def agenda_worker(repo: Path) -> dict[str, Any]:
+    """CPU seconds of one resolution and of the 90-day agenda, each on its own fresh load."""
+    from octui.analysis.agenda import change_agenda
+    from octui.core.timeutil import add_days
+    from octui.load.loader import load_repository
+    from octui.resolve.engine import resolve
+    from octui.resolve.result import Query
+
+    query = Query(role=ROLE, as_of=instant(AS_OF))
+    fresh = load_repository(repo)
+    t0 = time.process_time()
+    resolve(fresh, query)
+    resolution = time.process_time() - t0
+    fresh = load_repository(repo)
+    t0 = time.process_time()
+    agenda = change_agenda(
+        fresh, query, since=query.as_of, until=add_days(query.as_of, AGENDA_DAYS)
+    )
+    sweep = time.process_time() - t0
+    return {"resolution": resolution, "agenda": sweep, "points": len(agenda.points)}
+
+
+def agenda_figures(row: dict[str, Any], answer: dict[str, Any]) -> None:
+    row["agenda_s"] = round(answer["agenda"], 3)
+    row["agenda_ratio"] = round(answer["agenda"] / max(answer["resolution"], 1e-9), 1)
