@@ -3,7 +3,8 @@
 :class:`GitTree` implements :class:`octui.load.tree.Tree` over git's object
 database: the file list comes from ``git ls-tree -r -z`` (sizes from
 ``cat-file --batch-check``, missing objects from ``rev-list --missing=print``) and
-file bytes from ``git cat-file --batch``. Nothing is checked out, nothing in the
+file bytes from ``git cat-file --batch`` (:mod:`octui.load.gitblobs`, which also keeps the
+read budget). Nothing is checked out, nothing in the
 working tree, the index or ``.git`` is written — "what did the
 repository say at that commit" never disturbs what it says now. Every git command
 runs hardened (:func:`octui.load.gitrun.hardened_git`): the repository's configuration cannot make
@@ -22,57 +23,27 @@ id) lets the loader parse one blob once however many paths name it.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import subprocess
-import threading
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import IO
 
-from octui.load.config import CONFIG_FILE
 from octui.load.fsread import HIDDEN
-from octui.load.gitrun import git, hardened_git, list_commit, locate_worktree, resolve_commit
+from octui.load.gitblobs import (
+    MAX_LINK_BYTES,
+    MODE_LINK,
+    UNAVAILABLE,
+    Blob,
+    GitBlobs,
+    hidden,
+    read_plan,
+)
+from octui.load.gitrun import list_commit, locate_worktree, resolve_commit
 from octui.load.loader import READ_BUDGET_BYTES
 from octui.load.tree import MAX_FILE_BYTES, Entry
-from octui.load.walk import OBJECT_SUFFIXES
 
-_MODE_LINK = "120000"
 _MODE_SUBMODULE = "160000"
 _MAX_LINK_HOPS = 40
-
-
-_MAX_LINK_BYTES = 4096
-"""A symbolic link's target longer than this is not a path any system follows."""
-
-_PREFETCH_BYTES = 32 * 1024 * 1024
-"""Blob bytes fetched per ``git cat-file --batch`` run, in the order the loader reads them."""
-
-UNAVAILABLE = "object not available in this clone (partial clone?); it was not fetched"
-
-
-@dataclass(frozen=True, slots=True)
-class _Blob:
-    mode: str
-    sha: str
-    size: int | None
-    """None when the object is not in this clone."""
-
-
-def _hidden(path: str) -> bool:
-    return any(part.startswith(".") for part in path.split("/") if part)
-
-
-def _walk_order(path: str) -> tuple[tuple[int, str], ...]:
-    """Sort key giving the loader's walk order: in each folder its files, then its folders."""
-    parts = path.split("/")
-    return (*((1, p) for p in parts[:-1]), (0, parts[-1]))
-
-
-class ReadBudgetExceeded(OSError):
-    """The revision's distinct content read so far would pass the read budget."""
 
 
 class GitTree:
@@ -93,7 +64,7 @@ class GitTree:
         its source then records that instant and no revision name."""
         self.toplevel, self.prefix = locate_worktree(self.path)
         self.commit = resolve_commit(self.toplevel, rev)
-        self._blobs: dict[str, _Blob] = {}
+        self._blobs: dict[str, Blob] = {}
         self._children: dict[str, dict[str, str]] = {"": {}}
         for mode, kind, sha, full, size in list_commit(self.toplevel, self.commit, rev):
             if kind == "commit" or mode == _MODE_SUBMODULE:
@@ -101,19 +72,17 @@ class GitTree:
                 continue
             if kind != "blob":
                 continue
-            self._blobs[full] = _Blob(mode, sha, size)
-            self._add(full, "link" if mode == _MODE_LINK else "file")
-        self._lock = threading.Lock()
-        self._proc: subprocess.Popen[bytes] | None = None
+            self._blobs[full] = Blob(mode, sha, size)
+            self._add(full, "link" if mode == MODE_LINK else "file")
         self._links: dict[str, str | None] = {}
-        self._plan: list[str] | None = None
-        self._plan_index: dict[str, int] = {}
-        self._sizes: dict[str, int] = {}
-        self._fetched: dict[str, bytes] = {}
-        self._prefetched: set[str] = set()
-        self._read: set[str] = set()
-        self.bytes_read = 0
+        self._reader = GitBlobs(
+            self.toplevel, lambda: read_plan(self._blobs, self.prefix), read_budget
+        )
+
+    @property
+    def bytes_read(self) -> int:
         """Distinct blob bytes handed out so far (what the read budget counts)."""
+        return self._reader.bytes_read
 
     # -- bookkeeping ------------------------------------------------------------------------
 
@@ -147,9 +116,9 @@ class GitTree:
         if full not in self._links:
             blob = self._blobs[full]
             target = None
-            if blob.size is not None and blob.size <= _MAX_LINK_BYTES:
+            if blob.size is not None and blob.size <= MAX_LINK_BYTES:
                 try:
-                    target = os.fsdecode(self._cat(blob.sha, blob.size))
+                    target = os.fsdecode(self._reader.cat(blob.sha, blob.size))
                 except OSError:
                     target = None
             self._links[full] = target
@@ -171,7 +140,7 @@ class GitTree:
                 continue
             candidate = "/".join([*current, component])
             blob = self._blobs.get(candidate)
-            if blob is not None and blob.mode == _MODE_LINK:
+            if blob is not None and blob.mode == MODE_LINK:
                 hops += 1
                 if hops > _MAX_LINK_HOPS:
                     return None
@@ -185,11 +154,11 @@ class GitTree:
 
     def _is_file_real(self, real: str) -> bool:
         blob = self._blobs.get(real)
-        return blob is not None and blob.mode != _MODE_LINK
+        return blob is not None and blob.mode != MODE_LINK
 
-    def _into_hidden(self, rel: str, real: str) -> bool:
+    def _intohidden(self, rel: str, real: str) -> bool:
         """A link that leads under a hidden name the path itself does not have."""
-        return _hidden(self._below_root(real)) and not _hidden(rel)
+        return hidden(self._below_root(real)) and not hidden(rel)
 
     def content_key(self, rel: str) -> str | None:
         """The blob id ``rel`` reads (equal keys: equal bytes), or None."""
@@ -198,141 +167,10 @@ class GitTree:
             return None
         return self._blobs[real].sha
 
-    # -- reading blobs ----------------------------------------------------------------------
-
-    def _read_plan(self) -> list[str]:
-        """The blobs a load may read, in the order it reads them: object files and the
-        configuration within the size cap, and link targets; never under a hidden name."""
-        inside = self.prefix + "/" if self.prefix else ""
-        wanted: list[tuple[tuple[tuple[int, str], ...], str, int]] = []
-        for full, blob in self._blobs.items():
-            if not full.startswith(inside) or blob.size is None:
-                continue
-            rel = full[len(inside) :]
-            if _hidden(rel):
-                continue
-            if blob.mode == _MODE_LINK:
-                if blob.size <= _MAX_LINK_BYTES:
-                    wanted.append(((), blob.sha, blob.size))  # links first: paths need them
-            elif rel.endswith((*OBJECT_SUFFIXES, CONFIG_FILE)) and blob.size <= MAX_FILE_BYTES:
-                wanted.append((_walk_order(rel), blob.sha, blob.size))
-        wanted.sort()
-        plan: list[str] = []
-        for _, sha, size in wanted:
-            if sha not in self._plan_index:
-                self._plan_index[sha] = len(plan)
-                self._sizes[sha] = size
-                plan.append(sha)
-        return plan
-
-    def _prefetch(self, sha: str) -> None:
-        """Fetch ``sha`` and the blobs planned after it (up to ``_PREFETCH_BYTES``) in one
-        ``git cat-file --batch`` run. A blob is prefetched at most once; what the previous
-        run fetched and nobody read is dropped (read later, it is fetched on its own)."""
-        assert self._plan is not None
-        batch: list[str] = []
-        total = 0
-        for other in self._plan[self._plan_index[sha] :]:
-            if other in self._prefetched:
-                continue
-            size = self._sizes[other]
-            if batch and total + size > _PREFETCH_BYTES:
-                break
-            batch.append(other)
-            total += size
-        self._prefetched.update(batch)
-        self._fetched = {}
-        result = git(self.toplevel, "cat-file", "--batch", stdin="\n".join(batch).encode() + b"\n")
-        if result.returncode != 0:
-            return
-        data, pos = result.stdout, 0
-        while pos < len(data):
-            end = data.find(b"\n", pos)
-            if end < 0:
-                break
-            header = data[pos:end].decode("ascii", "replace").split()
-            pos = end + 1
-            if len(header) != 3 or not header[2].isdigit():
-                continue  # "<id> missing"
-            size = int(header[2])
-            self._fetched[header[0]] = data[pos : pos + size]
-            pos += size + 1
-
-    def _cat(self, sha: str, size: int) -> bytes:
-        """The bytes of blob ``sha`` (``size`` bytes, as listed), counted against the budget."""
-        with self._lock:
-            if sha not in self._read and self.bytes_read + size > self.read_budget:
-                raise ReadBudgetExceeded(
-                    f"the revision's distinct content would pass the read budget of "
-                    f"{self.read_budget} bytes"
-                )
-            if self._plan is None:
-                self._plan = self._read_plan()
-            data = self._fetched.pop(sha, None)
-            if data is None and sha in self._plan_index and sha not in self._prefetched:
-                self._prefetch(sha)
-                data = self._fetched.pop(sha, None)
-            if data is None:
-                data = self._cat_one(sha)
-            if sha not in self._read:
-                self._read.add(sha)
-                self.bytes_read += size
-            return data
-
-    def _cat_one(self, sha: str) -> bytes:
-        """One blob from the long-lived ``git cat-file --batch``; after any surprise the
-        process is ended (its output would be out of step) and the next read starts another."""
-        if self._proc is None:
-            argv, env = hardened_git(self.toplevel)
-            self._proc = subprocess.Popen(
-                [*argv, "cat-file", "--batch"],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                env=env,
-            )
-        proc = self._proc
-        assert proc.stdin is not None and proc.stdout is not None
-        try:
-            proc.stdin.write(sha.encode("ascii") + b"\n")
-            proc.stdin.flush()
-            header = proc.stdout.readline().decode("ascii", "replace").split()
-            if len(header) == 2 and header[1] == "missing":
-                raise OSError(UNAVAILABLE)  # the stream is still in step
-            if len(header) != 3 or not header[2].isdigit() or int(header[2]) > MAX_FILE_BYTES:
-                self._end_process()
-                raise OSError(f"git cat-file gave an unexpected answer for {sha}")
-            data = _read_exactly(proc.stdout, int(header[2]))
-            proc.stdout.read(1)  # the newline after the contents
-        except (BrokenPipeError, ValueError) as exc:
-            self._end_process()
-            raise OSError(f"git cat-file failed: {exc}") from None
-        except OSError:
-            if self._proc is proc and proc.poll() is not None:
-                self._end_process()
-            raise
-        return data
-
-    def _end_process(self) -> None:
-        proc, self._proc = self._proc, None
-        if proc is not None:
-            proc.kill()
-            for stream in (proc.stdin, proc.stdout):
-                if stream is not None:
-                    with contextlib.suppress(OSError):
-                        stream.close()
-            proc.wait()
+    # -- the Tree protocol ------------------------------------------------------------------
 
     def close(self) -> None:
-        with self._lock:
-            proc, self._proc = self._proc, None
-            self._fetched = {}
-        if proc is not None:
-            if proc.stdin is not None:
-                proc.stdin.close()
-            if proc.stdout is not None:
-                proc.stdout.close()
-            proc.wait()
+        self._reader.close()
 
     def __enter__(self) -> GitTree:
         return self
@@ -345,8 +183,6 @@ class GitTree:
     ) -> None:
         self.close()
 
-    # -- the Tree protocol ------------------------------------------------------------------
-
     def describe(self, rel: str) -> str:
         name = self.path / rel if rel not in ("", ".") else self.path
         return f"{name} at {self.rev}"
@@ -355,14 +191,14 @@ class GitTree:
         real = self._real(self._full(rel))
         if real is None or not self._inside(real) or not self._is_file_real(real):
             raise FileNotFoundError(2, "No such file in revision", self.describe(rel))
-        if self._into_hidden(rel, real):
+        if self._intohidden(rel, real):
             raise OSError("symbolic link leads to a hidden file; not followed")
         blob = self._blobs[real]
         if blob.size is None:
             raise OSError(UNAVAILABLE)
         if blob.size > MAX_FILE_BYTES:
             raise OSError(f"file is larger than {MAX_FILE_BYTES} bytes (1 MiB)")
-        return self._cat(blob.sha, blob.size)
+        return self._reader.cat(blob.sha, blob.size)
 
     def is_dir(self, rel: str) -> bool:
         real = self._real(self._full(rel))
@@ -412,7 +248,7 @@ class GitTree:
             return Entry(
                 name, rel, False, problem="symbolic link leads outside the repository; not followed"
             )
-        if self._into_hidden(rel, target):
+        if self._intohidden(rel, target):
             return Entry(name, rel, target in self._children, problem=HIDDEN)
         if self._is_file_real(target):
             return self._file_entry(name, rel, target, link=True)
@@ -425,15 +261,3 @@ class GitTree:
 
 def _identity(sha: str) -> int:
     return int(sha[:15], 16)
-
-
-def _read_exactly(stream: IO[bytes], size: int) -> bytes:
-    chunks: list[bytes] = []
-    remaining = size
-    while remaining > 0:
-        chunk = stream.read(remaining)
-        if not chunk:
-            raise OSError("git cat-file ended early")
-        chunks.append(chunk)
-        remaining -= len(chunk)
-    return b"".join(chunks)

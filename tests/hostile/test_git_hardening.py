@@ -36,8 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from git_fixture import git, git_dir_checksum, git_env
 
 from octui.core.enums import WarningCode
-from octui.load import gitrun, loader
-from octui.load import gittree as gitrev
+from octui.load import gitblobs, gitrun, loader
 from octui.load.gittree import GitTree
 from octui.load.loader import Loader
 from octui.load.revisions import list_revisions, load_revision
@@ -409,7 +408,7 @@ def test_tree_listing_and_sizes_are_parsed_whatever_git_prints() -> None:
 
 
 class ReadSpy:
-    """Every blob id asked of a ``git cat-file --batch`` (a content read) that octui.load.gittree
+    """Every blob id asked of a ``git cat-file --batch`` (a content read) that octui.load.gitblobs
     (or octui.load.gitrun) starts, whether as one run or a long-lived process."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -445,7 +444,7 @@ class ReadSpy:
         fake = types.SimpleNamespace(
             run=run, Popen=popen, PIPE=subprocess.PIPE, DEVNULL=subprocess.DEVNULL
         )
-        monkeypatch.setattr(gitrev, "subprocess", fake)  # the long-lived cat-file process
+        monkeypatch.setattr(gitblobs, "subprocess", fake)  # the long-lived cat-file process
         monkeypatch.setattr(gitrun, "subprocess", fake)  # one-off git runs
 
 
