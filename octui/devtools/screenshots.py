@@ -87,7 +87,8 @@ async def _export(app: OctuiApp, pilot: Pilot[Any]) -> None:
 
 async def _audit(app: OctuiApp, pilot: Pilot[Any]) -> None:
     """``octui --audit``: the duplicate-canonical of pricing.team and what else is on it."""
-    from octui.tui.screens.audit import AuditScreen, FindingsTable, MatrixTable
+    from octui.tui.screens.audit import AuditScreen
+    from octui.tui.widgets.audittables import FindingsTable, MatrixTable
 
     for _ in range(200):
         screen = app.screen

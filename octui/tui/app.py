@@ -9,8 +9,11 @@ Structure (so features can be added in their own modules):
   :meth:`OctuiApp.apply_view`, which drops anything but the newest generation;
 - every widget with a ``show_view(view)`` method receives each new view
   (:meth:`apply_view` queries for them), so a new pane only has to define it;
-- result tabs come from :data:`RESULT_TABS`; palette commands from
-  :meth:`OctuiApp.palette_commands`; help from the bindings themselves;
+- what is on the explorer's own screen — its layout, the selection, the fields' events —
+  is :class:`~octui.tui.screens.explorer.ExplorerScreen` (``app.main``, the first
+  screen of the stack); the app keeps the keys, whose actions call it, and the state;
+- result tabs come from :data:`~octui.tui.screens.explorer.RESULT_TABS`; palette
+  commands from :meth:`OctuiApp.palette_commands`; help from the bindings themselves;
 - the features (:mod:`octui.tui.features`: compare, the change agenda, revisions, why
   not, time travel, orientation, export) are objects the app constructs with itself as
   their :class:`~octui.tui.host.Host`; their keys run through :meth:`OctuiApp.action_feature`
@@ -27,29 +30,25 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from textual import on, work
 from textual.actions import SkipAction
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
-from textual.widget import Widget
-from textual.widgets import Checkbox, Footer, Input, Select, TabbedContent, TabPane
+from textual.widgets import Checkbox, Input, Select, TabbedContent
 from textual.worker import Worker, WorkerState
 
 from octui.bundle.bundle import bundle_dict, dumps_bundle
-from octui.core.model import Exclusion, Finding
 from octui.core.textsafe import inert
 from octui.core.timeutil import now_utc
-from octui.load.config import load_config
 from octui.load.known_at import known_at_revision
-from octui.resolve.result import Included, UnknownRole
+from octui.resolve.result import UnknownRole
 from octui.session import Session
-from octui.tui.auditapp import edit_selected, roles_settled, show_roles_block
+from octui.tui.auditapp import edit_selected, roles_settled
 from octui.tui.auditmodel import AuditCache
 from octui.tui.background import DaemonExecutor, in_daemon_thread
 from octui.tui.bindings import APP_BINDINGS
@@ -70,28 +69,14 @@ from octui.tui.messages import (
     ViewApplied,
 )
 from octui.tui.screens.error import ErrorScreen
+from octui.tui.screens.explorer import ExplorerScreen
 from octui.tui.screens.help import HelpScreen, key_groups
-from octui.tui.settings import initial_role, load_settings, remember_role
-from octui.tui.state import END_OF_TIME_NOTE, Inputs, View, make_view, warning_key
+from octui.tui.settings import remember_role
+from octui.tui.state import END_OF_TIME_NOTE, Inputs, View, make_view
 from octui.tui.web import guard_web_session
-from octui.tui.widgets.detail import DetailPane
-from octui.tui.widgets.filterbar import FilterBar
-from octui.tui.widgets.header import Context, ContextHeader, is_bundled_sample, utc_text
-from octui.tui.widgets.inputs import InputsPane, parse_as_of, parse_limit, parse_min
-from octui.tui.widgets.results import ExcludedPane, IncludedTable, WarningsTable
+from octui.tui.widgets.inputs import InputsPane, parse_as_of
 from octui.tui.widgets.rowtable import RowTable
 from octui.tui.widgets.status import StatusBar
-from octui.tui.widgets.timeline import TimelinePane
-
-NARROW = 110
-"""Below this many columns the detail pane is shown on demand instead of beside the results."""
-
-RESULT_TABS: list[tuple[str, str, Callable[[], Widget]]] = [
-    ("tab-included", "1 Included", lambda: IncludedTable(id="included-table")),
-    ("tab-excluded", "2 Excluded", lambda: ExcludedPane(id="excluded-pane")),
-    ("tab-warnings", "3 Warnings", lambda: WarningsTable(id="warnings-table")),
-]
-"""``(pane id, title, factory)`` of the result tabs; extensions may append."""
 
 
 class OctuiApp(App[None]):
@@ -168,7 +153,6 @@ class OctuiApp(App[None]):
         self.error_screen: ErrorScreen | None = None
         self.loaded = False
         self._seen_fingerprint: tuple[object, ...] | None = None
-        self._jump_cycle: tuple[tuple[object, ...], int] | None = None
         self.selected: Row | None = None
         self.settled = asyncio.Event()
         self._executor = DaemonExecutor("octui-resolve")  # a thread quitting never waits for
@@ -184,24 +168,16 @@ class OctuiApp(App[None]):
 
     # -- layout --------------------------------------------------------------------------
 
+    def get_default_screen(self) -> ExplorerScreen:
+        return ExplorerScreen()
+
     def compose(self) -> ComposeResult:
-        roles = _declared_roles(self.root)
-        if roles and self.inputs.role is None:
-            role = initial_role(roles, load_settings().role_for(self.root))
-            self.inputs = replace(self.inputs, role=role)
-        yield ContextHeader(id="context")
-        yield InputsPane(roles, self.inputs.role, id="inputs")
-        yield FilterBar(id="filter-bar")
-        with Horizontal(id="body"):
-            with TabbedContent(id="results"):
-                for pane_id, title, factory in RESULT_TABS:
-                    with TabPane(title, id=pane_id):
-                        yield factory()
-            with Vertical(id="side"):
-                yield TimelinePane(id="timeline")
-                yield DetailPane(id="detail")
-        yield StatusBar(id="status")
-        yield Footer(compact=True)
+        yield from self.explorer.widgets()
+
+    @property
+    def explorer(self) -> ExplorerScreen:
+        """The explorer's own screen, typed (see :attr:`main`)."""
+        return cast(ExplorerScreen, self.main)
 
     def on_unmount(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)
@@ -285,27 +261,7 @@ class OctuiApp(App[None]):
 
     def show_context(self) -> None:
         """The context header: repository, revision, role, task and as_of."""
-        try:
-            header = self.main.query_one(ContextHeader)
-        except NoMatches:
-            return
-        view, repo = self.view, self.session.repository
-        following = self.inputs.as_of is None
-        as_of = self.inputs.as_of if not following else (view.query.as_of if view else None)
-        known_at = repo.source.known_at if repo is not None else None
-        header.show(
-            Context(
-                repository=self.root.name or str(self.root),
-                bundled_sample=is_bundled_sample(self.root),
-                revision=self.revision,
-                commit=self.revision_commit,
-                known_at=known_at if self.revision is not None else None,
-                role=self.inputs.role,
-                task=self.inputs.task,
-                as_of=as_of,
-                following_now=following,
-            )
-        )
+        self.explorer.show_context()
 
     def notify(
         self,
@@ -336,15 +292,8 @@ class OctuiApp(App[None]):
         apply_theme(self, self.requested_theme)
         if self.is_web:
             guard_web_session(self)
-        self._layout_for(self.size.width)
-        if not self.cursor_blink:
-            for field in self.main.query(Input):
-                field.cursor_blink = False
-        self.main.query_one(InputsPane).show(self.inputs)
-        self.show_context()
-        self.main.query_one(StatusBar).show(None, loading=self.root.name or str(self.root))
-        for table in self.main.query(RowTable):
-            table.waiting = f"loading {self.root.name or self.root}…"
+        self.explorer.layout_for(self.size.width)
+        self.explorer.show_loading()
         self.reload_repository()
         if self.watch_disk:
             self.watch_repository()
@@ -366,21 +315,11 @@ class OctuiApp(App[None]):
             self.request_resolve(debounce=False)
 
     def on_resize(self, event: Any) -> None:
-        self._layout_for(event.size.width)
-
-    def _layout_for(self, width: int) -> None:
-        narrow = width < NARROW
-        if narrow == self.main.has_class("-narrow"):
-            return
-        self.main.set_class(narrow, "-narrow")
-        # narrow: the footer offers d (detail) instead of ^p (still in F1 help)
-        for footer in self.main.query(Footer):
-            footer.show_command_palette = not narrow
-        self.refresh_bindings()
+        self.explorer.layout_for(event.size.width)
 
     @property
     def narrow(self) -> bool:
-        return self.main.has_class("-narrow")
+        return self.explorer.narrow
 
     # -- loading and watching ------------------------------------------------------------
 
@@ -569,165 +508,23 @@ class OctuiApp(App[None]):
         await self.settled.wait()
         await roles_settled(self)
 
-    # -- selection -----------------------------------------------------------------------
+    # -- selection (the main screen's) -------------------------------------------------
 
     def active_table(self) -> RowTable | None:
-        tabs = self.main.query_one("#results", TabbedContent)
-        pane = tabs.get_pane(tabs.active) if tabs.active else None
-        if pane is None:
-            return None
-        tables = list(pane.query(RowTable))
-        return tables[0] if tables else None
+        return self.explorer.active_table()
 
     def _refresh_selection(self) -> None:
-        if not self._main_ready():
-            return
-        table = self.active_table()
-        self._select(table.current_row if table is not None else None)
-
-    def _select(self, item: Row | None) -> None:
-        self.selected = item
-        view = self.view
-        self.main.query_one(DetailPane).show(view, item)
-        self.post_message(SelectionChanged(view, item))
-        show_roles_block(self, view, item)
-        timeline = self.main.query_one(TimelinePane)
-        if view is None or item is None:
-            timeline.show(view, None)
-        elif isinstance(item, Included):
-            timeline.show(view, item.obj.id)
-        elif isinstance(item, Exclusion):
-            if item.reason.is_denial:
-                timeline.show(view, None, denied=f"{item.reason.value}: only id and reason")
-            elif view.object_of(item) is None:
-                timeline.show(view, None, denied=f"{item.reason.value}")
-            else:
-                timeline.show(view, item.id)
-        elif item.ids:
-            timeline.show(view, item.ids[0])
-        else:
-            timeline.show(view, None)
-
-    def on_row_table_highlighted(self, event: RowTable.Highlighted) -> None:
-        if not self._main_ready():
-            return
-        if event.table is self.active_table():
-            self._select(event.row)
-
-    def on_row_table_selected(self, event: RowTable.Selected) -> None:
-        if isinstance(event.row, Finding):
-            self._jump_to_finding(event.row)
-        elif self.narrow:
-            self.main.add_class("-show-side")
+        if self._main_ready():
+            self.explorer.refresh_selection()
 
     @on(TabbedContent.TabActivated, "#results")
     def _tab_changed(self, event: TabbedContent.TabActivated) -> None:
         self._refresh_selection()
         self.feature_set.orientation.follow_active_table()
 
-    def _jump_to_finding(self, finding: Finding) -> None:
-        if not finding.ids:
-            self.notify("this warning names no object")
-            return
-        key = warning_key(finding)
-        index = 0
-        if self._jump_cycle is not None and self._jump_cycle[0] == key:
-            index = (self._jump_cycle[1] + 1) % len(finding.ids)
-        self._jump_cycle = (key, index)
-        target = finding.ids[index]
-        if len(finding.ids) > 1:
-            self.notify(
-                inert(f"{index + 1}/{len(finding.ids)}: {target} (Enter on the warning: next)"),
-                markup=False,
-            )
-        self.action_jump(target)
-
     def action_jump(self, ref: str) -> None:
         """Show the object ``id`` or ``id@version`` in the pane that holds it."""
-        view = self.view
-        if view is None:
-            return
-        object_id, _, version = ref.partition("@")
-
-        def matches(i: str, v: int | None) -> bool:
-            return i == object_id and (not version or str(v) == version)
-
-        for index, inc in enumerate(view.included):
-            if matches(inc.obj.id, inc.obj.version):
-                self.action_show_tab("tab-included")
-                table = self.main.query_one("#included-table", IncludedTable)
-                table.move_to(index)
-                self._select(inc)
-                return
-        excluded = self.main.query_one(ExcludedPane)
-        candidates = [e for e in view.exclusions if matches(e.id, e.version)]
-        if not candidates and version:
-            candidates = [e for e in view.exclusions if e.id == object_id]
-        if not candidates:
-            self.notify(inert(f"{ref} is not in this resolution"), severity="warning", markup=False)
-            return
-        target = candidates[0]
-        if excluded.reason not in ("all", target.reason.value):
-            excluded.set_reason("all")
-        self.action_show_tab("tab-excluded")
-        excluded_table = excluded.table
-        index = next(i for i, e in enumerate(excluded_table.rows) if e is target)
-        excluded_table.move_to(index)
-        self._select(target)
-
-    # -- input events --------------------------------------------------------------------
-
-    @on(Select.Changed, "#role")
-    def _role_changed(self, event: Select.Changed) -> None:
-        if isinstance(event.value, str):
-            self.set_inputs(replace(self.inputs, role=event.value))
-            # the choice is made: back to the table, so j/k and the tab keys work again
-            self.call_after_refresh(self._focus_results)
-
-    @on(Input.Changed, "#task")
-    def _task_changed(self, event: Input.Changed) -> None:
-        self.set_inputs(replace(self.inputs, task=event.value))
-
-    @on(Input.Changed, "#as-of")
-    def _as_of_changed(self, event: Input.Changed) -> None:
-        if not event.value.strip():
-            return  # half-way through typing: keep the current instant
-        ok, when = parse_as_of(event.value)
-        event.input.set_class(not ok, "-invalid")
-        kept = self.view.query.as_of if self.view is not None else self.inputs.as_of
-        self.main.query_one(InputsPane).show_as_of_problem(
-            event.value, None if kept is None else utc_text(kept)
-        )
-        if ok:
-            assert when is None or isinstance(when, datetime)
-            self.set_inputs(self.inputs.with_as_of(when))
-
-    @on(Input.Changed, "#limit")
-    def _limit_changed(self, event: Input.Changed) -> None:
-        ok, value = parse_limit(event.value)
-        event.input.set_class(not ok, "-invalid")
-        if ok:
-            self.set_inputs(replace(self.inputs, limit=value))
-
-    @on(Input.Changed, "#min-relevance")
-    def _min_changed(self, event: Input.Changed) -> None:
-        ok, value = parse_min(event.value)
-        event.input.set_class(not ok, "-invalid")
-        if ok:
-            self.set_inputs(replace(self.inputs, min_relevance=value))
-
-    @on(Input.Submitted)
-    def _submitted(self, event: Input.Submitted) -> None:
-        if event.input.id in ("task", "as-of", "limit", "min-relevance", "table-filter"):
-            self._focus_results()
-
-    @on(Checkbox.Changed, "#historical")
-    def _historical_changed(self, event: Checkbox.Changed) -> None:
-        self.set_inputs(replace(self.inputs, include_historical=event.value))
-
-    @on(Checkbox.Changed, "#strict")
-    def _strict_changed(self, event: Checkbox.Changed) -> None:
-        self.set_inputs(replace(self.inputs, strict=event.value))
+        self.explorer.jump(ref)
 
     # -- actions -------------------------------------------------------------------------
 
@@ -794,37 +591,16 @@ class OctuiApp(App[None]):
         self.main.query_one("#role", Select).expanded = True
 
     def action_show_tab(self, pane_id: str) -> None:
-        self.main.query_one("#results", TabbedContent).active = pane_id
-        self.main.remove_class("-show-side")
-        self._focus_results()
-
-    def _focus_results(self) -> None:
-        table = self.active_table()
-        if table is not None:
-            table.focus()
+        self.explorer.show_tab(pane_id)
 
     def action_cycle_reason(self) -> None:
-        self.main.query_one("#results", TabbedContent).active = "tab-excluded"
-        self.main.query_one(ExcludedPane).cycle_reason()
-        self._focus_results()
+        self.explorer.cycle_reason()
 
     def action_toggle_side(self) -> None:
-        detail = self.main.query_one(DetailPane)
-        if self.narrow:
-            self.main.toggle_class("-show-side")
-            if self.main.has_class("-show-side"):
-                detail.focus()
-            else:
-                self._focus_results()
-        elif detail.has_focus:
-            self._focus_results()
-        else:
-            detail.focus()  # the detail pane scrolls with the arrows, PgUp/PgDn, Home/End
+        self.explorer.toggle_side()
 
     def action_results(self) -> None:
-        if self.main.has_class("-show-side"):
-            self.main.remove_class("-show-side")
-        self._focus_results()
+        self.explorer.back_to_results()
 
     def action_copy_digest(self) -> None:
         if self.view is None:
@@ -887,15 +663,6 @@ class OctuiApp(App[None]):
             ("Help (keys)", self.action_help, "F1"),
         ]
         return commands + self.feature_set.palette_commands()
-
-
-def _declared_roles(root: Path) -> list[str]:
-    """The roles of the configuration in declaration order, read up front so the role
-    select starts filled."""
-    try:
-        return list(load_config(root).roles)
-    except Exception:  # the loader reports problems properly a moment later
-        return []
 
 
 def _parse_store(root: Path) -> Any:

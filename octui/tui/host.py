@@ -129,6 +129,10 @@ class Host(Protocol):
         """A context in which another program has the terminal."""
         ...
 
+    def set_inputs(self, inputs: Inputs) -> None:
+        """Change the inputs, show them, and re-resolve (debounced)."""
+        ...
+
     def set_as_of(self, when: datetime | None) -> None:
         """Move as_of (None: follow the clock) and re-resolve."""
         ...

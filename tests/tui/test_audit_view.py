@@ -24,9 +24,10 @@ from octui.tui.__main__ import build_parser, child_args
 from octui.tui.app import OctuiApp
 from octui.tui.auditmodel import FindingsIndex, MatrixFilter, fate_cell, matrix_rows
 from octui.tui.editor import NO_EDITOR, EditorError, editor_command
-from octui.tui.screens.audit import AuditScreen, FindingsTable, MatrixTable
+from octui.tui.screens.audit import AuditScreen
 from octui.tui.screens.export import ExportScreen
 from octui.tui.screens.help import HelpScreen
+from octui.tui.widgets.audittables import FindingsTable, MatrixTable
 from octui.tui.widgets.detail import DetailPane
 from octui.tui.widgets.results import WarningsTable
 

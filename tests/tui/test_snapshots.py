@@ -85,7 +85,8 @@ def test_error_screen(snap_compare: Any, size: tuple[int, int], monkeypatch: Any
 
 
 async def _audit_ready(pilot: Pilot[Any]) -> None:
-    from octui.tui.screens.audit import AuditScreen, MatrixTable
+    from octui.tui.screens.audit import AuditScreen
+    from octui.tui.widgets.audittables import MatrixTable
 
     app = pilot.app
     for _ in range(200):
@@ -102,7 +103,7 @@ def test_audit_findings(snap_compare: Any, size: tuple[int, int]) -> None:
     other findings on the same objects."""
 
     async def before(pilot: Pilot[Any]) -> None:
-        from octui.tui.screens.audit import FindingsTable
+        from octui.tui.widgets.audittables import FindingsTable
 
         await _audit_ready(pilot)
         table = pilot.app.screen.query_one(FindingsTable)

@@ -13,7 +13,6 @@ This is the owner's view (like ``opencontext audit``): it names every object and
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Hashable, Sequence
 from pathlib import Path
 from typing import ClassVar, cast
 
@@ -26,8 +25,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 
 from octui.analysis.audit import Audit, AuditFinding, AuditObject
-from octui.core.enums import AuditFormat, FindingMark
-from octui.core.textsafe import inert
+from octui.core.enums import AuditFormat
 from octui.core.timeutil import format_instant
 from octui.render.audit import render
 from octui.render.findings import glyph
@@ -39,149 +37,27 @@ from octui.tui.auditmodel import (
     FindingsIndex,
     MatrixFilter,
     also_on,
-    fate_cell,
     matrix_rows,
     object_line,
-    where,
 )
 from octui.tui.exporting import ExportExists, ExportRefused, default_export_path, write_atomic
 from octui.tui.host import Host
-from octui.tui.measure import text_width
 from octui.tui.screens.export import ExportScreen
 from octui.tui.screens.help import HelpScreen
+from octui.tui.widgets.audittables import (
+    FindingsTable,
+    MatrixTable,
+    one_line,
+    prepare_findings,
+    where_widths,
+)
 from octui.tui.widgets.results import ReasonCounts
-from octui.tui.widgets.rowtable import Cell, Column, RowTable
+from octui.tui.widgets.rowtable import RowTable
 
 FORMATS = {".json": AuditFormat.JSON, ".csv": AuditFormat.CSV}
 """Export format by the file's suffix; anything else is the Markdown report."""
 
 DEBOUNCE = 0.15
-
-
-def _one(text: str) -> str:
-    return inert(text, keep_newlines=False)
-
-
-def _ids(f: AuditFinding) -> str:
-    return _one(" ".join(f.finding.ids))
-
-
-def _where(f: AuditFinding) -> str:
-    return _one(where(f))
-
-
-def _finding_key(f: AuditFinding) -> tuple[object, ...]:
-    w = f.finding
-    return (w.code.value, w.ids, w.message, w.paths)
-
-
-def where_widths(index: FindingsIndex) -> dict[int, int]:
-    """The width of each finding's ``file:line`` cell (by ``id`` of the finding), measured
-    once per index (in a worker thread) and kept beside it by the screen."""
-    return {id(f): text_width(_where(f)) for f in index.findings}
-
-
-def _prepare(
-    table: RowTable, index: FindingsIndex, widths: dict[int, int], text: str, severity: str
-) -> tuple[list[AuditFinding], dict[Hashable, int], int]:
-    """The findings a filter keeps, indexed and measured (in a worker thread, so a
-    keystroke costs the UI thread only what is on screen)."""
-    rows = index.filter(text, severity)
-    return rows, table.key_index(rows), max((widths[id(f)] for f in rows), default=0)
-
-
-class FindingsTable(RowTable):
-    """Every finding of the repository: severity, code, ids, file:line, roles affected."""
-
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(
-            [
-                Column(" ", 1),
-                Column("code", 24),
-                Column("ids", None, min_width=10),
-                Column("file:line", None, min_width=12, fit=_where),
-                Column("roles", None, min_width=8),
-            ],
-            self._row_cells,
-            _finding_key,
-            empty="(no findings)",
-            id=id,
-        )
-
-    def _row_cells(self, f: AuditFinding, index: int) -> Sequence[Cell]:
-        w = f.finding
-        style = FindingMark.of(w.code).style
-        return (
-            (glyph(w), style),
-            (w.code.value, style),
-            (_ids(f), "bold"),
-            (_where(f), ""),
-            (_one(", ".join(f.roles)) or "(no role)", "" if f.roles else "dim"),
-        )
-
-
-def _object_id(o: AuditObject) -> str:
-    return _one(o.obj.id)
-
-
-class MatrixTable(RowTable):
-    """Objects × roles; a cell cursor moves with left / right."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("left,h", "column(-1)", "Previous role", show=False),
-        Binding("right,l", "column(1)", "Next role", show=False),
-    ]
-
-    column: reactive[int] = reactive(0, init=False)
-    """The role under the cell cursor (index into :attr:`roles`)."""
-
-    def __init__(self, roles: Sequence[str], *, id: str | None = None) -> None:
-        self.roles = list(roles)
-        super().__init__(
-            [
-                Column("id", None, min_width=10, fit=_object_id),
-                Column("v", 3, "right"),
-                *(Column(_one(r), 12) for r in self.roles),
-            ],
-            self._row_cells,
-            lambda o: o.obj.path,
-            empty="(no object matches)",
-            id=id,
-        )
-        self.rendered: set[int] = set()
-        """Row indices formatted since the last :meth:`forget_rendered` (for tests)."""
-
-    def forget_rendered(self) -> None:
-        self.rendered = set()
-
-    def _row_cells(self, o: AuditObject, index: int) -> Sequence[Cell]:
-        self.rendered.add(index)
-        cells: list[Cell] = [(_object_id(o), "bold" if o.differs else ""), (str(o.obj.version), "")]
-        for n, fate in enumerate(o.fates):
-            text, style = fate_cell(fate)
-            if index == self.cursor and n == self.column:
-                style = f"{style} reverse bold"
-            cells.append((text, style))
-        return cells
-
-    def widths(self, total: int) -> list[int]:
-        """Role columns share what the id column leaves (at least 16 cells for it), at most
-        12 cells each; the id column takes the rest."""
-        n = len(self.roles)
-        avail = total - 3 - (n + 1)
-        role = min(12, max(6, (avail - 16) // n)) if n else 0
-        return [max(avail - role * n, 4), 3, *([role] * n)]
-
-    def action_column(self, delta: int) -> None:
-        if self.roles:
-            self.column = min(max(self.column + delta, 0), len(self.roles) - 1)
-
-    def watch_column(self) -> None:
-        self.refresh()
-
-    @property
-    def current_role(self) -> str | None:
-        return self.roles[self.column] if self.roles else None
 
 
 class AuditScreen(Screen[None]):
@@ -305,7 +181,8 @@ class AuditScreen(Screen[None]):
         await app.wait_settled()
         if app.error is not None or app.view is None:
             self.query_one("#audit-head", Static).update(
-                "Audit · the repository cannot be read: " + _one(app.error[2] if app.error else "")
+                "Audit · the repository cannot be read: "
+                + one_line(app.error[2] if app.error else "")
             )
             return
         repo, as_of = app.session.repository, app.view.query.as_of
@@ -316,7 +193,9 @@ class AuditScreen(Screen[None]):
         widths = await asyncio.to_thread(where_widths, index)
         table = self.query_one(FindingsTable)
         text = self.findings_text
-        prepared = await asyncio.to_thread(_prepare, table, index, widths, text, self.severity)
+        prepared = await asyncio.to_thread(
+            prepare_findings, table, index, widths, text, self.severity
+        )
         self._repo, self._as_of = repo, as_of
         self.where_widths = widths
         self.show_audit(a, index)
@@ -383,7 +262,7 @@ class AuditScreen(Screen[None]):
             return
         table = self.query_one(FindingsTable)
         rows, keys, width = await asyncio.to_thread(
-            _prepare, table, index, widths, text, self.severity
+            prepare_findings, table, index, widths, text, self.severity
         )
         if index is self.index and text == self.findings_text:
             table.set_rows(rows, index=keys, widths={3: width})
@@ -425,23 +304,23 @@ class AuditScreen(Screen[None]):
         """What the detail box says about a finding (plain text)."""
         assert self.audit is not None
         w = f.finding
-        roles = _one(", ".join(f.roles)) or "(no role's bundle carries it)"
+        roles = one_line(", ".join(f.roles)) or "(no role's bundle carries it)"
         lines = [
             f"{glyph(w)} {w.code.value} ({w.severity.value}) · roles: {roles}",
-            _one(w.message),
+            one_line(w.message),
         ]
         if w.hint:
-            lines.append(f"→ {_one(w.hint)}")
+            lines.append(f"→ {one_line(w.hint)}")
         files = [
             f"{p}:{w.line}" if n == 0 and w.line is not None else p for n, p in enumerate(w.paths)
         ]
-        lines.append("files: " + (_one(", ".join(files)) or "(none)"))
-        lines += [_one(s) for s in also_on(self.audit, f)]
+        lines.append("files: " + (one_line(", ".join(files)) or "(none)"))
+        lines += [one_line(s) for s in also_on(self.audit, f)]
         if w.ids:
             role = self._role_for(f)
             lines.append(
-                f"Enter: {_one(w.ids[0])} in role {_one(role or '?')} · e: edit "
-                f"{_one(w.paths[0]) if w.paths else 'its file'}"
+                f"Enter: {one_line(w.ids[0])} in role {one_line(role or '?')} · e: edit "
+                f"{one_line(w.paths[0]) if w.paths else 'its file'}"
             )
         return lines
 
@@ -563,12 +442,12 @@ class AuditScreen(Screen[None]):
                 write_atomic, path, text, app.root, overwrite=overwrite
             )
         except ExportExists as exc:
-            app.notify(_one(f"{exc}; not overwritten"), severity="warning")
+            app.notify(one_line(f"{exc}; not overwritten"), severity="warning")
             return None
         except ExportRefused as exc:
-            app.notify(_one(str(exc)), severity="error", title="Export refused")
+            app.notify(one_line(str(exc)), severity="error", title="Export refused")
             return None
-        app.notify(_one(f"wrote {written} ({fmt.value})"), title="Exported")
+        app.notify(one_line(f"wrote {written} ({fmt.value})"), title="Exported")
         return written
 
     def action_help(self) -> None:
