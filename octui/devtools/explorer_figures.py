@@ -91,12 +91,14 @@ class Key:
 
 class AppClock:
     """Paints, key arrivals and the explorer's foreground steps (``apply_view`` showing a
-    resolution, ``_select`` filling the detail pane), stamped inside the app on Textual's
-    clock."""
+    resolution, the explorer screen's ``select`` filling the detail pane), stamped inside
+    the app on Textual's clock."""
 
     def __init__(self, app: Any) -> None:
         from textual import events
         from textual._time import get_time  # the clock of ``Message.time``
+
+        from octui.tui.screens.explorer import ExplorerScreen
 
         self.now: Callable[[], float] = get_time
         self.paints: list[float] = []
@@ -105,7 +107,7 @@ class AppClock:
         self.first_screen_cpu: float | None = None
         self.first_screen_parsed: int | None = None
         display, on_event = app._display, app.on_event
-        apply_view, select = app.apply_view, app._select
+        apply_view, select = app.apply_view, ExplorerScreen.select
 
         def painted(screen: Any, renderable: Any) -> None:
             display(screen, renderable)
@@ -127,12 +129,14 @@ class AppClock:
                 self.steps.append(get_time())
             return shown
 
-        def selected(item: Any) -> None:
-            select(item)
-            self.steps.append(get_time())
+        def selected(screen: ExplorerScreen, item: Any) -> None:
+            select(screen, item)
+            if screen.app is app:  # the screen is made when the app runs: hook its class
+                self.steps.append(get_time())
 
         app._display, app.on_event = painted, arrived
-        app.apply_view, app._select = applied, selected
+        app.apply_view = applied
+        ExplorerScreen.select = selected  # type: ignore[method-assign, assignment]
 
     def key(self, since: tuple[int, int, int], cpu: float) -> Key:
         """The key that arrived first after ``since`` (counts of keys, paints, steps)."""
