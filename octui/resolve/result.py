@@ -10,8 +10,8 @@ from datetime import datetime
 from functools import cached_property
 from typing import Protocol
 
-from octui.core.enums import Lifecycle, Severity
-from octui.core.model import ContextObject, Exclusion, Finding
+from octui.core.enums import Lifecycle
+from octui.core.model import ContextObject, Exclusion, Finding, count_errors
 from octui.load.assemble import Repository
 
 
@@ -106,7 +106,7 @@ class Resolution:
     @property
     def error_count(self) -> int:
         """How many warnings have severity ``error`` (the one count every layout prints)."""
-        return sum(1 for w in self.warnings if w.severity == Severity.ERROR)
+        return count_errors(self.warnings)
 
     @property
     def strict_failed(self) -> bool:
