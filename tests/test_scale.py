@@ -346,3 +346,14 @@ def test_a_key_is_timed_from_its_event_to_the_paint_after_its_last_step() -> Non
     assert round(key.shown) == 120
     assert round(key.settled) == 400
     assert key.cpu == 42.0
+
+
+def test_the_bench_refuses_sizes_written_with_spaces(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--sizes 1000 10000`` is a mistake, not a run of 1000 alone that drops the rest
+    (and every option after it)."""
+    from octui.devtools import bench
+
+    with pytest.raises(SystemExit) as exited:
+        bench.main(["--sizes", "1000", "10000", "--no-tui"])
+    assert exited.value.code == 2
+    assert "comma-separated" in capsys.readouterr().err

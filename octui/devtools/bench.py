@@ -335,6 +335,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.worker:
         return worker(args.worker, args.rest)
+    if args.rest:  # only a worker takes positional arguments
+        parser.error(
+            f"unexpected arguments {' '.join(args.rest)!r} (--sizes takes one comma-separated list)"
+        )
     try:
         sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     except ValueError:
