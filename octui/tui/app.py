@@ -50,7 +50,7 @@ from octui.session import Session
 from octui.tui.auditapp import edit_selected, roles_settled
 from octui.tui.auditmodel import AuditCache
 from octui.tui.bindings import APP_BINDINGS
-from octui.tui.commands import OctuiCommands
+from octui.tui.commands import OctuiCommands, fixed_commands
 from octui.tui.features.registry import Features
 from octui.tui.feedback import save_screenshot
 from octui.tui.host import Command
@@ -516,36 +516,8 @@ class OctuiApp(App[None]):
         return key_groups(list(self.BINDINGS))
 
     def palette_commands(self) -> list[Command]:
-        """Fixed commands of the palette; dynamic ones (jump, as_of) are in OctuiCommands."""
-        from functools import partial
-
-        commands: list[Command] = []
-        repo = self.session.repository
-        for role in sorted(repo.config.roles) if repo is not None else []:
-            shown = line(role)  # the palette shows it as literal content (commands.py)
-            commands.append((f"Set role: {shown}", partial(self.set_role, role), "resolve for it"))
-        commands += [
-            ("Set as_of: now", partial(self.set_as_of, None), "follow the clock"),
-            (
-                "Set as_of…",
-                partial(self.focus_field, "#as-of"),
-                "type a date (or: 'as_of 2026-03-15' here)",
-            ),
-            (
-                "Export bundle",
-                self.feature_set.export.action_export,
-                "x: write the bundle JSON to a file",
-            ),
-            ("Audit the repository", self.action_audit, "u: every finding and role at once"),
-            ("Open in editor", self.action_edit, "e: the selected object's file, at its line"),
-            ("Copy digest", self.action_copy_digest, "to the terminal clipboard"),
-            ("Toggle include-historical", partial(self.action_flip, "historical"), ""),
-            ("Toggle strict", partial(self.action_flip, "strict"), ""),
-            ("Filter exclusions by reason", self.action_cycle_reason, "cycle the reasons"),
-            ("Reload from disk", self.action_reload, ""),
-            ("Help (keys)", self.action_help, "F1"),
-        ]
-        return commands + self.feature_set.palette_commands()
+        """Fixed commands of the palette (:func:`~octui.tui.commands.fixed_commands`)."""
+        return fixed_commands(self)
 
 
 def _parse_store(root: Path) -> Any:
