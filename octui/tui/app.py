@@ -46,19 +46,16 @@ from octui.bundle.bundle import bundle_dict, dumps_bundle
 from octui.core.textsafe import inert
 from octui.core.timeutil import now_utc
 from octui.load.known_at import known_at_revision
-from octui.resolve.result import UnknownRole
 from octui.session import Session
 from octui.tui.auditapp import edit_selected, roles_settled
 from octui.tui.auditmodel import AuditCache
-from octui.tui.background import DaemonExecutor, in_daemon_thread
 from octui.tui.bindings import APP_BINDINGS
-from octui.tui.commands import OctuiCommands
+from octui.tui.commands import OctuiCommands, fixed_commands
 from octui.tui.features.registry import Features
-from octui.tui.feedback import changed_paths, reload_note, save_screenshot
+from octui.tui.feedback import save_screenshot
 from octui.tui.host import Command
 from octui.tui.keys import key_label
 from octui.tui.literal import line, toast_text
-from octui.tui.loading import DiskWatch, load_problem, role_problem
 from octui.tui.looks import apply_theme
 from octui.tui.messages import (
     CommitChosen,
@@ -68,11 +65,11 @@ from octui.tui.messages import (
     SelectionChanged,
     ViewApplied,
 )
+from octui.tui.resolving import Resolving
 from octui.tui.screens.error import ErrorScreen
 from octui.tui.screens.explorer import ExplorerScreen
 from octui.tui.screens.help import HelpScreen, key_groups
-from octui.tui.settings import remember_role
-from octui.tui.state import END_OF_TIME_NOTE, Inputs, View, make_view
+from octui.tui.state import END_OF_TIME_NOTE, Inputs, View
 from octui.tui.web import guard_web_session
 from octui.tui.widgets.inputs import InputsPane, parse_as_of
 from octui.tui.widgets.rowtable import RowTable
@@ -136,7 +133,6 @@ class OctuiApp(App[None]):
             min_relevance=min_relevance,
         )
         self.requested_role = role
-        self._remembered_role: str | None = None
         self.view: View | None = None
         self.watch_disk = watch
         self.poll_interval = poll_interval
@@ -152,19 +148,18 @@ class OctuiApp(App[None]):
         self.error: tuple[str, str, str] | None = None
         self.error_screen: ErrorScreen | None = None
         self.loaded = False
-        self._seen_fingerprint: tuple[object, ...] | None = None
         self.selected: Row | None = None
         self.settled = asyncio.Event()
-        self._executor = DaemonExecutor("octui-resolve")  # a thread quitting never waits for
         self.revision: str | None = None
         """The git revision being read, as the user named it (None: the files on disk)."""
         self.revision_commit: str | None = None
         self.audits = AuditCache()
         """The audits of this run (the audit view, the Roles block, the editor's lines)."""
         self.roles_worker: Worker[None] | None = None
-        self._fingerprint_session: Session | None = None
         self.feature_set = Features(self)
         """The explorer's features (compare, agenda, revisions, why not, …)."""
+        self.resolving = Resolving(self)
+        """The bodies of the loading, watching and resolving workers."""
 
     # -- layout --------------------------------------------------------------------------
 
@@ -180,7 +175,7 @@ class OctuiApp(App[None]):
         return cast(ExplorerScreen, self.main)
 
     def on_unmount(self) -> None:
-        self._executor.shutdown(wait=False, cancel_futures=True)
+        self.resolving.close()
         for feature in self.feature_set.all:
             feature.close()
 
@@ -326,81 +321,15 @@ class OctuiApp(App[None]):
     @work(exclusive=True, group="load", exit_on_error=False)
     async def reload_repository(self) -> None:
         """(Re)load the repository in a thread; show an error screen when it cannot be read."""
-        self.settled.clear()
-        session = self.session
-        before, seen_by = self._seen_fingerprint, self._fingerprint_session
-        self._fingerprint_session = session
-        try:
-            await in_daemon_thread(self._load_once)
-        except Exception as exc:
-            await self.show_error(*load_problem(exc, self.root))
-            return
-        self.clear_error()
-        after = self._seen_fingerprint
-        if self.loaded and before is not None and after is not None and seen_by is session:
-            # an edit on disk (or ctrl+r): say what the reload found, in words
-            self.notify(inert(reload_note(changed_paths(before, after))), title="Reload")
-        self.loaded = True
-        self._roles_changed()
-        self.request_resolve(debounce=False)
-
-    def _load_once(self) -> None:
-        """Load (in a worker thread) and remember what the load's own scan saw: one walk of
-        the tree at start, not two. After a failed load, what is on disk now; if that is no
-        longer the failure the load saw (the config was just fixed), nothing, so the next
-        check reloads."""
-        try:
-            self.session.load()
-        except BaseException:
-            seen = self.session.fingerprint()
-            self._seen_fingerprint = seen if seen[0] in ("no-config", "bad-config") else None
-            raise
-        self._seen_fingerprint = self.session.loader.fingerprint
+        await self.resolving.reload()
 
     @work(exclusive=True, group="watch", exit_on_error=False)
     async def watch_repository(self) -> None:
         """Reload when the files changed (:class:`~octui.tui.loading.DiskWatch`)."""
-        watch = DiskWatch(
-            lambda: self.session,
-            lambda: self._seen_fingerprint,
-            self.reload_repository,
-            self.poll_interval,
-        )
-        await watch.run()
+        await self.resolving.watch(self.reload_repository)
 
     def action_reload(self) -> None:
         self.reload_repository()
-
-    async def show_error(self, title: str, where: str, problem: str) -> None:
-        """Show (or update) the error screen; ``error`` is set once it is on screen."""
-        if self.error_screen is not None:
-            self.error_screen.update_error(title, where, problem)
-        else:
-            self.error_screen = ErrorScreen(title, where, problem)
-            await self.push_screen(self.error_screen)
-            await asyncio.sleep(0)
-        self.error = (title, where, problem)
-        self.settled.set()
-
-    def clear_error(self) -> None:
-        self.error = None
-        screen, self.error_screen = self.error_screen, None
-        if screen is not None:
-            while screen in self.screen_stack and len(self.screen_stack) > 1:
-                self.pop_screen()
-
-    def _roles_changed(self) -> None:
-        repo = self.session.repository
-        assert repo is not None
-        roles = list(repo.config.roles)  # as declared: the first one is the default
-        role = self.inputs.role
-        problem = role_problem(role, roles, shown=self.view is not None)
-        if problem is not None:  # role names come from the configuration: shown literally
-            self.notify(problem[0], severity=problem[1], markup=False)
-        if role not in roles:
-            role = roles[0] if roles else None
-            self.inputs = replace(self.inputs, role=role)
-        self.main.query_one(InputsPane).set_roles(roles, role)
 
     # -- resolving -----------------------------------------------------------------------
 
@@ -425,59 +354,13 @@ class OctuiApp(App[None]):
 
     @work(exclusive=True, group="resolve", exit_on_error=False)
     async def _resolve(self, generation: int, inputs: Inputs, delay: float) -> None:
-        """Debounce, then resolve on the single resolver thread.
-
-        ``exclusive`` cancels the previous worker, but a thread cannot be stopped: so
-        resolutions run one at a time on a one-thread executor, a job that is still
-        queued when it is cancelled never starts, and a job whose generation is no
-        longer the newest returns at once.
-        """
-        if delay:
-            await asyncio.sleep(delay)
-        query = inputs.query(self.clock())
-        session = self.session
-
-        def compute() -> View | None:
-            if generation != self.generation:
-                return None  # a newer request exists: skip the work
-            return make_view(session.resolve(query), generation)
-
-        loop = asyncio.get_running_loop()
-        try:
-            view = await loop.run_in_executor(self._executor, compute)
-        except UnknownRole as exc:
-            self.notify(inert(str(exc), keep_newlines=False), severity="error", markup=False)
-            self.settled.set()
-            return
-        except Exception as exc:  # pragma: no cover - a bug in the core; say so, keep running
-            self.notify(inert(f"resolution failed: {exc}"), severity="error", markup=False)
-            self.settled.set()
-            return
-        if view is not None:
-            self.apply_view(view)
+        """Debounce, then resolve on the single resolver thread (see
+        :meth:`~octui.tui.resolving.Resolving.resolve`)."""
+        await self.resolving.resolve(generation, inputs, delay)
 
     def apply_view(self, view: View) -> bool:
         """Show ``view`` unless a newer resolution was asked for since. Returns True if shown."""
-        if view.generation != self.generation or view.generation <= self.applied_generation:
-            return False
-        if not self._main_ready():
-            return False
-        self.applied_generation = view.generation
-        self.view = view
-        for widget in self.main.query("*"):
-            show_view = getattr(widget, "show_view", None)
-            if callable(show_view):
-                show_view(view)
-        self.main.query_one(StatusBar).show(view, following_now=self.inputs.as_of is None)
-        self.show_context()
-        self.feature_set.orientation.follow_active_table()
-        if view.query.role is not None and view.query.role != self._remembered_role:
-            self._remembered_role = view.query.role
-            remember_role(self.root, view.query.role)  # the explorer reopens on it
-        self.post_message(ViewApplied(view))  # the features follow
-        self.call_after_refresh(self._refresh_selection)
-        self.settled.set()  # (never waits for the app's queue: an action may be awaiting it)
-        return True
+        return self.resolving.apply_view(view)
 
     @property
     def main(self) -> Screen[Any]:
@@ -633,36 +516,8 @@ class OctuiApp(App[None]):
         return key_groups(list(self.BINDINGS))
 
     def palette_commands(self) -> list[Command]:
-        """Fixed commands of the palette; dynamic ones (jump, as_of) are in OctuiCommands."""
-        from functools import partial
-
-        commands: list[Command] = []
-        repo = self.session.repository
-        for role in sorted(repo.config.roles) if repo is not None else []:
-            shown = line(role)  # the palette shows it as literal content (commands.py)
-            commands.append((f"Set role: {shown}", partial(self.set_role, role), "resolve for it"))
-        commands += [
-            ("Set as_of: now", partial(self.set_as_of, None), "follow the clock"),
-            (
-                "Set as_of…",
-                partial(self.focus_field, "#as-of"),
-                "type a date (or: 'as_of 2026-03-15' here)",
-            ),
-            (
-                "Export bundle",
-                self.feature_set.export.action_export,
-                "x: write the bundle JSON to a file",
-            ),
-            ("Audit the repository", self.action_audit, "u: every finding and role at once"),
-            ("Open in editor", self.action_edit, "e: the selected object's file, at its line"),
-            ("Copy digest", self.action_copy_digest, "to the terminal clipboard"),
-            ("Toggle include-historical", partial(self.action_flip, "historical"), ""),
-            ("Toggle strict", partial(self.action_flip, "strict"), ""),
-            ("Filter exclusions by reason", self.action_cycle_reason, "cycle the reasons"),
-            ("Reload from disk", self.action_reload, ""),
-            ("Help (keys)", self.action_help, "F1"),
-        ]
-        return commands + self.feature_set.palette_commands()
+        """Fixed commands of the palette (:func:`~octui.tui.commands.fixed_commands`)."""
+        return fixed_commands(self)
 
 
 def _parse_store(root: Path) -> Any:

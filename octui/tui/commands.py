@@ -3,14 +3,67 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import cast
+from typing import Protocol, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from octui.core.suggest import close_matches
+from octui.tui.features.registry import Features
 from octui.tui.host import Command, Host
 from octui.tui.literal import content, highlighted, line
 from octui.tui.widgets.inputs import parse_as_of
+
+
+class PaletteHost(Host, Protocol):
+    """The app as the fixed commands see it: the :class:`~octui.tui.host.Host`, its
+    features and the actions the commands run."""
+
+    feature_set: Features
+
+    def action_audit(self) -> None: ...
+
+    async def action_edit(self) -> None: ...
+
+    def action_copy_digest(self) -> None: ...
+
+    def action_flip(self, which: str) -> None: ...
+
+    def action_cycle_reason(self) -> None: ...
+
+    def action_reload(self) -> None: ...
+
+    def action_help(self) -> None: ...
+
+
+def fixed_commands(app: PaletteHost) -> list[Command]:
+    """Fixed commands of the palette; dynamic ones (jump, as_of) are in :class:`OctuiCommands`."""
+    commands: list[Command] = []
+    repo = app.session.repository
+    for role in sorted(repo.config.roles) if repo is not None else []:
+        shown = line(role)  # shown as literal content (see OctuiCommands)
+        commands.append((f"Set role: {shown}", partial(app.set_role, role), "resolve for it"))
+    commands += [
+        ("Set as_of: now", partial(app.set_as_of, None), "follow the clock"),
+        (
+            "Set as_of…",
+            partial(app.focus_field, "#as-of"),
+            "type a date (or: 'as_of 2026-03-15' here)",
+        ),
+        (
+            "Export bundle",
+            app.feature_set.export.action_export,
+            "x: write the bundle JSON to a file",
+        ),
+        ("Audit the repository", app.action_audit, "u: every finding and role at once"),
+        ("Open in editor", app.action_edit, "e: the selected object's file, at its line"),
+        ("Copy digest", app.action_copy_digest, "to the terminal clipboard"),
+        ("Toggle include-historical", partial(app.action_flip, "historical"), ""),
+        ("Toggle strict", partial(app.action_flip, "strict"), ""),
+        ("Filter exclusions by reason", app.action_cycle_reason, "cycle the reasons"),
+        ("Reload from disk", app.action_reload, ""),
+        ("Help (keys)", app.action_help, "F1"),
+    ]
+    return commands + app.feature_set.palette_commands()
 
 
 class OctuiCommands(Provider):

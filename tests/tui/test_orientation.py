@@ -22,9 +22,10 @@ from octui.tui.keys import key_label, keys_label
 from octui.tui.screens.diff import DiffScreen
 from octui.tui.screens.help import HelpScreen
 from octui.tui.screens.validate import ValidateScreen
+from octui.tui.widgets.cells import share
 from octui.tui.widgets.detail import DetailPane
 from octui.tui.widgets.header import ContextHeader
-from octui.tui.widgets.rowtable import RowTable, share
+from octui.tui.widgets.rowtable import RowTable
 
 from .conftest import AS_OF, make_app, screen_text, settle, wait_for
 

@@ -6,7 +6,8 @@ from typing import Any
 
 from textual.app import App, ComposeResult
 
-from octui.tui.widgets.rowtable import Column, RowTable
+from octui.tui.widgets.cells import Column
+from octui.tui.widgets.rowtable import RowTable
 
 N = 50_000
 

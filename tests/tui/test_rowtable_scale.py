@@ -16,8 +16,9 @@ from octui.resolve.engine import resolve
 from octui.resolve.result import Query
 from octui.tui.measure import line_width, longest, longest_line, text_width
 from octui.tui.state import ALL_REASONS, key_index, make_view, row_key
+from octui.tui.widgets.cells import Column
 from octui.tui.widgets.results import ExcludedPane, IncludedTable, WarningsTable, one_line
-from octui.tui.widgets.rowtable import Column, RowTable
+from octui.tui.widgets.rowtable import RowTable
 
 from .conftest import AS_OF, SAMPLE, make_app, settle
 

@@ -32,7 +32,8 @@ from octui.tui.literal import markup_literal
 from octui.tui.messages import RevisionChanged, ViewApplied
 from octui.tui.screens.diff import DiffScreen, Pin
 from octui.tui.state import View
-from octui.tui.widgets.rowtable import Cell, RowTable
+from octui.tui.widgets.cells import Cell
+from octui.tui.widgets.rowtable import RowTable
 
 NEW_STYLE = "on #1f4d1f"
 GONE_STYLE = "on #5a1e1e"

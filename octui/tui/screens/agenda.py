@@ -34,7 +34,8 @@ from octui.resolve.cache import ResolutionCache
 from octui.resolve.result import Query
 from octui.tui.background import in_daemon_thread
 from octui.tui.host import Host
-from octui.tui.widgets.rowtable import Cell, Column, RowTable
+from octui.tui.widgets.cells import Cell, Column
+from octui.tui.widgets.rowtable import RowTable
 
 
 def summarize(point: ChangePoint) -> str:

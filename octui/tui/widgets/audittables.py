@@ -22,7 +22,8 @@ from octui.core.textsafe import inert
 from octui.render.findings import glyph
 from octui.tui.auditmodel import FindingsIndex, fate_cell, where
 from octui.tui.measure import text_width
-from octui.tui.widgets.rowtable import Cell, Column, RowTable
+from octui.tui.widgets.cells import Cell, Column
+from octui.tui.widgets.rowtable import RowTable
 
 
 def one_line(text: str) -> str:

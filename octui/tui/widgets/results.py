@@ -28,7 +28,8 @@ from octui.tui.state import (
     severity_first,
     warning_key,
 )
-from octui.tui.widgets.rowtable import Cell, Column, RowTable
+from octui.tui.widgets.cells import Cell, Column
+from octui.tui.widgets.rowtable import RowTable
 
 LIFECYCLE_STYLE = {
     Lifecycle.ACTIVE: "green",

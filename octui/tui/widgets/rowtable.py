@@ -12,13 +12,9 @@ widths except flexible ones that share the rest. A row may span several lines
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, ClassVar
 
-from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
-from rich.style import Style
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.geometry import Size
@@ -29,80 +25,19 @@ from textual.strip import Strip
 
 from octui.tui.measure import text_width
 from octui.tui.state import key_index
-
-Cell = tuple[str, str]
-"""Cell text and a Rich style string ("" for the default)."""
-
+from octui.tui.widgets.cells import (
+    Cell,
+    Column,
+    cells_line,
+    column_widths,
+    cursor_style,
+    fit_text,
+    plain_style,
+    runs_line,
+)
 
 RowStyle = Callable[["RowTable", Any, Sequence[Cell]], Sequence[Cell]]
 """A row-style hook: ``(table, row, cells) → cells`` (see :attr:`RowTable.row_style`)."""
-
-
-@dataclass(frozen=True)
-class Column:
-    """A column: ``width`` cells, or ``None`` for the one column that takes the rest."""
-
-    label: str
-    width: int | None = None
-    justify: str = "left"
-    min_width: int = 8
-    weight: int = 1
-    """Share of the leftover width among flexible columns."""
-    fit: Callable[[Any], str] | None = None
-    """For a flexible column: the text of its cell for a row. Fitted columns get the width
-    of their longest cell when the line has room for all of them (never more: what is
-    left goes to the flexible columns without ``fit``, else stays blank at the end of the
-    line); when it has not, the widest give way first (see :func:`share`)."""
-    middle: bool = False
-    """Cut a cell too long for the column in its middle (ids: their start and end stay)."""
-    sort: Callable[[Any], Any] | None = None
-    """The sort key of a row by this column (None: the table cannot be sorted by it)."""
-
-
-@lru_cache(maxsize=256)
-def _style(spec: str) -> Style:
-    return Style.parse(spec) if spec else Style()
-
-
-@lru_cache(maxsize=256)
-def _cursor_style(spec: str) -> Style:
-    """A cell's style on the cursor row: its colours give way to the cursor's (a blue
-    word on a blue cursor cannot be read); bold, italic and the text itself remain."""
-    return _style(spec).without_color
-
-
-def share(natural: Sequence[int], minimum: Sequence[int], room: int) -> list[int]:
-    """Widths for columns whose longest cells are ``natural`` within ``room`` cells.
-
-    Each column gets its natural width when they all fit. When they do not, the widest
-    are cut down to one common width, as large as the room allows (so a short id column
-    stays whole while a long detail column gives way); no column goes below its minimum.
-    """
-    if sum(natural) <= room:
-        return list(natural)
-    cap = room
-    order = sorted(natural)
-    used = 0
-    for n, value in enumerate(order):  # water-filling: the level the widest are cut to
-        left = len(order) - n
-        if used + value * left >= room:
-            cap = (room - used) // left
-            break
-        used += value
-    return [max(min(w, cap), m) for w, m in zip(natural, minimum, strict=True)]
-
-
-def _fit(text: str, width: int, justify: str, middle: bool = False) -> str:
-    if width <= 0:
-        return ""
-    if middle and cell_len(text) > width and width >= 5 and text.isascii():
-        front = width // 2
-        back = width - 1 - front
-        return text[:front] + "…" + text[len(text) - back :]
-    if cell_len(text) > width:
-        return set_cell_size(text, width - 1) + "…" if width > 1 else "…"
-    pad = width - cell_len(text)
-    return (" " * pad + text) if justify == "right" else (text + " " * pad)
 
 
 class RowTable(ScrollView, can_focus=True):
@@ -353,25 +288,8 @@ class RowTable(ScrollView, can_focus=True):
         self._keep_visible()
 
     def widths(self, total: int) -> list[int]:
-        fixed = sum(c.width or 0 for c in self.columns) + max(len(self.columns) - 1, 0)
-        rest = max(total - fixed, 0)
-        out = [c.width or 0 for c in self.columns]
-        flexible = [i for i, c in enumerate(self.columns) if c.width is None]
-        fitted = [i for i in flexible if i in self._natural]
-        others = [i for i in flexible if i not in self._natural]
-        reserve = sum(self.columns[j].min_width for j in others)
-        shares = share(
-            [self._natural[i] for i in fitted],
-            [self.columns[i].min_width for i in fitted],
-            max(rest - reserve, 0),
-        )
-        for i, w in zip(fitted, shares, strict=True):
-            out[i] = w
-        rest = max(rest - sum(shares), 0)
-        weights = sum(self.columns[i].weight for i in others) or 1
-        for i in others:
-            out[i] = max(rest * self.columns[i].weight // weights, self.columns[i].min_width)
-        return out
+        """The width of each column on a line of ``total`` cells (see :func:`column_widths`)."""
+        return column_widths(self.columns, self._natural, total)
 
     # -- actions -------------------------------------------------------------------------
 
@@ -411,7 +329,7 @@ class RowTable(ScrollView, can_focus=True):
                 (c.label + (" ↑" if i == self.sort_column else ""), "")
                 for i, c in enumerate(self.columns)
             ]
-            return self._strip(cells, width, base + header)
+            return cells_line(cells, self.columns, self.widths(width), width, base + header)
         line = round(self.scroll_y) + y - 1
         index, sub = divmod(line, self.row_height)
         if not self.rows:
@@ -420,52 +338,19 @@ class RowTable(ScrollView, can_focus=True):
                 text = self.waiting if self.waiting is not None else self.empty_text
                 if self.waiting is None and self.source_rows and self.narrowed:
                     text = "(no row matches the filter; / edits it, Esc in it clears)"
-                return Strip([Segment(_fit(" " + text, width, "left"), base + empty)])
+                return Strip([Segment(fit_text(" " + text, width, "left"), base + empty)])
             return Strip.blank(width, base)
         if index >= len(self.rows):
             return Strip.blank(width, base)
         row = self.rows[index]
         style = base
-        cell_style = _style
+        cell_style = plain_style
         if index == self.cursor:
             name = "rowtable--cursor" if self.has_focus else "rowtable--cursor-blurred"
             style = base + self.get_component_rich_style(name)
-            cell_style = _cursor_style
+            cell_style = cursor_style
         if sub == 0:
-            return self._strip(list(self.row_cells(row, index)), width, style, cell_style)
+            cells = list(self.row_cells(row, index))
+            return cells_line(cells, self.columns, self.widths(width), width, style, cell_style)
         assert self._extra is not None
-        runs = self._extra(row, index, sub)
-        segments = []
-        used = 0
-        for text, spec in runs:
-            text = (
-                _fit(text, max(width - used, 0), "left") if used + cell_len(text) > width else text
-            )
-            segments.append(Segment(text, style + cell_style(spec)))
-            used += cell_len(text)
-        if used < width:
-            segments.append(Segment(" " * (width - used), style))
-        return Strip(segments, width)
-
-    def _strip(
-        self,
-        cells: list[Cell],
-        width: int,
-        style: Style,
-        cell_style: Callable[[str], Style] = _style,
-    ) -> Strip:
-        segments: list[Segment] = []
-        used = 0
-        for i, ((text, spec), column, w) in enumerate(
-            zip(cells, self.columns, self.widths(width), strict=False)
-        ):
-            if i:
-                segments.append(Segment(" ", style))
-                used += 1
-            w = min(w, max(width - used, 0))
-            cut = _fit(text, w, column.justify, column.middle)
-            segments.append(Segment(cut, style + cell_style(spec)))
-            used += w
-        if used < width:
-            segments.append(Segment(" " * (width - used), style))
-        return Strip(segments).crop(0, width)
+        return runs_line(self._extra(row, index, sub), width, style, cell_style)
