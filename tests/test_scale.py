@@ -335,7 +335,7 @@ def test_the_keystroke_figures_are_per_kind_and_timed_inside_the_app(
 def test_a_key_is_timed_from_its_event_to_the_paint_after_its_last_step() -> None:
     from types import SimpleNamespace
 
-    from octui.devtools.explorer_figures import AppClock
+    from octui.tui.appclock import AppClock
 
     clock = AppClock.__new__(AppClock)
     clock.keys = [SimpleNamespace(time=10.0)]

@@ -17,9 +17,7 @@ import sys
 import tempfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
-
-from textual.pilot import Pilot
+from typing import Any, Protocol
 
 from octui.core.timeutil import parse_instant
 from octui.tui.app import OctuiApp, create_app
@@ -27,29 +25,39 @@ from octui.tui.sample import sample_repo
 
 AS_OF = parse_instant("2026-11-30")
 
-Steps = Callable[[OctuiApp, Pilot[Any]], Awaitable[None]]
+
+class Pilot(Protocol):
+    """What the screenshot steps ask of Textual's pilot (typed here, so this tool imports
+    no Textual itself)."""
+
+    async def press(self, *keys: str) -> None: ...
+
+    async def pause(self, delay: float | None = None) -> None: ...
 
 
-async def _settle(app: OctuiApp, pilot: Pilot[Any]) -> None:
+Steps = Callable[[OctuiApp, Pilot], Awaitable[None]]
+
+
+async def _settle(app: OctuiApp, pilot: Pilot) -> None:
     for _ in range(3):
         await pilot.pause()
         await app.wait_settled()
     await pilot.pause(0.2)
 
 
-async def _main(app: OctuiApp, pilot: Pilot[Any]) -> None:
+async def _main(app: OctuiApp, pilot: Pilot) -> None:
     await _settle(app, pilot)
     app.action_jump("policies.refunds")
     await pilot.pause(0.3)
 
 
-async def _why_excluded(app: OctuiApp, pilot: Pilot[Any]) -> None:
+async def _why_excluded(app: OctuiApp, pilot: Pilot) -> None:
     await _settle(app, pilot)
     app.action_jump("policies.refunds-observed")
     await pilot.pause(0.3)
 
 
-async def _march(app: OctuiApp, pilot: Pilot[Any]) -> None:
+async def _march(app: OctuiApp, pilot: Pilot) -> None:
     await _settle(app, pilot)
     await pilot.press("a", "ctrl+a", "ctrl+k", *"2026-03-15", "enter")
     await _settle(app, pilot)
@@ -57,26 +65,26 @@ async def _march(app: OctuiApp, pilot: Pilot[Any]) -> None:
     await pilot.pause(0.3)
 
 
-async def _warnings(app: OctuiApp, pilot: Pilot[Any]) -> None:
+async def _warnings(app: OctuiApp, pilot: Pilot) -> None:
     await _settle(app, pilot)
     await pilot.press("3")
     await pilot.pause(0.3)
 
 
-async def _help(app: OctuiApp, pilot: Pilot[Any]) -> None:
+async def _help(app: OctuiApp, pilot: Pilot) -> None:
     await _settle(app, pilot)
     await pilot.press("f1")
     await pilot.pause(0.3)
 
 
-async def _narrow_detail(app: OctuiApp, pilot: Pilot[Any]) -> None:
+async def _narrow_detail(app: OctuiApp, pilot: Pilot) -> None:
     await _settle(app, pilot)
     app.action_jump("policies.refunds")
     await pilot.press("d")
     await pilot.pause(0.3)
 
 
-async def _export(app: OctuiApp, pilot: Pilot[Any]) -> None:
+async def _export(app: OctuiApp, pilot: Pilot) -> None:
     await _settle(app, pilot)
     await pilot.press("x")
     await pilot.pause(0.2)
@@ -85,7 +93,7 @@ async def _export(app: OctuiApp, pilot: Pilot[Any]) -> None:
     await pilot.pause(0.2)
 
 
-async def _audit(app: OctuiApp, pilot: Pilot[Any]) -> None:
+async def _audit(app: OctuiApp, pilot: Pilot) -> None:
     """``octui --audit``: the duplicate-canonical of pricing.team and what else is on it."""
     from octui.tui.screens.audit import AuditScreen
     from octui.tui.widgets.audittables import FindingsTable, MatrixTable
@@ -100,13 +108,13 @@ async def _audit(app: OctuiApp, pilot: Pilot[Any]) -> None:
     await pilot.pause(0.3)
 
 
-async def _audit_matrix(app: OctuiApp, pilot: Pilot[Any]) -> None:
+async def _audit_matrix(app: OctuiApp, pilot: Pilot) -> None:
     await _audit(app, pilot)
     await pilot.press("2", "t")
     await pilot.pause(0.3)
 
 
-async def _error(app: OctuiApp, pilot: Pilot[Any]) -> None:
+async def _error(app: OctuiApp, pilot: Pilot) -> None:
     for _ in range(100):
         if app.error is not None:
             break
