@@ -153,7 +153,7 @@ class OctuiApp(App[None]):
         self.revision: str | None = None
         """The git revision being read, as the user named it (None: the files on disk)."""
         self.revision_commit: str | None = None
-        self.audits = AuditCache()
+        self.audits = AuditCache(lambda repo: self.session.cache_for(repo))
         """The audits of this run (the audit view, the Roles block, the editor's lines)."""
         self.roles_worker: Worker[None] | None = None
         self.feature_set = Features(self)

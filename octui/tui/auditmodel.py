@@ -16,17 +16,18 @@ from __future__ import annotations
 import threading
 import weakref
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from fnmatch import fnmatchcase
 from pathlib import Path
 
 from octui.analysis.audit import Audit, AuditFinding, AuditObject, Fate, audit
-from octui.analysis.whatif import visible_to
+from octui.analysis.whatif import known_visible_to, visible_to
 from octui.core.enums import ExclusionReason, FateState, Severity
 from octui.load.assemble import Repository
 from octui.load.locate import reader_for
+from octui.resolve.cache import ResolutionCache
 
 Judged = tuple[Repository, dict[int, int]]
 """What a role may read of a repository, and each object's uid there."""
@@ -99,19 +100,23 @@ class AuditCache:
     """The audits computed in one run of the explorer; the app owns it.
 
     One :class:`~octui.analysis.audit.Audit` per loaded repository and instant (it
-    resolves every declared role once), and the repository each role view judges the
-    other roles on (:func:`~octui.analysis.whatif.visible_to`). Entries hold their
-    repository weakly: a reload replaces the repository, and its audits go with it.
+    resolves every declared role once). Entries hold their repository weakly: a reload
+    replaces the repository, and its audits go with it. The repository each role view
+    judges the other roles on (:func:`~octui.analysis.whatif.visible_to`) is kept where
+    why-not keeps it, in the repository's resolution cache (``cache_for``), so the two
+    share one copy.
 
     Thread-safety: audits are computed in worker threads; every read and write of the
     tables holds the one lock, the computing never does (two threads computing the same
     audit store equal results).
     """
 
-    def __init__(self) -> None:
+    def __init__(
+        self, cache_for: Callable[[Repository], ResolutionCache | None] = lambda repo: None
+    ) -> None:
         self._lock = threading.Lock()
         self._audits: dict[int, tuple[weakref.ref[Repository], dict[datetime, Audit]]] = {}
-        self._judged: dict[tuple[int, str], tuple[weakref.ref[Repository], Judged]] = {}
+        self._cache_for = cache_for
 
     def get(self, repo: Repository, as_of: datetime) -> Audit | None:
         """The audit of ``repo`` at ``as_of`` when already computed (None otherwise)."""
@@ -145,26 +150,16 @@ class AuditCache:
 
     def judged(self, repo: Repository, role: str, *, compute: bool = True) -> Judged | None:
         """What ``role`` may read of ``repo`` and each object's uid there (computed when
-        ``compute``, else None until it was)."""
-        key = (id(repo), role)
-        with self._lock:
-            entry = self._judged.get(key)
-            if entry is not None and entry[0]() is repo:
-                return entry[1]
+        ``compute``, else None until it was); kept in ``repo``'s resolution cache."""
+        cache = self._cache_for(repo)
         if not compute:
-            return None
-        found = visible_to(repo, role)
-        with self._lock:
-            self._prune()
-            self._judged[key] = (weakref.ref(repo), found)
-        return found
+            return known_visible_to(cache, role)
+        return visible_to(repo, role, cache)
 
     def _prune(self) -> None:
         """Forget the entries of repositories that are gone (the lock is held)."""
         for repo_id in [k for k, (ref, _) in self._audits.items() if ref() is None]:
             del self._audits[repo_id]
-        for key in [k for k, (ref, _) in self._judged.items() if ref() is None]:
-            del self._judged[key]
 
 
 # -- findings -------------------------------------------------------------------------------
