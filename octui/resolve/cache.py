@@ -11,7 +11,8 @@ bundles).
 
 What is kept, and how much:
 
-- the :class:`~octui.resolve.index.RepoIndex` of the repository;
+- the :class:`~octui.resolve.index.RepoIndex` of the repository, and the
+  :class:`~octui.resolve.prepared.Prepared` tables that make a new role or instant cheap;
 - per role, what steps 1–2 leave it (what it may read, its supersession graph, the
   findings that depend on what it may read): the :data:`ROLES` most recently used roles;
 - per (role, instant, ``include_historical``), what steps 3–7 leave: the :data:`STAGES`
@@ -35,6 +36,7 @@ from typing import Any, TypeVar
 
 from octui.load.assemble import Repository
 from octui.resolve.index import RepoIndex
+from octui.resolve.prepared import Prepared
 
 T = TypeVar("T")
 
@@ -53,6 +55,7 @@ class ResolutionCache:
         self.repository = repository
         self._lock = threading.Lock()
         self._index: RepoIndex | None = None
+        self._prepared: Prepared | None = None
         self.roles = Table(ROLES, self._lock)
         """What steps 1–2 leave each role, by role name."""
         self.stages = Table(STAGES, self._lock)
@@ -71,6 +74,19 @@ class ResolutionCache:
                     self._index = made
                 index = self._index
         return index
+
+    def prepared(self) -> Prepared:
+        """The repository-wide tables that make a new role or instant cheap (made on first
+        use; each table inside is computed on its own first use)."""
+        with self._lock:
+            prepared = self._prepared
+        if prepared is None:
+            made = Prepared(self.index())
+            with self._lock:
+                if self._prepared is None:
+                    self._prepared = made
+                prepared = self._prepared
+        return prepared
 
     def role(self, name: str | None, compute: Callable[[], T]) -> T:
         """What steps 1–2 leave role ``name``."""
@@ -132,6 +148,10 @@ class NoCache:
 
     def index(self) -> RepoIndex:
         return RepoIndex(self.repository)
+
+    def prepared(self) -> None:
+        """No repository-wide tables: each resolution computes what it needs directly."""
+        return None
 
     def role(self, name: str | None, compute: Callable[[], T]) -> T:
         return compute()

@@ -34,6 +34,8 @@ from octui.resolve.findings import (
 )
 from octui.resolve.graph import build_graph
 from octui.resolve.index import RepoIndex
+from octui.resolve.order import ordered_exclusions
+from octui.resolve.prepared import Prepared
 from octui.resolve.result import Included, Query, Resolution, UnknownRole
 from octui.resolve.steps.base import Reader
 from octui.resolve.steps.s1_authorization import authorization
@@ -99,11 +101,12 @@ def resolve(repo: Repository, query: Query, cache: ResolutionCache | None = None
     facts = facts_for(repo, cache)
     with gc_paused():
         index = facts.index()
+        prepared = facts.prepared()
         broken = facts.derived(BROKEN, lambda: broken_references(index))
-        admitted = facts.role(query.role, lambda: admit(index, role, query, broken))
+        admitted = facts.role(query.role, lambda: admit(index, role, query, broken, prepared))
         key = (query.role, query.as_of, query.include_historical)
-        stage = facts.stage(key, lambda: judge(index, admitted, query))
-        return rank(index, stage, query)
+        stage = facts.stage(key, lambda: judge(index, admitted, query, prepared))
+        return rank(index, stage, query, prepared)
 
 
 def admitted_for(repo: Repository, query: Query, cache: ResolutionCache | None) -> Admitted:
@@ -111,15 +114,21 @@ def admitted_for(repo: Repository, query: Query, cache: ResolutionCache | None) 
     role = role_config(repo, query)
     facts = facts_for(repo, cache)
     index = facts.index()
+    prepared = facts.prepared()
     broken = facts.derived(BROKEN, lambda: broken_references(index))
-    return facts.role(query.role, lambda: admit(index, role, query, broken))
+    return facts.role(query.role, lambda: admit(index, role, query, broken, prepared))
 
 
 def admit(
-    index: RepoIndex, role: RoleConfig | None, query: Query, broken: BrokenReferences
+    index: RepoIndex,
+    role: RoleConfig | None,
+    query: Query,
+    broken: BrokenReferences,
+    prepared: Prepared | None = None,
 ) -> Admitted:
     """Steps 1–2, and the supersession graph among what the role may read (``broken``: the
-    repository's :func:`~octui.resolve.findings.broken_references`)."""
+    repository's :func:`~octui.resolve.findings.broken_references`; ``prepared``: the
+    cache's repository-wide tables, which give the same answers sooner)."""
     reader = Reader(query.role, role)
     s1 = authorization(index, reader, query, index.objects)
     s2 = approval(index, reader, query, s1.standing)
@@ -135,7 +144,9 @@ def admit(
     return Admitted(reader, s1.exclusions | s2.exclusions, s2.standing, findings)
 
 
-def judge(index: RepoIndex, admitted: Admitted, query: Query) -> Stage:
+def judge(
+    index: RepoIndex, admitted: Admitted, query: Query, prepared: Prepared | None = None
+) -> Stage:
     """Steps 3–7 at ``query.as_of`` over what steps 1–2 left standing."""
     reader = admitted.reader
     s3 = temporal(index, reader, query, admitted.standing)
@@ -153,11 +164,14 @@ def judge(index: RepoIndex, admitted: Admitted, query: Query) -> Stage:
     standing = s7.standing + past
     stale = {o.uid: is_stale(index.config, o, query.as_of) for o in standing}
     stale_findings = [stale_finding(index.config, o) for o in standing if stale[o.uid]]
-    untrimmed = _sorted(index, exclusions, findings + stale_findings + admitted.findings)
+    all_findings = findings + stale_findings + admitted.findings
+    untrimmed = _sorted(index, exclusions, all_findings, prepared)
     return Stage(admitted, exclusions, findings, historical, s7.standing, past, stale, untrimmed)
 
 
-def rank(index: RepoIndex, stage: Stage, query: Query) -> Resolution:
+def rank(
+    index: RepoIndex, stage: Stage, query: Query, prepared: Prepared | None = None
+) -> Resolution:
     """Step 8 over what steps 1–7 left standing, and the resolution it gives."""
     reader = stage.admitted.reader
     s8 = relevance(index, reader, query, stage.current + stage.past, stage.historical)
@@ -174,7 +188,8 @@ def rank(index: RepoIndex, stage: Stage, query: Query) -> Resolution:
     else:
         stale_findings = [stale_finding(index.config, i.obj) for i in included if i.stale]
         findings = stage.findings + stale_findings + stage.admitted.findings
-        exclusions, warnings = _sorted(index, stage.exclusions | s8.exclusions, findings)
+        trimmed = stage.exclusions | s8.exclusions
+        exclusions, warnings = _sorted(index, trimmed, findings, prepared)
     if reader.graph is None:  # pragma: no cover - admit() always builds it
         raise ValueError("supersession graph missing")
     return Resolution(
@@ -183,14 +198,22 @@ def rank(index: RepoIndex, stage: Stage, query: Query) -> Resolution:
 
 
 def _sorted(
-    index: RepoIndex, exclusions: dict[int, Exclusion], findings: list[Finding]
+    index: RepoIndex,
+    exclusions: dict[int, Exclusion],
+    findings: list[Finding],
+    prepared: Prepared | None = None,
 ) -> tuple[list[Exclusion], list[Finding]]:
     """The bundle's exclusions (a denied id once, unavailable sources added) and warnings
-    (each once), in SPEC §5 order."""
+    (each once), in SPEC §5 order (by the prepared :attr:`Prepared.order` when there is one:
+    the same list, without sorting every record by its full key)."""
+    warnings = sorted(set(findings), key=Finding.sort_key)
+    if prepared is not None:
+        unavailable = index.repo.unavailable_sources
+        return ordered_exclusions(prepared.order, exclusions, unavailable), warnings
     # Records equal by value are one record (a denied id's entry is shared by its copies;
     # any other record names its own file), so identity dedupes without hashing records.
     listed = list({id(e): e for e in exclusions.values()}.values())
     for name, problem in index.repo.unavailable_sources:
         listed.append(Exclusion(name, None, ExclusionReason.SOURCE_UNAVAILABLE, (), problem))
     listed.sort(key=Exclusion.sort_key)
-    return listed, sorted(set(findings), key=Finding.sort_key)
+    return listed, warnings
