@@ -33,6 +33,7 @@ from octui.resolve.findings import (
     version_findings,
 )
 from octui.resolve.graph import build_graph
+from octui.resolve.graph_whole import restricted_graph
 from octui.resolve.index import RepoIndex
 from octui.resolve.order import ordered_exclusions
 from octui.resolve.prepared import Prepared
@@ -133,7 +134,10 @@ def admit(
     s1 = authorization(index, reader, query, index.objects)
     s2 = approval(index, reader, query, s1.standing)
     approved = {o.uid for o in s2.standing}
-    graph = build_graph(index, s1.standing, approved)
+    if prepared is None:
+        graph = build_graph(index, s1.standing, approved)
+    else:  # the same graph, derived from the whole repository's
+        graph = restricted_graph(prepared.graph, s1.standing, s1.exclusions.keys())
     verdicts = None if role is None else out_of_scope(role, s2.standing)
     reader = replace(
         reader, readable=s1.standing, approved=approved, graph=graph, out_of_scope=verdicts

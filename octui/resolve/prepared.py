@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
+from octui.resolve.graph_whole import WholeGraph
 from octui.resolve.index import RepoIndex
 from octui.resolve.order import ExclusionOrder
 
@@ -26,3 +27,8 @@ class Prepared:
     def order(self) -> ExclusionOrder:
         """Where every exclusion record falls in the bundle's exclusion order."""
         return ExclusionOrder(self.index.objects)
+
+    @cached_property
+    def graph(self) -> WholeGraph:
+        """Declared supersession among every object, from which a role's graph is derived."""
+        return WholeGraph(self.index)
