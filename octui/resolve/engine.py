@@ -15,7 +15,10 @@ authorization and no scope, every finding with its file.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from datetime import datetime
+from functools import partial
 
 from octui.core.enums import ExclusionReason, Lifecycle
 from octui.core.model import ContextObject, Exclusion, Finding
@@ -166,8 +169,9 @@ def judge(
     exclusions |= s6.exclusions | s7.exclusions
     findings = s5.findings + repeated + s6.findings + s7.findings
     standing = s7.standing + past
-    stale = {o.uid: is_stale(index.config, o, query.as_of) for o in standing}
-    stale_findings = [stale_finding(index.config, o) for o in standing if stale[o.uid]]
+    is_stale_at, stale_finding_of = _freshness(index, prepared)
+    stale = {o.uid: is_stale_at(o, query.as_of) for o in standing}
+    stale_findings = [stale_finding_of(o) for o in standing if stale[o.uid]]
     all_findings = findings + stale_findings + admitted.findings
     untrimmed = _sorted(index, exclusions, all_findings, prepared)
     return Stage(admitted, exclusions, findings, historical, s7.standing, past, stale, untrimmed)
@@ -190,7 +194,8 @@ def rank(
     if not s8.exclusions:
         exclusions, warnings = list(stage.untrimmed[0]), list(stage.untrimmed[1])
     else:
-        stale_findings = [stale_finding(index.config, i.obj) for i in included if i.stale]
+        stale_finding_of = _freshness(index, prepared)[1]
+        stale_findings = [stale_finding_of(i.obj) for i in included if i.stale]
         findings = stage.findings + stale_findings + stage.admitted.findings
         trimmed = stage.exclusions | s8.exclusions
         exclusions, warnings = _sorted(index, trimmed, findings, prepared)
@@ -199,6 +204,16 @@ def rank(
     return Resolution(
         query, index.repo, included, exclusions, warnings, fates, reader.graph, index.by_id
     )
+
+
+def _freshness(
+    index: RepoIndex, prepared: Prepared | None
+) -> tuple[Callable[[ContextObject, datetime], bool], Callable[[ContextObject], Finding]]:
+    """``is_stale`` and ``stale_finding`` for ``index``'s configuration: the prepared ones
+    (each object's answer made once) when there are prepared tables."""
+    if prepared is None:
+        return partial(is_stale, index.config), partial(stale_finding, index.config)
+    return prepared.freshness.is_stale, prepared.freshness.finding
 
 
 def _sorted(

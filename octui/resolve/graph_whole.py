@@ -22,7 +22,7 @@ graph :func:`~octui.resolve.graph.build_graph` gives (the property tests compare
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Hashable, Iterable
+from collections.abc import Collection, Hashable
 from typing import NamedTuple, cast
 
 from octui.core.enums import Status
@@ -73,6 +73,15 @@ class WholeGraph:
         approved = {o.uid for o in objects if o.status != Status.DRAFT}
         self.tables = _whole_tables(index, self.component, approved)
         """By target, what each of the graph's four cover tables is made of."""
+        self.covers = [{key: entry.cover for key, entry in t.items()} for t in self.tables]
+        """The four cover tables of the whole repository."""
+        self.touching: dict[int, list[tuple[int, Hashable]]] = defaultdict(list)
+        """Per uid, the (table, target) entries it declares, is named by or replaces in:
+        the only entries a role that may not read it (or renumbers it) makes again."""
+        for kind, table in enumerate(self.tables):
+            for key, entry in table.items():
+                for uid in {*entry.declarers, *entry.ends, *entry.replacements}:
+                    self.touching[uid].append((kind, key))
 
 
 class _Entry(NamedTuple):
@@ -129,7 +138,7 @@ def _whole_tables(
 
 
 def restricted_graph(
-    whole: WholeGraph, readable: list[ContextObject], unreadable: Iterable[int]
+    whole: WholeGraph, readable: list[ContextObject], unreadable: Collection[int]
 ) -> SupersessionGraph:
     """The supersession graph among ``readable`` (``unreadable``: the uids of every other
     object), derived from ``whole`` (see the module): equal to
@@ -151,7 +160,7 @@ def restricted_graph(
             found += _split(whole, c, seen, component, cyclic, fresh)
             fresh += len(whole.edges[c][0])
     found.sort(key=lambda pair: pair[0])
-    tables = [_role_table(whole, t, component, renumbered) for t in whole.tables]
+    tables = _role_tables(whole, component, renumbered, unreadable)
     return SupersessionGraph(
         whole.index,
         readable,
@@ -197,26 +206,41 @@ def _split(
     return out
 
 
-def _role_table(
-    whole: WholeGraph,
-    table: dict[Hashable, _Entry],
-    component: list[int],
-    renumbered: set[int],
-) -> dict[Hashable, _Cover]:
-    """One cover table for the role whose components are ``component`` (-1: unreadable): a
-    target is kept when the role reads one of its declarers and one of the objects it names;
-    its cover is the whole repository's when the role reads every approved replacement in it
-    and none of them was renumbered, else made again from what the role reads."""
-    objects = whole.index.objects
-    out: dict[Hashable, _Cover] = {}
-    for key, entry in table.items():
-        if not any(component[u] >= 0 for u in entry.declarers):
-            continue
-        if not any(component[u] >= 0 for u in entry.ends):
-            continue
-        kept = [u for u in entry.replacements if component[u] >= 0]
-        if len(kept) == len(entry.replacements) and renumbered.isdisjoint(kept):
-            out[key] = entry.cover
+def _role_tables(
+    whole: WholeGraph, component: list[int], renumbered: set[int], unreadable: Collection[int]
+) -> list[dict[Hashable, _Cover]]:
+    """The four cover tables for the role whose components are ``component`` (-1:
+    unreadable): the whole repository's, with the entries touching an unreadable or
+    renumbered object made again (:func:`_role_cover`) or dropped."""
+    tables = [dict(t) for t in whole.covers]
+    touched: set[tuple[int, Hashable]] = set()
+    touching = whole.touching
+    for uid in (*unreadable, *renumbered):
+        found = touching.get(uid)
+        if found:
+            touched.update(found)
+    for kind, key in touched:
+        cover = _role_cover(whole, whole.tables[kind][key], component, renumbered)
+        if cover is None:
+            del tables[kind][key]
         else:
-            out[key] = _Cover((objects[u] for u in kept), component)
-    return out
+            tables[kind][key] = cover
+    return tables
+
+
+def _role_cover(
+    whole: WholeGraph, entry: _Entry, component: list[int], renumbered: set[int]
+) -> _Cover | None:
+    """A target's cover for the role: None (no entry) unless the role reads one of its
+    declarers and one of the objects it names; the whole repository's when the role reads
+    every approved replacement in it and none of them was renumbered, else made again from
+    what the role reads."""
+    if not any(component[u] >= 0 for u in entry.declarers):
+        return None
+    if not any(component[u] >= 0 for u in entry.ends):
+        return None
+    kept = [u for u in entry.replacements if component[u] >= 0]
+    if len(kept) == len(entry.replacements) and renumbered.isdisjoint(kept):
+        return entry.cover
+    objects = whole.index.objects
+    return _Cover((objects[u] for u in kept), component)

@@ -10,8 +10,12 @@ uncached bundles).
 
 from __future__ import annotations
 
+from datetime import datetime
 from functools import cached_property
 
+from octui.core.model import ContextObject, Finding
+from octui.core.timeutil import add_days
+from octui.resolve.findings import freshness_window, stale_finding
 from octui.resolve.graph_whole import WholeGraph
 from octui.resolve.index import RepoIndex
 from octui.resolve.order import ExclusionOrder
@@ -32,3 +36,43 @@ class Prepared:
     def graph(self) -> WholeGraph:
         """Declared supersession among every object, from which a role's graph is derived."""
         return WholeGraph(self.index)
+
+    @cached_property
+    def freshness(self) -> Freshness:
+        """When each object turns stale, and its ``stale`` finding."""
+        return Freshness(self.index)
+
+
+_UNKNOWN = object()
+
+
+class Freshness:
+    """Per object, the instant after which it is stale and its ``stale`` finding, each made
+    on first use and handed out again: :func:`~octui.resolve.findings.is_stale` and
+    :func:`~octui.resolve.findings.stale_finding` answer the same. A finding handed out again
+    is the same record, so whatever is kept by its identity downstream (the digest's pieces)
+    is found again. Entries are pure functions of the object, so threads racing for one
+    store equal values."""
+
+    def __init__(self, index: RepoIndex) -> None:
+        self.config = index.config
+        n = len(index.objects)
+        self._after: list[object] = [_UNKNOWN] * n
+        self._findings: list[Finding | None] = [None] * n
+
+    def is_stale(self, obj: ContextObject, as_of: datetime) -> bool:
+        """Whether ``obj`` is stale at ``as_of``."""
+        after = self._after[obj.uid]
+        if after is _UNKNOWN:
+            window = freshness_window(self.config, obj)
+            base = obj.updated or obj.created
+            after = None if window is None or base is None else add_days(base, window)
+            self._after[obj.uid] = after
+        return after is not None and as_of > after  # type: ignore[operator]
+
+    def finding(self, obj: ContextObject) -> Finding:
+        """The ``stale`` finding of ``obj``."""
+        found = self._findings[obj.uid]
+        if found is None:
+            found = self._findings[obj.uid] = stale_finding(self.config, obj)
+        return found

@@ -9,7 +9,7 @@ its reason; an object leaves at the first step that excludes it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from octui.core.enums import ExclusionReason, Lifecycle
@@ -51,7 +51,7 @@ class Outcome:
 RECORDS = 1 << 18
 """Exclusion records kept by :func:`excluded` (cleared whole when full)."""
 
-_records: dict[tuple[int, ExclusionReason, str | None], tuple[ContextObject, Exclusion]] = {}
+_records: dict[tuple[int, ExclusionReason, object], tuple[ContextObject, Exclusion]] = {}
 
 
 def excluded(
@@ -79,6 +79,24 @@ def excluded(
     if found is not None and found[0] is obj:
         return found[1]
     record = Exclusion(obj.id, obj.version, reason, (), detail, obj.path)
+    if len(_records) >= RECORDS:
+        _records.clear()
+    _records[key] = (obj, record)
+    return record
+
+
+def excluded_for(
+    obj: ContextObject, reason: ExclusionReason, detail_of: Callable[[ContextObject], str]
+) -> Exclusion:
+    """:func:`excluded` for a detail that is a function of the object alone (``detail_of``):
+    the record kept for (object, reason, ``detail_of``) is handed out again without making
+    the detail, so a step excluding thousands of objects at each new instant formats each
+    detail once. The same record :func:`excluded` gives."""
+    key = (id(obj), reason, detail_of)
+    found = _records.get(key)
+    if found is not None and found[0] is obj:
+        return found[1]
+    record = excluded(obj, reason, detail_of(obj))
     if len(_records) >= RECORDS:
         _records.clear()
     _records[key] = (obj, record)

@@ -47,8 +47,14 @@ def authorization(
     readable = []
     denied: dict[str, list[ContextObject]] = defaultdict(list)
     reasons: dict[str, ExclusionReason] = {}
+    # the denial depends on (access list, classification) alone: decided once per pair
+    decided: dict[tuple[tuple[str, ...] | None, str], ExclusionReason | None] = {}
     for obj in standing:
-        denial = read_denial(config, role_name, clearance, obj)
+        pair = (obj.access_roles, obj.classification)
+        if pair in decided:
+            denial = decided[pair]
+        else:
+            denial = decided[pair] = read_denial(config, role_name, clearance, obj)
         if denial is not None:
             denied[obj.id].append(obj)
             if reasons.get(obj.id) is not R.PERMISSION_DENIED:

@@ -16,7 +16,7 @@ from octui.core.model import ContextObject
 from octui.core.timeutil import format_day
 from octui.resolve.index import RepoIndex
 from octui.resolve.result import Query
-from octui.resolve.steps.base import Outcome, Reader, excluded
+from octui.resolve.steps.base import Outcome, Reader, excluded_for
 
 R = ExclusionReason
 _format_day = lru_cache(maxsize=4096)(format_day)  # strftime is slow; instants repeat
@@ -29,18 +29,26 @@ def temporal(
     as_of = query.as_of
     out = Outcome([])
     for obj in standing:
-        effective_start = obj.effective_start
-        if as_of < effective_start:
-            start = "valid from" if obj.valid_from is not None else "created"
-            detail = f"{start} {_format_day(effective_start)}"
-            out.exclusions[obj.uid] = excluded(obj, R.NOT_YET_VALID, detail)
+        if as_of < obj.effective_start:
+            out.exclusions[obj.uid] = excluded_for(obj, R.NOT_YET_VALID, _starts)
         elif obj.valid_until is not None and as_of >= obj.valid_until:
             if query.include_historical:
                 out.historical[obj.uid] = Lifecycle.EXPIRED
                 out.standing.append(obj)
             else:
-                detail = f"valid until {_format_day(obj.valid_until)}"
-                out.exclusions[obj.uid] = excluded(obj, R.EXPIRED, detail)
+                out.exclusions[obj.uid] = excluded_for(obj, R.EXPIRED, _ends)
         else:
             out.standing.append(obj)
     return out
+
+
+def _starts(obj: ContextObject) -> str:
+    """The detail of ``not-yet-valid``: when the object starts."""
+    start = "valid from" if obj.valid_from is not None else "created"
+    return f"{start} {_format_day(obj.effective_start)}"
+
+
+def _ends(obj: ContextObject) -> str:
+    """The detail of ``expired``: when the object ended."""
+    assert obj.valid_until is not None
+    return f"valid until {_format_day(obj.valid_until)}"

@@ -40,12 +40,25 @@ def scope(index: RepoIndex, reader: Reader, query: Query, standing: list[Context
 
 
 def out_of_scope(role: RoleConfig, objects: list[ContextObject]) -> dict[int, Exclusion]:
-    """The exclusion of each of ``objects`` outside ``role``'s scope, by uid."""
+    """The exclusion of each of ``objects`` outside ``role``'s scope, by uid (the patterns
+    are matched once per id, however many versions and copies hold it)."""
     verdicts: dict[int, Exclusion] = {}
+    by_id: dict[str, tuple[ExclusionReason, str] | None] = {}
     for obj in objects:
-        pattern = role.excluded_by(obj.id)
-        if pattern is not None:
-            verdicts[obj.uid] = excluded(obj, R.SCOPE_EXCLUSION, f'excluded by "{pattern}"')
-        elif not role.includes(obj.id):
-            verdicts[obj.uid] = excluded(obj, R.NOT_IN_SCOPE, "no include pattern matches")
+        if obj.id in by_id:
+            verdict = by_id[obj.id]
+        else:
+            verdict = by_id[obj.id] = _verdict(role, obj.id)
+        if verdict is not None:
+            verdicts[obj.uid] = excluded(obj, *verdict)
     return verdicts
+
+
+def _verdict(role: RoleConfig, object_id: str) -> tuple[ExclusionReason, str] | None:
+    """Why ``object_id`` is outside ``role``'s scope (reason and detail), if it is."""
+    pattern = role.excluded_by(object_id)
+    if pattern is not None:
+        return R.SCOPE_EXCLUSION, f'excluded by "{pattern}"'
+    if not role.includes(object_id):
+        return R.NOT_IN_SCOPE, "no include pattern matches"
+    return None
