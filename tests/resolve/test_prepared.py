@@ -1,0 +1,59 @@
+"""The tables a resolution cache prepares answer as the functions they stand for: the same
+staleness and findings, the same exclusion records, handed out again by identity."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from repo_builder import make_repo, obj
+
+from octui.core.enums import ExclusionReason
+from octui.load.loader import load_repository
+from octui.resolve.cache import NoCache, ResolutionCache
+from octui.resolve.findings import is_stale, stale_finding
+from octui.resolve.index import RepoIndex
+from octui.resolve.prepared import Freshness
+from octui.resolve.steps.base import excluded, excluded_for
+
+DAYS = [datetime(y, m, 1, tzinfo=UTC) for y in (2023, 2024, 2025, 2027) for m in (1, 7)]
+
+
+def _repo(tmp_path: Path):  # type: ignore[no-untyped-def]
+    files = {
+        "a.md": obj("a", created="2023-01-01"),
+        "b.md": obj("b", created="2023-01-01", updated="2024-06-01", review_every="30d"),
+        "c.md": obj("c"),  # no date: never stale
+        "d.md": obj("d", type="pricing", created="2024-01-01"),
+    }
+    config = {"freshness": {"default": "365d", "by_type": {"pricing": "90d"}}}
+    return load_repository(make_repo(tmp_path, files, config))
+
+
+def test_freshness_answers_as_is_stale_and_stale_finding(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    fresh = Freshness(RepoIndex(repo))
+    for o in repo.objects:
+        for day in DAYS:
+            assert fresh.is_stale(o, day) == is_stale(repo.config, o, day)
+        assert fresh.finding(o) == stale_finding(repo.config, o)
+        assert fresh.finding(o) is fresh.finding(o)
+
+
+def test_excluded_for_is_the_record_excluded_gives(tmp_path: Path) -> None:
+    o = _repo(tmp_path).objects[0]
+
+    def detail(x):  # type: ignore[no-untyped-def]
+        return f"about {x.id}"
+
+    record = excluded_for(o, ExclusionReason.EXPIRED, detail)
+    assert record is excluded(o, ExclusionReason.EXPIRED, "about a")
+    assert excluded_for(o, ExclusionReason.EXPIRED, detail) is record
+
+
+def test_only_a_cache_prepares_tables(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    assert NoCache(repo).prepared() is None  # type: ignore[func-returns-value]
+    cache = ResolutionCache(repo)
+    assert cache.prepared() is cache.prepared()
+    assert cache.prepared().index is cache.index()
