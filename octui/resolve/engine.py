@@ -7,7 +7,10 @@ the instant), step 8 (:func:`rank`: the bundle order and trimming). Each step is
 function in :mod:`octui.resolve.steps`. Steps 1–2 depend on the role alone and steps 3–7
 on the role, ``as_of`` and ``include_historical`` alone, so a
 :class:`~octui.resolve.cache.ResolutionCache`, when given, keeps their outcomes and a new
-task re-runs only step 8; without one everything is computed.
+task re-runs only step 8; without one everything is computed. The cache also prepares
+repository-wide tables (:class:`~octui.resolve.prepared.Prepared`: the whole repository's
+supersession graph, the exclusion order, each object's staleness) from which a new role or
+instant derives the same answers sooner; without a cache they are computed directly.
 
 ``query.role = None`` is the repository-wide judgement of ``opencontext validate``: no
 authorization and no scope, every finding with its file.
