@@ -15,7 +15,7 @@ authorization and no scope, every finding with its file.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from octui.core.enums import ExclusionReason, Lifecycle
 from octui.core.model import ContextObject, Exclusion, Finding
@@ -34,6 +34,7 @@ from octui.resolve.findings import (
 )
 from octui.resolve.graph import build_graph
 from octui.resolve.index import RepoIndex
+from octui.resolve.memo import Memo
 from octui.resolve.result import Included, Query, Resolution, UnknownRole
 from octui.resolve.steps.base import Reader
 from octui.resolve.steps.s1_authorization import authorization
@@ -76,6 +77,8 @@ class Stage:
     untrimmed: tuple[list[Exclusion], list[Finding]]
     """Sorted exclusions and warnings when step 8 trims nothing (they do not depend on the
     task)."""
+    memo: Memo = field(default_factory=Memo, compare=False, repr=False)
+    """What step 8 and the digest derive from this stage alone (see their modules)."""
 
 
 BROKEN = ("broken-references",)
@@ -160,7 +163,9 @@ def judge(index: RepoIndex, admitted: Admitted, query: Query) -> Stage:
 def rank(index: RepoIndex, stage: Stage, query: Query) -> Resolution:
     """Step 8 over what steps 1–7 left standing, and the resolution it gives."""
     reader = stage.admitted.reader
-    s8 = relevance(index, reader, query, stage.current + stage.past, stage.historical)
+    s8 = relevance(
+        index, reader, query, stage.current + stage.past, stage.historical, stage.memo
+    )
     lifecycle, stale = stage.historical, stage.stale
     included = [
         Included(o, lifecycle.get(o.uid, Lifecycle.ACTIVE), stale[o.uid], s.score, s.matched)
