@@ -34,7 +34,7 @@ from octui.resolve.findings import (
 )
 from octui.resolve.graph import build_graph
 from octui.resolve.index import RepoIndex
-from octui.resolve.memo import Memo
+from octui.resolve.memo import Memo, ResolutionMemos
 from octui.resolve.result import Included, Query, Resolution, UnknownRole
 from octui.resolve.steps.base import Reader
 from octui.resolve.steps.s1_authorization import authorization
@@ -106,7 +106,7 @@ def resolve(repo: Repository, query: Query, cache: ResolutionCache | None = None
         admitted = facts.role(query.role, lambda: admit(index, role, query, broken))
         key = (query.role, query.as_of, query.include_historical)
         stage = facts.stage(key, lambda: judge(index, admitted, query))
-        return rank(index, stage, query)
+        return rank(index, stage, query, facts.memo)
 
 
 def admitted_for(repo: Repository, query: Query, cache: ResolutionCache | None) -> Admitted:
@@ -160,12 +160,11 @@ def judge(index: RepoIndex, admitted: Admitted, query: Query) -> Stage:
     return Stage(admitted, exclusions, findings, historical, s7.standing, past, stale, untrimmed)
 
 
-def rank(index: RepoIndex, stage: Stage, query: Query) -> Resolution:
-    """Step 8 over what steps 1–7 left standing, and the resolution it gives."""
+def rank(index: RepoIndex, stage: Stage, query: Query, memo: Memo | None = None) -> Resolution:
+    """Step 8 over what steps 1–7 left standing, and the resolution it gives (``memo``: the
+    resolution cache's, where the bundle keeps what it derives from the repository)."""
     reader = stage.admitted.reader
-    s8 = relevance(
-        index, reader, query, stage.current + stage.past, stage.historical, stage.memo
-    )
+    s8 = relevance(index, reader, query, stage.current + stage.past, stage.historical, stage.memo)
     lifecycle, stale = stage.historical, stage.stale
     included = [
         Included(o, lifecycle.get(o.uid, Lifecycle.ACTIVE), stale[o.uid], s.score, s.matched)
@@ -182,9 +181,11 @@ def rank(index: RepoIndex, stage: Stage, query: Query) -> Resolution:
         exclusions, warnings = _sorted(index, stage.exclusions | s8.exclusions, findings)
     if reader.graph is None:  # pragma: no cover - admit() always builds it
         raise ValueError("supersession graph missing")
-    return Resolution(
+    resolution = Resolution(
         query, index.repo, included, exclusions, warnings, fates, reader.graph, index.by_id
     )
+    resolution.memos = ResolutionMemos(memo, stage.memo)
+    return resolution
 
 
 def _sorted(

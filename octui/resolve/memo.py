@@ -58,3 +58,13 @@ class Memo:
 
     def __len__(self) -> int:
         return len(self._values)
+
+
+class ResolutionMemos:
+    """The memos a resolution may draw on: its repository's (the resolution cache's; None
+    without one) and its stage's. Set by the engine on the resolutions it makes."""
+
+    __slots__ = ("repository", "stage")
+
+    def __init__(self, repository: Memo | None, stage: Memo) -> None:
+        self.repository, self.stage = repository, stage

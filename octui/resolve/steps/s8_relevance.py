@@ -17,20 +17,23 @@ distinct pattern of matches, and one stable sort of small integers.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Collection
 from dataclasses import dataclass
+from itertools import repeat
+from operator import lshift, or_, sub
 
 from octui.core.enums import ExclusionReason
 from octui.core.model import ContextObject, Exclusion
-from octui.core.tokens import TokenTable, tokenize
+from octui.core.tokens import tokenize
 from octui.resolve.index import RepoIndex
 from octui.resolve.memo import Memo
-from octui.resolve.ranking import Score, contains, score_of
+from octui.resolve.ranking import CONTENT_BIT, Score, score_of
 from octui.resolve.result import Query
 from octui.resolve.steps.base import Reader, excluded
 
 R = ExclusionReason
-CONTENT = 1 << 6  # ranking.CONTENT_BIT, spelled here for the per-object byte
+CONTENT = CONTENT_BIT
 
 
 @dataclass
@@ -48,7 +51,10 @@ class Standing:
     what ranking reads of each, position by position."""
 
     objects: list[ContextObject]
-    tables: list[TokenTable]
+    indexes: list[dict[str, int]]
+    """Each object's short fields' tokens (token -> bit mask of the fields holding it)."""
+    contents: list[tuple[str, ...]]
+    """Each object's content tokens, sorted."""
     floor_layer: bytes
     """1 for an L0/L1 object."""
     rank_base: list[int]
@@ -69,10 +75,11 @@ def standing_order(
         key=lambda p: p[0],
     )
     objects = [o for _, o in keyed]
-    tables = index.repo.tokens
+    tables = [index.repo.tokens.get(o) for o in objects]
     return Standing(
         objects,
-        [tables.get(o) for o in objects],
+        [t[0] for t in tables],
+        [t[1] for t in tables],
         bytes(groups[o.uid] < 2 for o in objects),
         [((o.uid in historical) << 2 | groups[o.uid]) << 40 for o in objects],
     )
@@ -80,10 +87,14 @@ def standing_order(
 
 def token_masks(standing: Standing, token: str) -> bytes:
     """Which fields of each standing object hold ``token``: a byte per position (the short
-    fields' bits and :data:`CONTENT`)."""
-    return bytes(
-        [i.get(token, 0) | (CONTENT if contains(c, token) else 0) for i, c in standing.tables]
-    )
+    fields' bits and :data:`CONTENT`). Every loop runs in C: a dictionary look-up per object,
+    and two bisections of its sorted content tokens (1 apart when it holds the token)."""
+    contents = standing.contents
+    small = map(dict.get, standing.indexes, repeat(token), repeat(0))
+    after = map(bisect_right, contents, repeat(token))
+    before = map(bisect_left, contents, repeat(token))
+    content = map(lshift, map(sub, after, before), repeat(CONTENT.bit_length() - 1))
+    return bytes(map(or_, small, content))
 
 
 class _Patterns(dict[tuple[int, ...], Score]):
