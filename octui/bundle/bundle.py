@@ -20,7 +20,7 @@ from octui.bundle.forms import (
     warning_digest_form,
 )
 from octui.bundle.jsonout import dumps_canonical, dumps_indent2
-from octui.bundle.pieces import Listing, Pieces, exclusion_piece, object_piece, pieces_of
+from octui.bundle.pieces import Listing, Pieces, pieces_of
 from octui.core.enums import DENIAL_REASONS
 from octui.core.model import Exclusion, Finding, RepositorySource
 from octui.core.timeutil import format_instant, now_utc
@@ -56,7 +56,7 @@ def included_json(inc: Included) -> dict[str, Any]:
         "lifecycle": inc.lifecycle.value,
         "stale": inc.stale,
         "score": inc.score,
-        "matched": inc.matched,
+        "matched": {field: list(tokens) for field, tokens in inc.matched.items()},
         "path": inc.obj.path,
         "source": inc.obj.source,
     }
@@ -154,16 +154,6 @@ def stage_objects(table: dict[int, bytes], pieces: Pieces, included: list[Includ
             if inc.obj.uid not in table:
                 table[inc.obj.uid] = pieces.included(inc)
         return b",".join([table[i.obj.uid] for i in included])
-
-
-def _included_json(inc: Included) -> bytes:
-    """The canonical JSON of an included object's digest form (no piece kept)."""
-    return object_piece(inc.obj, inc.lifecycle, inc.stale)
-
-
-def _exclusion_json(exclusion: Exclusion) -> bytes:
-    """The canonical JSON of an exclusion's digest form (no piece kept)."""
-    return exclusion_piece(exclusion)
 
 
 _DIGEST_OBJECT_DROP = ("score", "matched", "path", "source")

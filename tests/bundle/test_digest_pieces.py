@@ -126,3 +126,15 @@ def test_canonical_json_of_what_orjson_writes_otherwise(value: Any) -> None:
         dumps_canonical(value)
         == json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
     )
+
+
+def test_bundle_objects_own_their_matches(repo: Repository) -> None:
+    """Objects matching a task alike share one score; each bundle object has its own lists."""
+    res = resolve(repo, Query(role="support", as_of=AS_OF, task="refund"), ResolutionCache(repo))
+    objects = B.bundle_dict(res)["objects"]
+    shapes = [json.dumps(o["matched"]) for o in objects if o["matched"]]
+    first = json.loads(max(shapes, key=shapes.count))  # the commonest matches
+    matching = [i for i, o in enumerate(objects) if o["matched"] == first]
+    assert len(matching) >= 2
+    objects[matching[0]]["matched"].clear()
+    assert objects[matching[1]]["matched"] == first == res.included[matching[0]].matched
