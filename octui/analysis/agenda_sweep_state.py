@@ -28,12 +28,8 @@ from typing import Any
 
 from octui.analysis.diff import receivable_ids
 from octui.analysis.diff_result import SideInfo
-from octui.bundle.bundle import (
-    _exclusion_json,
-    _included_json,
-    canonical_json,
-    warning_digest_form,
-)
+from octui.bundle.bundle import canonical_json, warning_digest_form
+from octui.bundle.pieces import Pieces, pieces_of
 from octui.core.enums import ExclusionReason, Lifecycle, WarningCode
 from octui.core.model import ContextObject, Exclusion, Finding
 from octui.core.timeutil import format_instant
@@ -157,6 +153,7 @@ class Sweep:
         self.rev = rev
         self.config = repository.config
         self.index = cache.index()
+        self.pieces = Pieces() if cache.memo is None else pieces_of(cache.memo, repository.objects)
         self.reader = admitted_for(repository, query, cache).reader
         self.readable: list[ContextObject] = self.reader.readable
         self.approved: set[int] = self.reader.approved
@@ -183,7 +180,7 @@ class Sweep:
         self.warnings = _Sorted()  # Finding.sort_key → Finding
         for ex in dict.fromkeys(base.exclusions):
             if ex.reason.is_denial or ex.reason is ExclusionReason.SOURCE_UNAVAILABLE:
-                self.exclusions.add(ex.sort_key(), ex, _exclusion_json(ex))
+                self.exclusions.add(ex.sort_key(), ex, self.pieces.exclusion(ex))
         for w in set(base.warnings):
             if w.code not in _DYNAMIC_CODES:
                 self.warnings.add(w.sort_key(), w, _warning_bytes(w))
@@ -264,12 +261,12 @@ class Sweep:
             else:
                 s = self.scores[uid]
                 inc = Included(self.by_uid[uid], lifecycle, state.stale[uid], s.score, s.matched)
-                into.add(key, inc, _included_json(inc))
+                into.add(key, inc, self.pieces.included(inc))
         for ex in state.exclusions.values():
             if sign < 0:
                 self.exclusions.remove(ex.sort_key())
             else:
-                self.exclusions.add(ex.sort_key(), ex, _exclusion_json(ex))
+                self.exclusions.add(ex.sort_key(), ex, self.pieces.exclusion(ex))
         for w in state.findings:
             if sign < 0:
                 self.warnings.remove(w.sort_key())

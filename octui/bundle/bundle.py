@@ -8,47 +8,43 @@ instant, file locations or human-readable sentences.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import uuid
 from datetime import datetime
-from functools import lru_cache
 from typing import Any
 
-from octui.bundle.jsonout import dumps_indent2
-from octui.core.enums import DENIAL_REASONS, Lifecycle
-from octui.core.model import OBJECT_FIELDS, ContextObject, Exclusion, Finding, RepositorySource
-from octui.core.timeutil import format_duration, format_instant, now_utc
+from octui.bundle.forms import (
+    exclusion_digest_form,
+    object_digest_form,
+    object_fields,
+    warning_digest_form,
+)
+from octui.bundle.jsonout import dumps_canonical, dumps_indent2
+from octui.bundle.pieces import Listing, Pieces, pieces_of
+from octui.core.enums import DENIAL_REASONS
+from octui.core.model import Exclusion, Finding, RepositorySource
+from octui.core.timeutil import format_instant, now_utc
 from octui.load.heap import gc_paused
+from octui.resolve.memo import ResolutionMemos
 from octui.resolve.result import Included, Resolution
 
-_format_instant = lru_cache(maxsize=1 << 14)(format_instant)
-"""``format_instant`` kept by instant: objects share few distinct days, and equal instants
-(even in other zones) format alike, in UTC."""
-
-
-def _value(value: Any) -> Any:
-    if isinstance(value, datetime):
-        return _format_instant(value)
-    if isinstance(value, tuple):
-        return list(value)
-    return value
-
-
-def object_fields(obj: ContextObject) -> dict[str, Any]:
-    """Every field of SPEC §1.3, normalised: instants in RFC 3339 UTC, durations in days."""
-    out: dict[str, Any] = {}
-    for name in OBJECT_FIELDS:
-        if name == "access":
-            out[name] = None if obj.access_roles is None else {"roles": list(obj.access_roles)}
-        elif name == "review_every":
-            out[name] = None if obj.review_every is None else format_duration(obj.review_every)
-        elif name in ("status", "layer"):
-            value = getattr(obj, name)
-            out[name] = None if value is None else str(value)
-        else:
-            out[name] = _value(getattr(obj, name))
-    return out
+__all__ = [
+    "bundle_dict",
+    "canonical_json",
+    "digest",
+    "digest_from_bundle",
+    "digest_of",
+    "dumps_bundle",
+    "exclusion_digest_form",
+    "exclusion_json",
+    "included_digest_form",
+    "included_json",
+    "object_digest_form",
+    "object_fields",
+    "source_json",
+    "warning_digest_form",
+    "warning_json",
+]
 
 
 def included_json(inc: Included) -> dict[str, Any]:
@@ -60,7 +56,7 @@ def included_json(inc: Included) -> dict[str, Any]:
         "lifecycle": inc.lifecycle.value,
         "stale": inc.stale,
         "score": inc.score,
-        "matched": inc.matched,
+        "matched": {field: list(tokens) for field, tokens in inc.matched.items()},
         "path": inc.obj.path,
         "source": inc.obj.source,
     }
@@ -71,11 +67,6 @@ def included_digest_form(inc: Included) -> dict[str, Any]:
     return object_digest_form(inc.obj, inc.lifecycle, inc.stale)
 
 
-def object_digest_form(obj: ContextObject, lifecycle: Lifecycle, stale: bool) -> dict[str, Any]:
-    """An included object's digest form: its fields, its lifecycle and staleness."""
-    return object_fields(obj) | {"lifecycle": lifecycle.value, "stale": stale}
-
-
 def exclusion_json(ex: Exclusion) -> dict[str, Any]:
     return {
         "id": ex.id,
@@ -83,17 +74,6 @@ def exclusion_json(ex: Exclusion) -> dict[str, Any]:
         "reason": ex.reason.value,
         "related": list(ex.related),
         "detail": ex.detail,
-    }
-
-
-def exclusion_digest_form(ex: Exclusion) -> dict[str, Any]:
-    if ex.reason.is_denial:
-        return {"id": ex.id, "reason": ex.reason.value}
-    return {
-        "id": ex.id,
-        "version": ex.version,
-        "reason": ex.reason.value,
-        "related": list(ex.related),
     }
 
 
@@ -107,15 +87,9 @@ def warning_json(w: Finding) -> dict[str, Any]:
     }
 
 
-def warning_digest_form(w: Finding) -> dict[str, Any]:
-    return {"code": w.code.value, "severity": w.severity.value, "ids": list(w.ids)}
-
-
 def canonical_json(value: Any) -> bytes:
     """Keys sorted, separators ``,`` and ``:``, UTF-8, no ASCII escaping."""
-    return json.dumps(
-        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    ).encode("utf-8")
+    return dumps_canonical(value)
 
 
 def digest_of(
@@ -126,81 +100,60 @@ def digest_of(
 
 
 def digest(resolution: Resolution) -> str:
-    """``digest_of`` the resolution's digest forms, byte for byte, from cached pieces.
+    """``digest_of`` the resolution's digest forms, byte for byte, from kept pieces.
 
-    The canonical JSON of a list is its items' canonical JSON joined by commas, and the
-    payload's keys sort as exclusions, objects, warnings; so each item is encoded once (an
-    object per lifecycle and staleness, an exclusion by value, each kept in a bounded
-    module-level cache, never on the object) and the explorer's digest per keystroke hashes
-    bytes instead of re-encoding every object. Pieces are found by identity first (see
-    :func:`_included_json`), so a re-resolution that reuses its records costs a probe each.
+    Each item's canonical JSON is encoded once and kept by its owner (see
+    :mod:`octui.bundle.pieces`): the repository's pieces in its resolution cache, a stage's
+    in the stage's memo, with the hash state after the stage's exclusions, so a new task
+    hashes only its objects, and the digest of each task asked again is kept too.
+    Without memos (a resolution made without the engine's), everything is encoded here.
     """
+    memos = resolution.memos
+    if memos is None:
+        return _digest(resolution, Pieces(resolution.repository.objects), None)
+    q = resolution.query
+    key = ("digest", q.task, q.limit, q.min_relevance)
+    found = memos.stage.known(key)
+    if found is None:
+        if memos.repository is None:
+            pieces = Pieces(resolution.repository.objects)
+        else:
+            pieces = pieces_of(memos.repository, resolution.repository.objects)
+        found = memos.stage.put(key, _digest(resolution, pieces, memos))
+    return found  # type: ignore[no-any-return]
+
+
+def _digest(resolution: Resolution, pieces: Pieces, memos: ResolutionMemos | None) -> str:
     with gc_paused():  # thousands of pieces, no cycles: never a full pass over the heap
-        objects = b",".join([_included_json(i) for i in resolution.included])
-        exclusions = b",".join([_exclusion_piece(e) for e in resolution.exclusions])
-        warnings = b",".join([_warning_piece(w) for w in resolution.warnings])
-    hashed = hashlib.sha256(b'{"exclusions":[')
-    for part in (exclusions, b'],"objects":[', objects, b'],"warnings":[', warnings, b"]}"):
-        hashed.update(part)  # the payload is never copied whole
-    return "sha256:" + hashed.hexdigest()
+        exclusions, warnings = resolution.exclusions, resolution.warnings
+        if memos is None:
+            return pieces.listing(exclusions, warnings).digest(
+                pieces.objects_bytes(resolution.included)
+            )
+        stage = memos.stage
+        q = resolution.query
+        trims = q.limit is not None or q.min_relevance is not None
+        key = ("listing", q.task, q.limit, q.min_relevance) if trims else ("listing",)
+        listing = stage.known(key)
+        if not isinstance(listing, Listing) or not listing.serves(exclusions, warnings):
+            made = pieces.listing(exclusions, warnings)
+            if listing is None:
+                stage.put(key, made)
+            listing = made
+        table: dict[int, bytes] = stage.get(("objects",), dict)
+        return listing.digest(stage_objects(table, pieces, resolution.included))
 
 
-PIECES = 1 << 17
-"""Digest pieces kept by identity (each table; cleared whole when full)."""
-
-_object_pieces: dict[tuple[int, Lifecycle, bool], tuple[ContextObject, bytes]] = {}
-_exclusion_pieces: dict[int, tuple[Exclusion, bytes]] = {}
-_warning_pieces: dict[int, tuple[Finding, bytes]] = {}
-
-
-def _included_json(inc: Included) -> bytes:
-    """The canonical JSON of an included object's digest form, kept by the object's identity
-    (an object never changes once loaded). The table holds the object itself, so its id is
-    never reused while its entry lives; a lookup is one dictionary probe, never a hash of the
-    object's fields. Threads may race on an entry: both compute the same bytes."""
-    obj = inc.obj
-    key = (id(obj), inc.lifecycle, inc.stale)
-    found = _object_pieces.get(key)
-    if found is not None and found[0] is obj:
-        return found[1]
-    piece = canonical_json(object_digest_form(obj, inc.lifecycle, inc.stale))
-    if len(_object_pieces) >= PIECES:
-        _object_pieces.clear()
-    _object_pieces[key] = (obj, piece)
-    return piece
-
-
-def _exclusion_piece(exclusion: Exclusion) -> bytes:
-    """:func:`_exclusion_json` kept by the record's identity too: a cached stage hands the
-    same records to every resolution, so most lookups are one dictionary probe instead of
-    hashing and comparing the record's fields."""
-    found = _exclusion_pieces.get(id(exclusion))
-    if found is not None and found[0] is exclusion:
-        return found[1]
-    piece = _exclusion_json(exclusion)
-    if len(_exclusion_pieces) >= PIECES:
-        _exclusion_pieces.clear()
-    _exclusion_pieces[id(exclusion)] = (exclusion, piece)
-    return piece
-
-
-def _warning_piece(warning: Finding) -> bytes:
-    """The canonical JSON of a warning's digest form, kept by the finding's identity."""
-    found = _warning_pieces.get(id(warning))
-    if found is not None and found[0] is warning:
-        return found[1]
-    piece = canonical_json(warning_digest_form(warning))
-    if len(_warning_pieces) >= PIECES:
-        _warning_pieces.clear()
-    _warning_pieces[id(warning)] = (warning, piece)
-    return piece
-
-
-@lru_cache(maxsize=1 << 17)
-def _exclusion_json(exclusion: Exclusion) -> bytes:
-    """The canonical JSON of an exclusion's digest form, by value (equal records made by
-    another resolution share it)."""
-    return canonical_json(exclusion_digest_form(exclusion))
+def stage_objects(table: dict[int, bytes], pieces: Pieces, included: list[Included]) -> bytes:
+    """The included objects' pieces joined, from ``table`` (a stage's pieces by uid: an
+    object's lifecycle and staleness are the stage's), filled from ``pieces`` if missing."""
+    try:
+        return b",".join([table[i.obj.uid] for i in included])
+    except KeyError:
+        for inc in included:
+            if inc.obj.uid not in table:
+                table[inc.obj.uid] = pieces.included(inc)
+        return b",".join([table[i.obj.uid] for i in included])
 
 
 _DIGEST_OBJECT_DROP = ("score", "matched", "path", "source")

@@ -44,6 +44,21 @@ def dumps_indent2(value: Any) -> str:
     return _dumps_python(value)
 
 
+def dumps_canonical(value: Any) -> bytes:
+    """Exactly ``json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+    allow_nan=False).encode("utf-8")``: by orjson when it writes the same bytes (see the
+    module), else by the standard library (which also raises what it raises)."""
+    if _orjson is not None:
+        try:
+            if _orjson_agrees(value):
+                return _orjson.dumps(value, option=_orjson.OPT_SORT_KEYS)
+        except (TypeError, ValueError, RecursionError):  # JSONEncodeError is a TypeError
+            pass
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    ).encode("utf-8")
+
+
 def _orjson_agrees(o: Any) -> bool:
     """Whether orjson writes ``o`` byte for byte as ``json.dumps`` does (see the module)."""
     kind = type(o)

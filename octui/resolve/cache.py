@@ -36,6 +36,7 @@ from typing import Any, TypeVar
 
 from octui.load.assemble import Repository
 from octui.resolve.index import RepoIndex
+from octui.resolve.memo import Memo
 from octui.resolve.prepared import Prepared
 
 T = TypeVar("T")
@@ -62,6 +63,8 @@ class ResolutionCache:
         """What steps 3–7 leave, by (role, as_of, include_historical)."""
         self.derived_values = Table(DERIVED, self._lock)
         """What analyses derive from the repository, by their own keys."""
+        self.memo: Memo | None = Memo()
+        """What the bundle derives from the repository's objects (the digest's pieces)."""
 
     def index(self) -> RepoIndex:
         """The repository's index, computed on first use."""
@@ -145,6 +148,7 @@ class NoCache:
 
     def __init__(self, repository: Repository) -> None:
         self.repository = repository
+        self.memo: Memo | None = None
 
     def index(self) -> RepoIndex:
         return RepoIndex(self.repository)

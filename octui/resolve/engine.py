@@ -19,7 +19,7 @@ authorization and no scope, every finding with its file.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import partial
 
@@ -41,6 +41,7 @@ from octui.resolve.findings import (
 from octui.resolve.graph import build_graph
 from octui.resolve.graph_whole import restricted_graph
 from octui.resolve.index import RepoIndex
+from octui.resolve.memo import Memo, ResolutionMemos
 from octui.resolve.order import ordered_exclusions
 from octui.resolve.prepared import Prepared
 from octui.resolve.result import Included, Query, Resolution, UnknownRole
@@ -85,6 +86,8 @@ class Stage:
     untrimmed: tuple[list[Exclusion], list[Finding]]
     """Sorted exclusions and warnings when step 8 trims nothing (they do not depend on the
     task)."""
+    memo: Memo = field(default_factory=Memo, compare=False, repr=False)
+    """What step 8 and the digest derive from this stage alone (see their modules)."""
 
 
 BROKEN = ("broken-references",)
@@ -113,7 +116,7 @@ def resolve(repo: Repository, query: Query, cache: ResolutionCache | None = None
         admitted = facts.role(query.role, lambda: admit(index, role, query, broken, prepared))
         key = (query.role, query.as_of, query.include_historical)
         stage = facts.stage(key, lambda: judge(index, admitted, query, prepared))
-        return rank(index, stage, query, prepared)
+        return rank(index, stage, query, prepared, facts.memo)
 
 
 def admitted_for(repo: Repository, query: Query, cache: ResolutionCache | None) -> Admitted:
@@ -181,11 +184,17 @@ def judge(
 
 
 def rank(
-    index: RepoIndex, stage: Stage, query: Query, prepared: Prepared | None = None
+    index: RepoIndex,
+    stage: Stage,
+    query: Query,
+    prepared: Prepared | None = None,
+    memo: Memo | None = None,
 ) -> Resolution:
-    """Step 8 over what steps 1–7 left standing, and the resolution it gives."""
+    """Step 8 over what steps 1–7 left standing, and the resolution it gives (``prepared``:
+    the cache's repository-wide tables; ``memo``: the resolution cache's, where the bundle
+    keeps what it derives from the repository)."""
     reader = stage.admitted.reader
-    s8 = relevance(index, reader, query, stage.current + stage.past, stage.historical)
+    s8 = relevance(index, reader, query, stage.current + stage.past, stage.historical, stage.memo)
     lifecycle, stale = stage.historical, stage.stale
     included = [
         Included(o, lifecycle.get(o.uid, Lifecycle.ACTIVE), stale[o.uid], s.score, s.matched)
@@ -204,9 +213,11 @@ def rank(
         exclusions, warnings = _sorted(index, trimmed, findings, prepared)
     if reader.graph is None:  # pragma: no cover - admit() always builds it
         raise ValueError("supersession graph missing")
-    return Resolution(
+    resolution = Resolution(
         query, index.repo, included, exclusions, warnings, fates, reader.graph, index.by_id
     )
+    resolution.memos = ResolutionMemos(memo, stage.memo)
+    return resolution
 
 
 def _freshness(

@@ -3,6 +3,11 @@
 Task and fields are tokenized the same way (:mod:`octui.core.tokens`); an object
 scores, per field, the number of distinct task tokens that field contains times the
 field's weight (content counts at most three matches).
+
+What an object scores depends only on which fields hold which task tokens: a bit mask per
+task token (:func:`token_mask`: a bit per short field, :data:`CONTENT_BIT` for the
+content) and whether it is L0/L1. :func:`score_of` turns those masks into the score, so
+step 8 can compute each distinct pattern of masks once however many objects share it.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ from bisect import bisect_left
 from dataclasses import dataclass
 
 from octui.core.model import ContextObject
-from octui.core.tokens import SMALL_FIELDS, TokenTables, token_table
+from octui.core.tokens import SMALL_FIELDS, TokenTable, TokenTables, token_table
 
 #: Field weights, strongest signal first.
 WEIGHTS: dict[str, int] = {
@@ -24,15 +29,23 @@ WEIGHTS: dict[str, int] = {
     "content": 1,
 }
 CONTENT_CAP = 3
+CONTENT_BIT = 1 << len(SMALL_FIELDS)
+"""The bit of a token mask that says the content holds the token (after the short fields')."""
+
+_FIELD_WEIGHTS = [(1 << bit, name, WEIGHTS[name]) for bit, name in enumerate(SMALL_FIELDS)]
 
 
-def _content_hits(content: tuple[str, ...], task_tokens: frozenset[str]) -> list[str]:
-    hits = []
-    for token in task_tokens:
-        i = bisect_left(content, token)
-        if i < len(content) and content[i] == token:
-            hits.append(token)
-    return hits
+def contains(content: tuple[str, ...], token: str) -> bool:
+    """Whether the sorted ``content`` tokens hold ``token`` (by bisection)."""
+    i = bisect_left(content, token)
+    return i < len(content) and content[i] == token
+
+
+def token_mask(table: TokenTable, token: str) -> int:
+    """The fields of ``table``'s object that hold ``token``: a bit per short field (in
+    :data:`~octui.core.tokens.SMALL_FIELDS` order) and :data:`CONTENT_BIT`."""
+    index, content = table
+    return index.get(token, 0) | (CONTENT_BIT if contains(content, token) else 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,28 +54,37 @@ class Score:
     matched: dict[str, list[str]]
 
 
+def score_of(
+    tokens: tuple[str, ...], masks: tuple[int, ...], floor_layer: bool, floor: int
+) -> Score:
+    """The score of an object whose fields hold ``tokens`` (sorted) as ``masks`` say; L0/L1
+    objects (``floor_layer``) score at least ``floor``."""
+    total = 0
+    matched: dict[str, list[str]] = {}
+    if any(masks):
+        for bit, name, weight in _FIELD_WEIGHTS:
+            hits = [t for t, m in zip(tokens, masks, strict=True) if m & bit]
+            if hits:
+                matched[name] = hits
+                total += weight * len(hits)
+        found = [t for t, m in zip(tokens, masks, strict=True) if m & CONTENT_BIT]
+        if found:
+            found = found[:CONTENT_CAP]
+            matched["content"] = found
+            total += WEIGHTS["content"] * len(found)
+    if floor_layer:
+        total = max(total, floor)
+    return Score(total, matched)
+
+
 def score(
     obj: ContextObject, task_tokens: frozenset[str], floor: int, tables: TokenTables | None = None
 ) -> Score:
     """Score ``obj`` against the task; L0/L1 objects score at least ``floor``. ``tables``
     keeps the token tables (else they are computed for this call)."""
-    total = 0
-    matched: dict[str, list[str]] = {}
-    if task_tokens:
-        index, content = tables.get(obj) if tables is not None else token_table(obj)
-        masks = [(t, m) for t in task_tokens if (m := index.get(t))]
-        if masks:
-            for bit, name in enumerate(SMALL_FIELDS):
-                hits = [t for t, m in masks if m & (1 << bit)]
-                if hits:
-                    hits.sort()
-                    matched[name] = hits
-                    total += WEIGHTS[name] * len(hits)
-        found = _content_hits(content, task_tokens)
-        if found:
-            ordered = sorted(found)[:CONTENT_CAP]
-            matched["content"] = ordered
-            total += WEIGHTS["content"] * len(ordered)
-    if obj.is_floor_layer:
-        total = max(total, floor)
-    return Score(total, matched)
+    tokens = tuple(sorted(task_tokens))
+    masks: tuple[int, ...] = ()
+    if tokens:
+        table = tables.get(obj) if tables is not None else token_table(obj)
+        masks = tuple(token_mask(table, t) for t in tokens)
+    return score_of(tokens, masks, obj.is_floor_layer, floor)

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
 from typing import Protocol
@@ -13,6 +13,7 @@ from typing import Protocol
 from octui.core.enums import Lifecycle
 from octui.core.model import ContextObject, Exclusion, Finding, count_errors
 from octui.load.assemble import Repository
+from octui.resolve.memo import ResolutionMemos
 
 
 class UnknownRole(ValueError):
@@ -86,6 +87,10 @@ class Resolution:
     """Declared supersession among the objects the role may read."""
     by_id: dict[str, list[ContextObject]]
     """Every object of :attr:`repository` by id (``Repository.by_id()``, computed once)."""
+    memos: ResolutionMemos | None = field(default=None, init=False, compare=False, repr=False)
+    """Where what is derived from this resolution's repository and stage is kept (the
+    digest's pieces), set by the engine; not copied by ``dataclasses.replace`` (a changed
+    copy is another resolution). A resolution is never changed once made."""
 
     @cached_property
     def edges(self) -> list[Edge]:

@@ -6,22 +6,34 @@
 
 Ranking orders and never includes: L0, then L1, then score descending, authority rank, id,
 version descending; historical objects after all current ones.
+
+The objects standing at a stage (one role, instant and ``include_historical``) are the same
+for every task, so what does not depend on the task is kept in the stage's
+:class:`~octui.resolve.memo.Memo` when one is given: the standing objects in their order
+with no task (:class:`Standing`) and, per task token met, which fields of each object hold
+it (a byte per object). A new task then costs a look-up per object and token, one score per
+distinct pattern of matches, and one stable sort of small integers.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Collection
 from dataclasses import dataclass
+from itertools import repeat
+from operator import lshift, or_, sub
 
 from octui.core.enums import ExclusionReason
 from octui.core.model import ContextObject, Exclusion
 from octui.core.tokens import tokenize
 from octui.resolve.index import RepoIndex
-from octui.resolve.ranking import Score, score
+from octui.resolve.memo import Memo
+from octui.resolve.ranking import CONTENT_BIT, Score, score_of
 from octui.resolve.result import Query
 from octui.resolve.steps.base import Reader, excluded
 
 R = ExclusionReason
+CONTENT = CONTENT_BIT
 
 
 @dataclass
@@ -32,33 +44,110 @@ class Ranked:
     exclusions: dict[int, Exclusion]
 
 
+@dataclass(frozen=True)
+class Standing:
+    """The standing objects in bundle order when no task token matches — current ones by
+    (layer group, place in the repository's fixed order), then historical ones alike — with
+    what ranking reads of each, position by position."""
+
+    objects: list[ContextObject]
+    indexes: list[dict[str, int]]
+    """Each object's short fields' tokens (token -> bit mask of the fields holding it)."""
+    contents: list[tuple[str, ...]]
+    """Each object's content tokens, sorted."""
+    floor_layer: bytes
+    """1 for an L0/L1 object."""
+    rank_base: list[int]
+    """The sort key with a score of 0: historical first bit, then the layer group."""
+
+
+def standing_order(
+    index: RepoIndex, standing: list[ContextObject], historical: Collection[int]
+) -> Standing:
+    """:class:`Standing` of ``standing`` (``historical``: the uids standing as history)."""
+    groups, places = index.groups, index.places
+    width = len(places) + 1
+    keyed = sorted(
+        (
+            (((o.uid in historical) << 2 | groups[o.uid]) * width + places[o.uid], o)
+            for o in standing
+        ),
+        key=lambda p: p[0],
+    )
+    objects = [o for _, o in keyed]
+    tables = [index.repo.tokens.get(o) for o in objects]
+    return Standing(
+        objects,
+        [t[0] for t in tables],
+        [t[1] for t in tables],
+        bytes(groups[o.uid] < 2 for o in objects),
+        [((o.uid in historical) << 2 | groups[o.uid]) << 40 for o in objects],
+    )
+
+
+def token_masks(standing: Standing, token: str) -> bytes:
+    """Which fields of each standing object hold ``token``: a byte per position (the short
+    fields' bits and :data:`CONTENT`). Every loop runs in C: a dictionary look-up per object,
+    and two bisections of its sorted content tokens (1 apart when it holds the token)."""
+    contents = standing.contents
+    small = map(dict.get, standing.indexes, repeat(token), repeat(0))
+    after = map(bisect_right, contents, repeat(token))
+    before = map(bisect_left, contents, repeat(token))
+    content = map(lshift, map(sub, after, before), repeat(CONTENT.bit_length() - 1))
+    return bytes(map(or_, small, content))
+
+
+class _Patterns(dict[tuple[int, ...], Score]):
+    """(floor layer, mask per task token) -> the score: computed once per distinct pattern."""
+
+    def __init__(self, tokens: tuple[str, ...], floor: int) -> None:
+        super().__init__()
+        self.tokens, self.floor = tokens, floor
+
+    def __missing__(self, key: tuple[int, ...]) -> Score:
+        value = self[key] = score_of(self.tokens, key[1:], bool(key[0]), self.floor)
+        return value
+
+
+def ordered_scores(
+    index: RepoIndex, query: Query, standing: Standing, memo: Memo | None
+) -> list[tuple[ContextObject, Score]]:
+    """Every standing object with its score, in bundle order (SPEC §3)."""
+    tokens = tuple(sorted(tokenize(query.task)))
+    masks = [
+        memo.get(("token", t), lambda t=t: token_masks(standing, t))  # type: ignore[misc]
+        if memo is not None
+        else token_masks(standing, t)
+        for t in tokens
+    ]
+    patterns = _Patterns(tokens, index.config.ranking.floor)
+    scores = list(map(patterns.__getitem__, zip(standing.floor_layer, *masks, strict=True)))
+    objects = standing.objects
+    if not any(any(key[1:]) for key in patterns):  # nothing matched: the fixed order
+        return list(zip(objects, scores, strict=True))
+    # a stable sort keeps the fixed order among equal (historical, group, score)
+    keys = [base - s.score for base, s in zip(standing.rank_base, scores, strict=True)]
+    order = sorted(range(len(keys)), key=keys.__getitem__)
+    return [(objects[i], scores[i]) for i in order]
+
+
 def relevance(
     index: RepoIndex,
     reader: Reader,
     query: Query,
     standing: list[ContextObject],
     historical: Collection[int] = (),
+    memo: Memo | None = None,
 ) -> Ranked:
     """``standing`` in bundle order, current objects before ``historical`` ones (by uid),
-    trimmed to ``limit`` / ``min_relevance`` when the query asks."""
-    task_tokens = tokenize(query.task)
-    floor = index.config.ranking.floor
-    tables = index.repo.tokens
-    scored = [(o, score(o, task_tokens, floor, tables)) for o in standing]
-    current = [p for p in scored if p[0].uid not in historical]
-    past = [p for p in scored if p[0].uid in historical]
-    # the bundle order as one integer: (layer group, -score) first, then the object's place
-    # in the repository's fixed order of (authority rank, id, -version, path)
-    groups, places = index.groups, index.places
-    width = len(places) + 1
-
-    def order(p: tuple[ContextObject, Score]) -> int:
-        uid = p[0].uid
-        return ((groups[uid] << 40) - p[1].score) * width + places[uid]
-
-    current.sort(key=order)
-    past.sort(key=order)
-    ordered = current + past
+    trimmed to ``limit`` / ``min_relevance`` when the query asks. ``memo``: the stage's, when
+    ``standing`` and ``historical`` are a cached stage's (what does not depend on the task
+    is kept there)."""
+    if memo is None:
+        fixed = standing_order(index, standing, historical)
+    else:
+        fixed = memo.get(("standing",), lambda: standing_order(index, standing, historical))
+    ordered = ordered_scores(index, query, fixed, memo)
     limit, minimum = query.limit, query.min_relevance
     if limit is None and minimum is None:
         return Ranked(ordered, {})
