@@ -156,7 +156,7 @@ def test_a_large_repository_keeps_fewer_roles_and_stages(
             assert digest(resolve(synth, query, cache)) == digest(resolve(synth, query))
     assert cache.roles.keys() == [roles[-1]]
     stages = cache.stages.keys()
-    assert [key[1] for key in stages] == DAYS[1:3]
+    assert stages == [(roles[-1], day, False) for day in DAYS[1:3]]
 
 
 def test_a_bound_keeps_at_least_one_entry() -> None:

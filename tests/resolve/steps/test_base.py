@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import replace
+from datetime import UTC, datetime
 
 from octui.core.enums import ExclusionReason, Status
 from octui.core.model import ContextObject, Exclusion
@@ -77,3 +78,12 @@ def test_related_and_denied_records_are_made_each_time() -> None:
     assert related.related == ("b@1",) and related.path == "a.md"
     denied = base.excluded(obj, R.PERMISSION_DENIED)
     assert denied == Exclusion("a", None, R.PERMISSION_DENIED)
+
+
+def test_an_object_is_slotted_and_its_start_follows_its_fields() -> None:
+    """A repository holds one object per file: no instance dictionary per object."""
+    obj = an_object()
+    assert not hasattr(obj, "__dict__")
+    assert obj.effective_start.year == 1
+    later = replace(obj, created=datetime(2024, 1, 1, tzinfo=UTC))
+    assert later.effective_start == datetime(2024, 1, 1, tzinfo=UTC)
