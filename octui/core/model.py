@@ -13,7 +13,6 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cached_property
 from typing import Annotated, Any
 
 from pydantic import (
@@ -214,9 +213,12 @@ class Exclusion:
         return (self.id, self.version or 0, self.reason.value, self.related, self.path or "")
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class ContextObject:
-    """One object as the pipeline sees it: validated fields plus where it came from."""
+    """One object as the pipeline sees it: validated fields plus where it came from.
+
+    Slotted: a repository holds one per file, and slots take a third less memory than an
+    instance dictionary (nothing sets attributes other than the fields)."""
 
     id: str
     version: int
@@ -252,7 +254,7 @@ class ContextObject:
         """``id@version``: how exclusions and edges name one object."""
         return f"{self.id}@{self.version}"
 
-    @cached_property
+    @property
     def effective_start(self) -> datetime:
         """``valid_from``, else ``created``, else the beginning of time."""
         return self.valid_from or self.created or BEGINNING_OF_TIME

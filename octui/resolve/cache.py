@@ -17,6 +17,9 @@ What is kept, and how much:
   findings that depend on what it may read): the :data:`ROLES` most recently used roles;
 - per (role, instant, ``include_historical``), what steps 3–7 leave: the :data:`STAGES`
   most recently used;
+- both bounds shrink for a large repository (see :func:`bound_for`): an entry's size
+  grows with the number of objects (11 MB a role, 4.5 MB a stage at 50,000), so the
+  memory they hold stays about what :data:`ROLE_OBJECTS` and :data:`STAGE_OBJECTS` allow;
 - derived values the analyses ask for again and again (the repository as one role sees
   it, with its own cache): the :data:`DERIVED` most recently used.
 
@@ -47,6 +50,16 @@ STAGES = 6
 """(role, instant, include_historical) whose steps 3–7 are kept."""
 DERIVED = 8
 """Derived values kept (see :meth:`ResolutionCache.derived`)."""
+ROLE_OBJECTS = 100_000
+"""Roles × objects kept at most: every role up to 25,000 objects, 2 at 50,000, 1 at 100,000."""
+STAGE_OBJECTS = 150_000
+"""Stages × objects kept at most: every stage up to 25,000 objects, 3 at 50,000, 1 at 100,000."""
+
+
+def bound_for(entries: int, budget: int, objects: int) -> int:
+    """How many entries of a table to keep for a repository of ``objects`` objects: at most
+    ``entries``, at least one, and no more than ``budget`` objects' worth."""
+    return max(1, min(entries, budget // max(objects, 1)))
 
 
 class ResolutionCache:
@@ -57,9 +70,10 @@ class ResolutionCache:
         self._lock = threading.Lock()
         self._index: RepoIndex | None = None
         self._prepared: Prepared | None = None
-        self.roles = Table(ROLES, self._lock)
+        size = len(repository.objects)
+        self.roles = Table(bound_for(ROLES, ROLE_OBJECTS, size), self._lock)
         """What steps 1–2 leave each role, by role name."""
-        self.stages = Table(STAGES, self._lock)
+        self.stages = Table(bound_for(STAGES, STAGE_OBJECTS, size), self._lock)
         """What steps 3–7 leave, by (role, as_of, include_historical)."""
         self.derived_values = Table(DERIVED, self._lock)
         """What analyses derive from the repository, by their own keys."""

@@ -137,3 +137,30 @@ def test_the_session_makes_a_new_cache_with_each_load(tmp_path: Path) -> None:
     assert session.cache is not cache and session.cache is not None
     assert session.cache.repository is second
     assert session.cache_for(first) is None  # an older repository resolves without it
+
+
+def test_a_large_repository_keeps_fewer_roles_and_stages(
+    synth: Repository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tables' bounds are in objects' worth: a repository as large as the budget keeps
+    one role and one stage, whose answers stay those of no cache."""
+    size = len(synth.objects)
+    assert ResolutionCache(synth).roles.bound == cache_module.ROLES  # a small repository
+    monkeypatch.setattr(cache_module, "ROLE_OBJECTS", size)
+    monkeypatch.setattr(cache_module, "STAGE_OBJECTS", 2 * size)
+    cache = ResolutionCache(synth)
+    roles = sorted(synth.config.roles)[:3]
+    for role in roles:
+        for day in DAYS[:3]:
+            query = Query(role=role, as_of=day)
+            assert digest(resolve(synth, query, cache)) == digest(resolve(synth, query))
+    assert cache.roles.keys() == [roles[-1]]
+    stages = cache.stages.keys()
+    assert stages == [(roles[-1], day, False) for day in DAYS[1:3]]
+
+
+def test_a_bound_keeps_at_least_one_entry() -> None:
+    assert cache_module.bound_for(4, 100_000, 10_000) == 4
+    assert cache_module.bound_for(4, 100_000, 50_000) == 2
+    assert cache_module.bound_for(4, 100_000, 1_000_000) == 1
+    assert cache_module.bound_for(4, 100_000, 0) == 4

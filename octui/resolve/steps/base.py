@@ -51,7 +51,16 @@ class Outcome:
 RECORDS = 1 << 18
 """Exclusion records kept by :func:`excluded` (cleared whole when full)."""
 
-_records: dict[tuple[int, ExclusionReason, object], tuple[ContextObject, Exclusion]] = {}
+_REASON_NUMBER = {reason: n for n, reason in enumerate(ExclusionReason)}
+_REASON_BITS = len(_REASON_NUMBER).bit_length()
+
+_records: dict[int, Exclusion] = {}
+"""Records without related ids, by the excluded object's identity and the reason (one int)."""
+
+_detailed: dict[tuple[int, object], tuple[ContextObject, Exclusion]] = {}
+"""Records whose detail is a function of the object (see :func:`excluded_for`), by the
+object's identity, the reason and that function. It holds the object: a record found here is
+handed out without making its detail, so the address must not have been reused."""
 
 
 def excluded(
@@ -64,24 +73,33 @@ def excluded(
 
     A record without related ids is a pure function of (object, reason, detail), and an
     object never changes once loaded (an unchanged file keeps its object across reloads), so
-    such records are kept by the object's identity and handed out again: every role and
-    instant that excludes an object for the same reason shares one record, and whatever is
-    kept by the record's identity downstream (the digest's pieces) is found again. The table
-    holds the object, so its id is never reused while its entry lives; threads racing for one
-    entry make equal records, either is right.
+    such records are kept by the object's identity and the reason, and handed out again:
+    every role and instant that excludes an object for the same reason shares one record,
+    and whatever is kept by the record's identity downstream (the digest's pieces) is found
+    again. The table keeps only the record, never the object (a loaded repository is not
+    held alive by it, and an entry costs one int key): a record found is handed out only if
+    it names the object's id, version, path and ``detail``, so a record made for an object
+    whose address a later object reuses is either equal to the one it would make or made
+    again. Threads racing for one entry make equal records, either is right.
     """
     if reason.is_denial:
         return Exclusion(obj.id, None, reason)
     if related:
         return Exclusion(obj.id, obj.version, reason, tuple(sorted(set(related))), detail, obj.path)
-    key = (id(obj), reason, detail)
+    key = id(obj) << _REASON_BITS | _REASON_NUMBER[reason]
     found = _records.get(key)
-    if found is not None and found[0] is obj:
-        return found[1]
+    if (
+        found is not None
+        and found.detail == detail
+        and found.id == obj.id
+        and found.version == obj.version
+        and found.path == obj.path
+    ):
+        return found
     record = Exclusion(obj.id, obj.version, reason, (), detail, obj.path)
     if len(_records) >= RECORDS:
         _records.clear()
-    _records[key] = (obj, record)
+    _records[key] = record
     return record
 
 
@@ -92,12 +110,12 @@ def excluded_for(
     the record kept for (object, reason, ``detail_of``) is handed out again without making
     the detail, so a step excluding thousands of objects at each new instant formats each
     detail once. The same record :func:`excluded` gives."""
-    key = (id(obj), reason, detail_of)
-    found = _records.get(key)
+    key = (id(obj) << _REASON_BITS | _REASON_NUMBER[reason], detail_of)
+    found = _detailed.get(key)
     if found is not None and found[0] is obj:
         return found[1]
     record = excluded(obj, reason, detail_of(obj))
-    if len(_records) >= RECORDS:
-        _records.clear()
-    _records[key] = (obj, record)
+    if len(_detailed) >= RECORDS:
+        _detailed.clear()
+    _detailed[key] = (obj, record)
     return record
