@@ -99,9 +99,18 @@ def read_regular(real: str, cap: int, before: os.stat_result | None = None) -> b
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), real)
     if not stat.S_ISREG(before.st_mode):
         raise RefusedFile(not_regular(before.st_mode))  # never opened: a device stays shut
+    return read_listed_regular(real, cap)
+
+
+def read_listed_regular(real: str, cap: int) -> bytes:
+    """:func:`read_regular` of a file whose ``lstat`` (taken when its folder was listed)
+    showed a regular file: opened without following a final link, checked again on the
+    descriptor, at most ``cap + 1`` bytes read."""
     fd = os.open(real, _OPEN_FLAGS)
     try:
         st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), real)
         if not stat.S_ISREG(st.st_mode):
             raise RefusedFile(not_regular(st.st_mode))
         chunks: list[bytes] = []
