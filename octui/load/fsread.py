@@ -5,9 +5,10 @@ goes through :func:`read_inside`:
 
 - the path is resolved first (symbolic links inside the root are followed) and must stay
   inside the root, and no part of it below the root may be hidden (start with ``.``);
-- the type is checked before opening (so a device is never opened) and again on the
-  opened descriptor (so a swap in between is caught); the open is non-blocking and does
-  not follow a final link, so a FIFO can never block;
+- the type is checked before opening (so a device is never opened: by an ``lstat`` just
+  taken, or the one the folder's listing took, :func:`read_listed_regular`) and again on
+  the opened descriptor (so a swap in between is caught); the open is non-blocking and
+  does not follow a final link, so a FIFO can never block;
 - at most ``cap + 1`` bytes are read, however big the file is or becomes.
 
 Anything else raises :class:`RefusedFile` with the problem in the repository's words.
