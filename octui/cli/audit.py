@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from octui.analysis.audit import Audit, audit
 from octui.cli.args import add_as_of_arg, add_format_arg, add_repo_arg, add_source_args, examples
 from octui.cli.common import UsageError, emit, load_for
 from octui.core.enums import AuditFormat, ExitCode
 from octui.core.timeutil import now_utc
 from octui.load.locate import reader_for
-from octui.render.atomicwrite import ExportRefused, write_atomic
-from octui.render.audit import render
+
+if TYPE_CHECKING:
+    from octui.analysis.audit import Audit
 
 
 def add_parser(sub: Any, name: str) -> argparse.ArgumentParser:
@@ -61,6 +61,8 @@ def add_parser(sub: Any, name: str) -> argparse.ArgumentParser:
 
 def audit_for(args: argparse.Namespace) -> Audit:
     """The audit of the repository ``args`` names (files on disk or ``--rev``)."""
+    from octui.analysis.audit import audit  # imported when used: not on every start
+
     repo = load_for(args)
     as_of = args.as_of or now_utc()
     with reader_for(args.repo, repo.source.commit) as read:
@@ -68,6 +70,9 @@ def audit_for(args: argparse.Namespace) -> Audit:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
+    from octui.render.atomicwrite import ExportRefused, write_atomic  # imported when used
+    from octui.render.audit import render
+
     result = audit_for(args)
     fmt = AuditFormat(args.format)
     text = render(result, fmt)

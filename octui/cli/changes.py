@@ -12,7 +12,6 @@ import sys
 from datetime import datetime
 from typing import Any
 
-from octui.analysis.agenda import change_agenda
 from octui.bundle.bundle import dumps_bundle
 from octui.cli.args import (
     add_format_arg,
@@ -26,7 +25,6 @@ from octui.cli.common import UsageError, emit, load_for
 from octui.core.enums import ExitCode
 from octui.core.timeutil import add_days, now_utc, parse_duration, parse_instant
 from octui.load.known_at import describe_source
-from octui.render.agenda import render_text as render_agenda
 from octui.resolve.result import Query
 
 
@@ -100,6 +98,9 @@ def run(args: argparse.Namespace) -> ExitCode:
         until = add_days(as_of, until)
     if until is not None and until <= since:
         raise UsageError("--until must be later than --since (which defaults to --as-of)")
+    from octui.analysis.agenda import change_agenda  # imported when used: not on every start
+    from octui.render.agenda import render_text as render_agenda
+
     repo = load_for(args)
     query = Query(role=args.role, as_of=as_of, task=args.task)
     rev = args.rev if args.known_at is None else describe_source(args.repo, repo.source)

@@ -15,7 +15,6 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from octui.analysis.diff import diff_resolutions
 from octui.bundle.bundle import dumps_bundle
 from octui.cli.args import (
     add_format_arg,
@@ -43,7 +42,6 @@ from octui.cli.common import (
 from octui.core.enums import ExitCode
 from octui.load.assemble import Repository
 from octui.load.known_at import describe_source
-from octui.render.diff import render_text
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query
 
@@ -194,6 +192,9 @@ def run(args: argparse.Namespace) -> ExitCode:
     check_exclusive(args.rev, args.known_at)
     check_exclusive(args.against_rev, args.against_known_at, "--against-rev")
     query_a, query_b = _queries(args)
+    from octui.analysis.diff import diff_resolutions  # imported when used: not on every start
+    from octui.render.diff import render_text
+
     repo_a, rev_a, repo_b, rev_b = _read_both(args)
     diff = diff_resolutions(
         resolve(repo_a, query_a), resolve(repo_b, query_b), rev_a=rev_a, rev_b=rev_b

@@ -10,16 +10,12 @@ import argparse
 import sys
 from typing import Any
 
-from octui.analysis.history import history
-from octui.analysis.objlog import object_log
 from octui.bundle.bundle import dumps_bundle
 from octui.cli.args import add_format_arg, add_repo_args, add_source_args, examples
 from octui.cli.common import UsageError, emit, load_for
 from octui.core.enums import ExitCode
 from octui.core.timeutil import format_instant, now_utc
 from octui.load.gitrun import GitRevisionError
-from octui.render.history import render_log
-from octui.render.history import render_text as render_history
 
 
 def add_parser(sub: Any, name: str) -> argparse.ArgumentParser:
@@ -51,6 +47,9 @@ def add_parser(sub: Any, name: str) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> ExitCode:
     if args.log:
         return run_log(args)
+    from octui.analysis.history import history  # imported when used: not on every start
+    from octui.render.history import render_text as render_history
+
     repo = load_for(args)
     as_of = args.as_of or now_utc()
     rows = history(repo, args.id, args.role, as_of)
@@ -71,6 +70,9 @@ def run_log(args: argparse.Namespace) -> ExitCode:
     """``history --log``: the id's commits, read from git (not with ``--rev``/``--known-at``)."""
     if args.rev is not None or args.known_at is not None:
         raise UsageError("history --log reads every commit of HEAD: not with --rev or --known-at")
+    from octui.analysis.objlog import object_log  # imported when used: not on every start
+    from octui.render.history import render_log
+
     try:
         log = object_log(args.repo, args.id)
     except GitRevisionError as exc:

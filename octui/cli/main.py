@@ -20,8 +20,6 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, NoReturn
 
-from octui.analysis.history import UnknownId
-from octui.analysis.verify import VerifyError
 from octui.cli import (
     audit,
     changes,
@@ -40,6 +38,7 @@ from octui.cli.version import add_version_flag
 from octui.core.enums import ColorMode, ExitCode
 from octui.core.suggest import did_you_mean
 from octui.core.textsafe import inert
+from octui.load.heap import one_shot
 from octui.render.ansi import colour_enabled
 from octui.resolve.result import UnknownRole
 
@@ -57,8 +56,25 @@ COMMANDS: tuple[tuple[str, ModuleType], ...] = (
     ("verify", verify),
 )
 
-#: The user's mistakes: reported as one line on stderr, exit 2.
-USER_ERRORS = (UsageError, UnknownRole, UnknownId, VerifyError)
+#: The user's mistakes, reported as one line on stderr, exit 2: these, and the analysis
+#: modules' own (:func:`user_errors`).
+USER_ERRORS: tuple[type[Exception], ...] = (UsageError, UnknownRole)
+_ANALYSIS_ERRORS = (
+    ("octui.analysis.history", "UnknownId"),
+    ("octui.analysis.verify", "VerifyError"),
+)
+
+
+def user_errors() -> tuple[type[Exception], ...]:
+    """:data:`USER_ERRORS` and the mistakes the analysis modules raise (an unknown id, a bundle
+    that cannot be verified). Those modules are imported only by the commands that use them,
+    and an error of a module never imported cannot have been raised."""
+    found = list(USER_ERRORS)
+    for module, name in _ANALYSIS_ERRORS:
+        loaded = sys.modules.get(module)
+        if loaded is not None:
+            found.append(getattr(loaded, name))
+    return tuple(found)
 
 
 class HelpFormatter(argparse.HelpFormatter):
@@ -163,8 +179,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.colour = colour_enabled(getattr(args, "color", ColorMode.AUTO), sys.stdout)
     try:
-        code = int(args.run(args))
-    except USER_ERRORS as exc:  # the user's mistake: one line
+        with one_shot():  # one load, one answer: what it makes is held, never walked again
+            code = int(args.run(args))
+    except user_errors() as exc:  # the user's mistake: one line
         print(f"opencontext: error: {inert(user_error(exc), keep_newlines=False)}", file=sys.stderr)
         return ExitCode.USAGE
     except BrokenPipeError:

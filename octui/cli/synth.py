@@ -10,7 +10,6 @@ from typing import Any
 from octui.cli.args import whole_number
 from octui.cli.common import UsageError
 from octui.core.enums import ExitCode
-from octui.synth.repository import write_repository
 
 
 def add_parser(sub: Any, name: str) -> argparse.ArgumentParser:
@@ -46,6 +45,8 @@ def run(args: argparse.Namespace) -> ExitCode:
     out = Path(args.out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise UsageError(f"{out}: already exists and is not an empty folder; choose a new folder")
+    from octui.synth.repository import write_repository  # imported when used
+
     try:
         count = write_repository(out, args.objects, args.seed)
     except OSError as exc:

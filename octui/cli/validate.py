@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from octui.bundle.bundle import dumps_bundle, warning_json
 from octui.cli.args import add_as_of_arg, add_format_arg, add_repo_arg, add_source_args, examples
@@ -21,18 +21,12 @@ from octui.core.model import Finding
 from octui.core.timeutil import format_instant, now_utc
 from octui.load.assemble import Repository
 from octui.load.locate import locate, reader_for
-from octui.render.ci_formats import (
-    PathMap,
-    fails,
-    path_map_for,
-    render_github,
-    render_junit,
-    render_sarif,
-    resolve_format,
-)
 from octui.render.findings import finding_lines
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query
+
+if TYPE_CHECKING:
+    from octui.render.ci_formats import PathMap
 
 
 def add_parser(sub: Any, name: str) -> argparse.ArgumentParser:
@@ -73,6 +67,8 @@ def add_parser(sub: Any, name: str) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
+    from octui.render.ci_formats import fails, path_map_for, resolve_format  # when used
+
     repo = load_for(args)
     as_of = args.as_of or now_utc()
     resolution = resolve(repo, Query(role=None, as_of=as_of))
@@ -112,6 +108,8 @@ def ci_report(
     fail_on: Severity,
 ) -> str:
     """The findings as GitHub workflow commands, a SARIF log or a JUnit report."""
+    from octui.render.ci_formats import render_github, render_junit, render_sarif
+
     if report is ReportFormat.GITHUB:
         return render_github(findings, paths)
     if report is ReportFormat.SARIF:

@@ -12,9 +12,8 @@ that ``--digest``, whose one folder is the first positional, can refuse a second
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from octui.analysis.verify import Verdict, verify_bundle, verify_digest
 from octui.cli.args import (
     add_known_at_arg,
     add_repo_arg,
@@ -28,7 +27,9 @@ from octui.cli.args import (
 )
 from octui.cli.common import UsageError, check_exclusive, emit, open_known_at, open_revision
 from octui.core.enums import ExitCode
-from octui.render.verify import render_verdict
+
+if TYPE_CHECKING:
+    from octui.analysis.verify import Verdict
 
 #: The folder read when none is named.
 CURRENT_FOLDER = "."
@@ -90,6 +91,8 @@ def check_digest(args: argparse.Namespace, repo_path: str) -> Verdict:
         repo = open_known_at(repo_path, args.known_at)
     else:
         repo = open_revision(repo_path, args.rev)
+    from octui.analysis.verify import verify_digest  # imported when used: not on every start
+
     return verify_digest(repo, repo_path, query_from(args), args.digest)
 
 
@@ -109,6 +112,8 @@ def check_file(args: argparse.Namespace) -> Verdict:
     ]
     if extra:
         raise UsageError(f"{extra[0]} goes with --digest; a bundle file carries its inputs")
+    from octui.analysis.verify import verify_bundle  # imported when used: not on every start
+
     return verify_bundle(args.bundle, args.repo or CURRENT_FOLDER)
 
 
@@ -119,5 +124,7 @@ def run(args: argparse.Namespace) -> ExitCode:
         verdict = check_digest(args, args.bundle or CURRENT_FOLDER)
     else:
         verdict = check_file(args)
+    from octui.render.verify import render_verdict  # imported when used: not on every start
+
     emit(args, render_verdict(verdict))
     return ExitCode.OK if verdict.passed else ExitCode.FAILED

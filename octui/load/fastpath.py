@@ -52,9 +52,13 @@ _MAX_ITEMS = 1000
 _KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?:[ ]+(.*))?")
 _NESTED_LINE = re.compile(r"([ ]+)([A-Za-z_][A-Za-z0-9_-]*):(?:[ ]+(.*))?")
 _ITEM_LINE = re.compile(r"([ ]*)-[ ]+(.*)")
+# one flat key line with its line break (the value without its trailing spaces)
+_FLAT_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*):[ ]+([^\n]*[^ \n])[ ]*\n", re.M)
 _DOUBLE = re.compile(r'"((?:[^"\\]|\\["\\])*)"')
 _SINGLE = re.compile(r"'((?:[^']|'')*)'")
 _PLAIN_FIRST_BAD = frozenset("-?:,[]{}#&*!|>'\"%@`")
+_FLOW_LIST_BAD = re.compile(r"[\"'\[\]{}#]")  # inside a flow list: quotes, nesting, comments
+_FLOW_ITEM_BAD = re.compile(r"[,\[\]{}:#]")  # in one item of a flow list
 # what the YAML reader refuses, plus line breaks other than \n and characters whose
 # handling differs between readers: all go to the full loader
 _SUSPECT = re.compile(Reader.NON_PRINTABLE.pattern + "|[\t\r\x85\u2028\u2029\ufeff]")
@@ -76,7 +80,7 @@ def _plain(text: str, flow: bool) -> Any:
         raise _NotSimple
     if " #" in text or ": " in text or text.endswith(":"):
         raise _NotSimple
-    if flow and any(c in text for c in ",[]{}:#"):
+    if flow and _FLOW_ITEM_BAD.search(text):
         raise _NotSimple
     tag = _tag(text)
     if tag not in _SCALAR_TAGS:
@@ -91,12 +95,19 @@ def _plain(text: str, flow: bool) -> Any:
 
 
 def _scalar(text: str, flow: bool = False) -> Any:
-    if text[:1] == '"':
+    first = text[:1]
+    if first == '"':
+        inner = text[1:-1]
+        if len(text) >= 2 and text[-1] == '"' and '"' not in inner and "\\" not in inner:
+            return inner  # what the regex below gives, without its step per character
         m = _DOUBLE.fullmatch(text)
         if m is None:
             raise _NotSimple
         return m.group(1).replace('\\"', '"').replace("\\\\", "\\")
-    if text[:1] == "'":
+    if first == "'":
+        inner = text[1:-1]
+        if len(text) >= 2 and text[-1] == "'" and "'" not in inner:
+            return inner
         m = _SINGLE.fullmatch(text)
         if m is None:
             raise _NotSimple
@@ -106,18 +117,26 @@ def _scalar(text: str, flow: bool = False) -> Any:
 
 def _value(text: str) -> Any:
     """A value on the same line as its key: scalar or flow list of plain scalars."""
+    value = _value_of(text)
+    return list(value) if type(value) is tuple else value  # every caller gets its own list
+
+
+@lru_cache(maxsize=65536)
+def _value_of(text: str) -> Any:
+    """:func:`_value` with a flow list as a tuple, so that the (often repeated) values are
+    parsed once and the cache hands out nothing mutable. A scalar is never a tuple."""
     if text[:1] == "[":
         if not text.endswith("]"):
             raise _NotSimple
         inner = text[1:-1]
         if not inner.strip(" "):
-            return []
-        if any(c in inner for c in "\"'[]{}#"):
+            return ()
+        if _FLOW_LIST_BAD.search(inner):
             raise _NotSimple
         items = [item.strip(" ") for item in inner.split(",")]
         if len(items) > _MAX_ITEMS:
             raise _NotSimple
-        return [_plain(item, True) for item in items]
+        return tuple([_plain(item, True) for item in items])
     return _scalar(text)
 
 
@@ -128,9 +147,31 @@ def fast_mapping(text: str) -> dict[str, Any] | None:
     if (_ASCII_SUSPECT if text.isascii() else _SUSPECT).search(text):
         return None
     try:
-        return _mapping(text.split("\n"))
+        flat = _flat(text)
+        return flat if flat is not None else _mapping(text.split("\n"))
     except _NotSimple:
         return None
+
+
+def _flat(text: str) -> dict[str, Any] | None:
+    """The mapping of a text made only of ``key: value`` lines, each ended by a line break,
+    with one regex pass instead of a loop over lines; ``None`` for any other text.
+
+    It gives what :func:`_mapping` gives for such a text: every line is a key line with a
+    value after the colon, so there are no blank lines, comments or nested blocks; ``|``
+    alone (a literal block) can only be followed by another key line or nothing, which
+    :func:`_mapping` refuses too.
+    """
+    pairs = _FLAT_LINE.findall(text)
+    if not pairs or len(pairs) != text.count("\n") or text[-1] != "\n":
+        return None  # not every line is a flat key line: the loop decides
+    out: dict[str, Any] = {}
+    for raw_key, rest in pairs:
+        key = _key(raw_key)
+        if key in out or rest == "|":
+            raise _NotSimple
+        out[key] = _value(rest)
+    return out
 
 
 def _mapping(lines: list[str]) -> dict[str, Any] | None:
@@ -299,11 +340,13 @@ def fast_fields(data: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _fields(data: dict[str, Any]) -> dict[str, Any]:
-    def get(key: str, default: Any = None) -> Any:  # an explicit null is an absent key
+    def get(key: str, default: Any) -> Any:  # an explicit null is an absent key
         value = data.get(key)
         return default if value is None else value
 
-    object_id = get("id")
+    # A field whose default is None reads as data.get(key): a null and an absence agree.
+    field = data.get
+    object_id = field("id")
     if type(object_id) is not str or _ID_RE.fullmatch(object_id) is None:
         raise _Refuse
     version = get("version", 1)
@@ -313,49 +356,49 @@ def _fields(data: dict[str, Any]) -> dict[str, Any]:
     if type(status) is not str and type(status) is not Status:
         raise _Refuse
     status_value = _STATUS.get(status)
-    layer = get("layer")
+    layer = field("layer")
     layer_value = None if layer is None else _LAYER.get(layer) if type(layer) is str else None
     if (layer is not None and layer_value is None) or status_value is None:
         raise _Refuse
-    access = get("access")
+    access = field("access")
     if access is not None:
         if type(access) is not dict or set(access) - {"roles"}:
             raise _Refuse
         roles = access.get("roles")
         access = {"roles": None if roles is None else _str_list(roles)}
-    confidence = get("confidence")
+    confidence = field("confidence")
     if confidence is not None:
         if type(confidence) is int:
             confidence = float(confidence)
         if type(confidence) is not float or not 0 <= confidence <= 1:
             raise _Refuse
-    review = get("review_every")
+    review = field("review_every")
     content = get("content", "")
     if type(content) is not str:
         raise _Refuse
     instants = {}
     for name in _INSTANTS:
-        value = get(name)
+        value = field(name)
         instants[name] = None if value is None else _instant(value)
     return {
         "id": object_id,
         "version": version,
-        "authority": _optional_str(get("authority")),
+        "authority": _optional_str(field("authority")),
         "status": status_value,
-        "title": _optional_str(get("title")),
-        "summary": _optional_str(get("summary")),
-        "type": _optional_str(get("type")),
-        "owner": _optional_str(get("owner")),
+        "title": _optional_str(field("title")),
+        "summary": _optional_str(field("summary")),
+        "type": _optional_str(field("type")),
+        "owner": _optional_str(field("owner")),
         "layer": layer_value,
         "tags": _str_list(get("tags", [])),
         "applies_to": _str_list(get("applies_to", [])),
-        "classification": _optional_str(get("classification")),
+        "classification": _optional_str(field("classification")),
         "access": access,
         **instants,
         "review_every": None if review is None else parse_duration(review),
         "confidence": confidence,
-        "supersedes": _refs(get("supersedes"), REF_RE),
-        "superseded_by": _refs(get("superseded_by"), REF_RE, single=True),
-        "conflicts_with": _refs(get("conflicts_with"), _ID_RE),
+        "supersedes": _refs(field("supersedes"), REF_RE),
+        "superseded_by": _refs(field("superseded_by"), REF_RE, single=True),
+        "conflicts_with": _refs(field("conflicts_with"), _ID_RE),
         "content": content,
     }

@@ -5,9 +5,10 @@ goes through :func:`read_inside`:
 
 - the path is resolved first (symbolic links inside the root are followed) and must stay
   inside the root, and no part of it below the root may be hidden (start with ``.``);
-- the type is checked before opening (so a device is never opened) and again on the
-  opened descriptor (so a swap in between is caught); the open is non-blocking and does
-  not follow a final link, so a FIFO can never block;
+- the type is checked before opening (so a device is never opened: by an ``lstat`` just
+  taken, or the one the folder's listing took, :func:`read_listed_regular`) and again on
+  the opened descriptor (so a swap in between is caught); the open is non-blocking and
+  does not follow a final link, so a FIFO can never block;
 - at most ``cap + 1`` bytes are read, however big the file is or becomes.
 
 Anything else raises :class:`RefusedFile` with the problem in the repository's words.
@@ -99,9 +100,18 @@ def read_regular(real: str, cap: int, before: os.stat_result | None = None) -> b
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), real)
     if not stat.S_ISREG(before.st_mode):
         raise RefusedFile(not_regular(before.st_mode))  # never opened: a device stays shut
+    return read_listed_regular(real, cap)
+
+
+def read_listed_regular(real: str, cap: int) -> bytes:
+    """:func:`read_regular` of a file whose ``lstat`` (taken when its folder was listed)
+    showed a regular file: opened without following a final link, checked again on the
+    descriptor, at most ``cap + 1`` bytes read."""
     fd = os.open(real, _OPEN_FLAGS)
     try:
         st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), real)
         if not stat.S_ISREG(st.st_mode):
             raise RefusedFile(not_regular(st.st_mode))
         chunks: list[bytes] = []

@@ -13,6 +13,8 @@ from collections.abc import Iterator
 
 _heap_held = False
 """Whether the loaded heap is frozen (:func:`hold_heap`) until the next load."""
+_hold_made = False
+"""Whether what a paused section makes joins the held heap (:func:`one_shot`)."""
 
 
 def hold_heap() -> None:
@@ -37,6 +39,26 @@ def release_heap() -> None:
 
 
 @contextlib.contextmanager
+def one_shot() -> Iterator[None]:
+    """For a process that loads, answers once and exits (a command of the CLI): what every
+    paused section makes while the heap is held joins it (:func:`gc_paused`).
+
+    Otherwise the first allocation after a paused section starts a young-generation pass
+    over everything the section made — a whole resolution, tens of milliseconds at 10k
+    objects — only to find it alive. Reference counting still frees whatever is dropped,
+    and the next load (:func:`release_heap`) hands everything back to the collector; a
+    long-lived session, whose paused sections make garbage it must see, does not use this.
+    """
+    global _hold_made
+    before = _hold_made
+    _hold_made = True
+    try:
+        yield
+    finally:
+        _hold_made = before
+
+
+@contextlib.contextmanager
 def gc_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector around allocation-heavy work that makes no cycles.
 
@@ -49,7 +71,9 @@ def gc_paused() -> Iterator[None]:
     try:
         yield
     finally:
-        if not _heap_held:
+        if _heap_held and _hold_made:
+            gc.freeze()  # what was made joins the held heap (see one_shot)
+        elif not _heap_held:
             # Count what was made as old: without this the first allocation after re-enabling
             # would walk every young object at once. Nothing is exempt for good. (While the
             # heap is held this would unfreeze it, so what was made stays young and is

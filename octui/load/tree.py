@@ -9,6 +9,8 @@ every cache of what the file parses to.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import stat
 from collections.abc import Hashable
@@ -24,6 +26,7 @@ from octui.load.fsread import (
     inside,
     not_regular,
     read_inside,
+    read_listed_regular,
     read_regular,
     resolve_inside,
 )
@@ -91,10 +94,12 @@ class FsTree:
         self.root = root
         self.real_root = Path(os.path.realpath(root))
         self._real = str(self.real_root)
-        self._real_dirs: dict[str, tuple[str, bool]] = {}
-        """``rel -> (real path, plain)`` of every folder listed by :meth:`scandir`, plain when
-        it is inside the root and nothing on its path below the root is hidden (saves a
-        realpath and the path checks of every file read)."""
+        self._real_dirs: dict[str, tuple[str, bool, set[str]]] = {}
+        """``rel -> (real path, plain, regular)`` of every folder listed by :meth:`scandir`,
+        plain when it is inside the root and nothing on its path below the root is hidden
+        (saves a realpath and the path checks of every file read); ``regular``: the names its
+        last listing saw as regular files, not links, whose ``lstat`` stands for the one
+        before opening (saves a system call per file read)."""
 
     def _path(self, rel: str) -> Path:
         return self.root / rel if rel not in ("", ".") else self.root
@@ -106,10 +111,13 @@ class FsTree:
         parent, _, name = rel.rpartition("/")
         known = self._real_dirs.get(parent)
         if known is not None:
-            real_parent, plain_parent = known
+            real_parent, plain_parent, regular = known
             candidate = os.path.join(real_parent, name)
             if plain_parent:  # the same answer as the full checks below, for one name
                 plain = not name.startswith(".")
+                if plain and name in regular:
+                    with contextlib.suppress(_BecameLink):
+                        return _read_listed(candidate)
             else:
                 plain = inside(candidate, self._real) and not hidden_below(candidate, self._real)
             try:
@@ -139,6 +147,7 @@ class FsTree:
         key = "" if rel in ("", ".") else rel
         real_dir = self._real if not key else os.path.realpath(base)
         entries: list[Entry] = []
+        regular: set[str] = set()
         with os.scandir(base) as it:
             for item in it:
                 child = item.name if not key else f"{key}/{item.name}"
@@ -150,9 +159,12 @@ class FsTree:
                     problem = "file name is not valid UTF-8; rename it"
                     entries.append(Entry(name, child, _is_dir(item), problem=problem))
                     continue
-                entries.append(self._entry(item, child, real_dir))
+                entry = self._entry(item, child, real_dir)
+                if entry.identity is not None and not entry.is_dir and not entry.link:
+                    regular.add(entry.name)  # made from the lstat of a regular file
+                entries.append(entry)
         plain = inside(real_dir, self._real) and not hidden_below(real_dir, self._real)
-        self._real_dirs[key] = (real_dir, plain)
+        self._real_dirs[key] = (real_dir, plain, regular)
         return entries
 
     def _entry(self, item: os.DirEntry[str], rel: str, real_dir: str) -> Entry:
@@ -186,6 +198,22 @@ class FsTree:
         if not stat.S_ISREG(st.st_mode):
             return Entry(item.name, rel, False, problem=not_regular(st.st_mode))
         return _file_entry(item.name, rel, st, link=True)
+
+
+class _BecameLink(Exception):
+    """A file listed as regular is a symbolic link now: read it by the full rules."""
+
+
+def _read_listed(real: str) -> bytes:
+    """A file its folder's listing saw as regular: the listing's ``lstat`` stands for the one
+    before opening; the descriptor is checked again and a final link is never followed
+    (:func:`~octui.load.fsread.read_listed_regular`)."""
+    try:
+        return read_listed_regular(real, MAX_FILE_BYTES)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:  # O_NOFOLLOW met a link
+            raise _BecameLink from None
+        raise
 
 
 def _file_entry(name: str, rel: str, st: os.stat_result, *, link: bool) -> Entry:

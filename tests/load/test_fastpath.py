@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from octui.bundle.jsonout import dumps_indent2
 from octui.core.model import FrontMatter
-from octui.load.fastpath import fast_fields, fast_mapping
+from octui.load.fastpath import _flat, _mapping, _NotSimple, fast_fields, fast_mapping
 from octui.load.frontmatter import ParsedFile, parse_file, split_front_matter
 from octui.load.strict_yaml import YamlError, load_yaml
 from octui.synth.repository import generate, render
@@ -154,6 +154,65 @@ def documents(draw: st.DrawFn) -> str:
 @given(documents())
 def test_fast_mapping_equals_full_loader(text: str) -> None:
     check(text)
+
+
+def line_loop(text: str) -> Any:
+    """What the line-by-line reader gives (the answer the one-pass reader must equal)."""
+    try:
+        return _mapping(text.split("\n"))
+    except _NotSimple:
+        return "declined"
+
+
+def one_pass(text: str) -> Any:
+    try:
+        found = _flat(text)
+    except _NotSimple:
+        return "declined"
+    return "not flat" if found is None else found
+
+
+@SETTINGS
+@given(documents())
+def test_flat_reader_equals_the_line_loop(text: str) -> None:
+    """Whenever the one-pass reader answers, it answers what the line loop does."""
+    fast = one_pass(text)
+    if fast != "not flat":
+        assert same(fast, line_loop(text)) or fast == line_loop(text) == "declined", text
+
+
+@pytest.mark.parametrize(
+    ("text", "flat"),
+    [
+        ("id: a\ntitle: b\n", True),
+        ("id: a  \ntags: [x, y]   \n", True),  # trailing spaces are not part of the value
+        ("id: a\ntitle: b", False),  # no final line break
+        ("id: a\n\ntitle: b\n", False),  # a blank line
+        ("id: a\n# c\n", False),
+        ("access:\n  roles: [a]\n", False),
+        ("id:\n", False),
+        ("id:   \n", False),
+    ],
+)
+def test_flat_reader_takes_only_key_value_lines(text: str, flat: bool) -> None:
+    assert (one_pass(text) != "not flat") is flat
+    assert check(text) or not flat
+
+
+def test_a_repeated_flow_list_is_a_new_list_each_time() -> None:
+    """Values are cached by their text; a list handed out is never shared with another."""
+    first, second = fast_mapping("tags: [a, b]\n"), fast_mapping("tags: [a, b]\n")
+    assert first is not None and second is not None
+    first["tags"].append("c")
+    assert second["tags"] == ["a", "b"]
+    assert fast_mapping("tags: [a, b]\n") == {"tags": ["a", "b"]}
+
+
+@pytest.mark.parametrize(
+    "scalar", ['"plain"', '"a \\" b"', '"a \\\\ b"', "'plain'", "'it''s'", '"', "'", '"a', "'a"]
+)
+def test_quoted_scalars_equal_the_full_loader(scalar: str) -> None:
+    check(f"title: {scalar}\n")
 
 
 @pytest.mark.parametrize("scalar", EVERY_SCALAR_TEXT)

@@ -1,0 +1,98 @@
+"""The working tree's reads: a file ``scandir`` listed as regular is read with the listing's
+``lstat`` standing for the one before opening, and whatever it became since is still read
+(or refused) by the full rules."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from octui.load.fsread import RefusedFile
+from octui.load.tree import Entry, FsTree
+
+
+def listed(root: Path, rel: str) -> tuple[FsTree, Entry]:
+    tree = FsTree(root)
+    parent, _, name = rel.rpartition("/")
+    (entry,) = [e for e in tree.scandir(parent) if e.name == name]
+    return tree, entry
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_bytes(b"---\nid: a\n---\nbody\n")
+    (tmp_path / "docs" / "b.md").write_bytes(b"---\nid: b\n---\n")
+    return tmp_path
+
+
+def test_a_listed_file_reads_what_read_reads(root: Path) -> None:
+    tree, _entry = listed(root, "docs/a.md")
+    assert tree.read("docs/a.md") == b"---\nid: a\n---\nbody\n"
+
+
+def test_a_file_that_became_a_link_is_followed_as_read_follows_it(root: Path) -> None:
+    tree, _entry = listed(root, "docs/a.md")
+    os.unlink(root / "docs" / "a.md")
+    os.symlink("b.md", root / "docs" / "a.md")
+    assert tree.read("docs/a.md") == b"---\nid: b\n---\n"
+
+
+def test_a_file_that_became_a_folder_is_a_folder(root: Path) -> None:
+    tree, entry = listed(root, "docs/a.md")
+    os.unlink(root / "docs" / "a.md")
+    (root / "docs" / "a.md").mkdir()
+    with pytest.raises(IsADirectoryError):
+        tree.read(entry.rel)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_a_file_that_became_a_pipe_is_refused_without_blocking(root: Path) -> None:
+    tree, entry = listed(root, "docs/a.md")
+    os.unlink(root / "docs" / "a.md")
+    os.mkfifo(root / "docs" / "a.md")
+    with pytest.raises(RefusedFile) as caught:
+        tree.read(entry.rel)
+    with pytest.raises(RefusedFile) as unlisted:
+        FsTree(root).read("docs/a.md")  # not listed: the lstat before opening refuses it
+    assert caught.value.problem == unlisted.value.problem
+
+
+def test_a_vanished_file_is_not_found(root: Path) -> None:
+    tree, entry = listed(root, "docs/a.md")
+    os.unlink(root / "docs" / "a.md")
+    with pytest.raises(FileNotFoundError):
+        tree.read(entry.rel)
+
+
+def test_a_file_of_a_folder_not_listed_is_read_by_path(root: Path) -> None:
+    assert FsTree(root).read("docs/a.md") == b"---\nid: a\n---\nbody\n"
+
+
+def test_a_link_listed_in_the_folder_is_read_by_the_full_rules(root: Path) -> None:
+    os.symlink("b.md", root / "docs" / "c.md")
+    os.symlink("/etc/passwd", root / "docs" / "d.md")
+    tree, _entry = listed(root, "docs/c.md")
+    assert tree.read("docs/c.md") == b"---\nid: b\n---\n"
+    with pytest.raises(RefusedFile):
+        tree.read("docs/d.md")  # leads outside the root
+
+
+def test_a_listed_regular_file_is_opened_without_another_lstat(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree, _entry = listed(root, "docs/a.md")
+    calls: list[object] = []
+    real_lstat = os.lstat
+
+    def lstat(path: object, *args: object, **kwargs: object) -> os.stat_result:
+        calls.append(path)
+        return real_lstat(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "lstat", lstat)
+    assert tree.read("docs/a.md") == b"---\nid: a\n---\nbody\n"
+    assert calls == []
+    assert FsTree(root).read("docs/a.md") == b"---\nid: a\n---\nbody\n"  # not listed
+    assert calls  # the full rules lstat before opening
