@@ -12,6 +12,7 @@ are replaced together by ``load``, so a worker thread may resolve while another 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from octui.load.assemble import Repository
@@ -21,6 +22,7 @@ from octui.load.loader import Loader, ParseStore, fingerprint_of
 from octui.load.tree import FsTree, Tree
 from octui.load.walk import scan
 from octui.resolve.cache import ResolutionCache
+from octui.resolve.carry import carried, replaced_uids
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query, Resolution
 
@@ -37,26 +39,40 @@ class Session:
         """The resolution cache of :attr:`repository` (None until loaded)."""
         self._fingerprint: tuple[object, ...] | None = None
 
-    def load(self) -> Repository:
+    def load(self, changed: Iterable[str] | None = None) -> Repository:
         """(Re)load the repository. Raises NotARepository / ConfigError for the caller to show.
 
-        The loader's own scan is the fingerprint (one walk of the tree, not two). Every
-        object's token sets are computed here, once (an unchanged file keeps its object and
-        its tokens across reloads), so changing the role, the task or the instant only scores.
+        ``changed``: every path that may have changed since the last load (a filesystem
+        watcher's report); only those are read again (see :meth:`Loader.load`), with the
+        same answer as a full scan. The loader's own scan is the fingerprint (one walk of
+        the tree, not two). Every object's token sets are computed here, once (an unchanged
+        file keeps its object and its tokens across reloads), so changing the role, the
+        task or the instant only scores. When the reload replaced a few objects in place,
+        what the cache knew that still holds is carried to the new repository's cache
+        (:mod:`octui.resolve.carry`).
         """
-        repo = self.loader.load()
+        old, old_cache = self.repository, self.cache
+        repo = self.loader.load(changed)
+        self._fingerprint = self.loader.fingerprint
+        if repo is old and old is not None:
+            return repo  # nothing changed
         if hasattr(self.tree, "commit"):  # a git revision: the bundle says which
             from octui.load.gittree import GitTree
             from octui.load.revisions import tree_source
 
             if isinstance(self.tree, GitTree):
                 repo.source = tree_source(self.tree)
+        uids = replaced_uids(old, repo) if old is not None else None
         with gc_paused():
-            for obj in repo.objects:
+            for obj in repo.objects if uids is None else [repo.objects[u] for u in uids]:
                 repo.tokens.get(obj)
+            cache = (
+                carried(old_cache, repo, uids)
+                if uids is not None and old_cache is not None
+                else ResolutionCache(repo)
+            )
         hold_heap()  # the token tables join the held heap
-        self.repository, self.cache = repo, ResolutionCache(repo)
-        self._fingerprint = self.loader.fingerprint
+        self.repository, self.cache = repo, cache
         return repo
 
     def cache_for(self, repository: Repository) -> ResolutionCache | None:
@@ -69,9 +85,15 @@ class Session:
         repo = self.repository if self.repository is not None else self.load()
         return resolve(repo, query, self.cache_for(repo))
 
-    def fingerprint(self) -> tuple[object, ...]:
+    def fingerprint(self, changed: Iterable[str] | None = None) -> tuple[object, ...]:
         """A cheap summary of the files on disk: config bytes plus the key of each file
-        (path, size, mtime, inode, ctime)."""
+        (path, size, mtime, inode, ctime). ``changed``: every path that may have changed
+        since the last load; then only those are looked at when they can say."""
+        if changed is not None:
+            with gc_paused():
+                found = self.loader.fingerprint_after(changed)
+            if found is not None:
+                return found
         try:
             raw = self.tree.read(CONFIG_FILE)
         except OSError:

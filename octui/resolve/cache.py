@@ -72,6 +72,32 @@ class ResolutionCache:
                 index = self._index
         return index
 
+    def known_index(self) -> RepoIndex | None:
+        """The index if it was computed (never computes)."""
+        with self._lock:
+            return self._index
+
+    def seed(
+        self,
+        index: RepoIndex,
+        roles: dict[Hashable, Any],
+        stages: dict[Hashable, Any],
+        derived: dict[Hashable, Any],
+    ) -> None:
+        """Start with values carried from the cache of an earlier repository
+        (:mod:`octui.resolve.carry`), least recently used first; each must be what this
+        cache would compute for its key."""
+        with self._lock:
+            self._index = index
+            for table, values in (
+                (self.roles, roles),
+                (self.stages, stages),
+                (self.derived_values, derived),
+            ):
+                table.entries.update(values)
+                while len(table.entries) > table.bound:
+                    table.entries.popitem(last=False)
+
     def role(self, name: str | None, compute: Callable[[], T]) -> T:
         """What steps 1–2 leave role ``name``."""
         return self._get(self.roles, name, compute)
@@ -119,6 +145,11 @@ class Table:
         """The keys kept, least recently used first (a copy: for tests and measurements)."""
         with self.lock:
             return list(self.entries)
+
+    def items(self) -> list[tuple[Hashable, Any]]:
+        """The entries kept, least recently used first (a copy)."""
+        with self.lock:
+            return list(self.entries.items())
 
 
 _MISSING = object()
