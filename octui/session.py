@@ -12,6 +12,7 @@ are replaced together by ``load``, so a worker thread may resolve while another 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -38,6 +39,31 @@ class Session:
         self.cache: ResolutionCache | None = None
         """The resolution cache of :attr:`repository` (None until loaded)."""
         self._fingerprint: tuple[object, ...] | None = None
+        self._loading = threading.Lock()
+        """Held while the loader changes or is asked about its last load."""
+        self._notes = threading.Lock()
+        self._noted: set[str] | None = set()
+        """Paths noted as changed since the last load (None: unknown, scan everything)."""
+
+    def note_changes(self, paths: Iterable[str] | None) -> None:
+        """Note paths that changed on disk (a watcher's report) for the next :meth:`reload`;
+        None: something changed, nobody knows where (the next reload scans everything)."""
+        with self._notes:
+            if paths is None or self._noted is None:
+                self._noted = None
+            else:
+                self._noted.update(paths)
+
+    def reload(self) -> Repository:
+        """:meth:`load`, told the paths noted since the last load (a full scan when none
+        were noted, or when what changed is unknown)."""
+        with self._notes:
+            noted, self._noted = self._noted, set()
+        try:
+            return self.load(noted or None)
+        except BaseException:
+            self.note_changes(None)  # what was noted is not loaded: the next load scans
+            raise
 
     def load(self, changed: Iterable[str] | None = None) -> Repository:
         """(Re)load the repository. Raises NotARepository / ConfigError for the caller to show.
@@ -51,8 +77,12 @@ class Session:
         what the cache knew that still holds is carried to the new repository's cache
         (:mod:`octui.resolve.carry`).
         """
+        if changed is None:
+            with self._notes:  # a full scan sees whatever was noted before it starts
+                self._noted = set()
         old, old_cache = self.repository, self.cache
-        repo = self.loader.load(changed)
+        with self._loading:
+            repo = self.loader.load(changed)
         self._fingerprint = self.loader.fingerprint
         if repo is old and old is not None:
             return repo  # nothing changed
@@ -90,7 +120,7 @@ class Session:
         (path, size, mtime, inode, ctime). ``changed``: every path that may have changed
         since the last load; then only those are looked at when they can say."""
         if changed is not None:
-            with gc_paused():
+            with self._loading, gc_paused():
                 found = self.loader.fingerprint_after(changed)
             if found is not None:
                 return found

@@ -19,7 +19,7 @@ so wall time says more about the neighbours than about octui):
 - **explorer** — headless ``run_test()`` with a warm cache (:mod:`octui.devtools.explorer_figures`
   says exactly what is timed): ``first_screen_s``, CPU from process start to the first paint
   of the results (``first_screen_parsed``: files the explorer parsed rather than took from
-  the cache — the 6 the edit figures just rewrote, which the cache rightly does not trust);
+  the cache — the 12 the edit figures just rewrote, which the cache rightly does not trust);
   ``key_ms``, the worst keystroke of any kind, in wall milliseconds (a latency) from the key
   event reaching the app to the paint that shows what it asked for — re-resolution,
   ``apply_view`` and the detail pane included, the detail pane's background Roles and

@@ -21,12 +21,13 @@ this module knows, nothing is carried (never a stale object in a new cache).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from dataclasses import fields, replace
 from typing import Any
 
 from octui.core.model import ContextObject
 from octui.load.assemble import Repository, object_findings
-from octui.resolve.cache import ResolutionCache
+from octui.resolve.cache import NOT_CARRIED, ResolutionCache, Table
 from octui.resolve.engine import BROKEN, Admitted, Stage
 from octui.resolve.graph import SupersessionGraph, _Cover
 from octui.resolve.index import RepoIndex, _fixed_order
@@ -137,29 +138,52 @@ def changed_fields(old: Repository, new: Repository, uids: list[int]) -> set[str
 
 
 def carried(old: ResolutionCache, new: Repository, uids: list[int]) -> ResolutionCache:
-    """A cache of ``new`` holding what ``old`` knew that still holds (see the module)."""
+    """A cache of ``new`` holding what ``old`` knew that still holds (see the module): the
+    index at once, the roles' and stages' entries when first asked for."""
     cache = ResolutionCache(new)
     index = old.known_index()
     if index is None or not understood():
         return cache
     what = changed_fields(old.repository, new, uids)
     fresh = _index(index, new, uids, what)
-    roles: dict[Any, Any] = {}
-    stages: dict[Any, Any] = {}
-    if not what & ADMIT_READS:
-        for name, admitted in old.roles.items():
-            if isinstance(admitted, Admitted):
-                roles[name] = _admitted(admitted, fresh)
-        if not what - STAGE_FREE:
-            for key, stage in old.stages.items():
-                if isinstance(stage, Stage) and stage.admitted.reader.name in roles:
-                    stages[key] = _stage(stage, roles[stage.admitted.reader.name], fresh)
-    derived: dict[Any, Any] = {}
+    pending = {
+        "roles": _pending(old.roles, what, lambda w: not w & ADMIT_READS),
+        "stages": _pending(old.stages, what, lambda w: not w - STAGE_FREE),
+    }
+
+    def carry(table: Table, key: Hashable, entry: tuple[Any, frozenset[str]]) -> Any:
+        value = entry[0]
+        if table is cache.roles and isinstance(value, Admitted):
+            return _admitted(value, fresh)
+        if table is cache.stages and isinstance(value, Stage):
+            earlier = value.admitted
+            admitted = cache.role(earlier.reader.name, lambda: _admitted(earlier, fresh))
+            return _stage(value, admitted, fresh)
+        return NOT_CARRIED  # pragma: no cover - only those two tables are carried
+
+    derived: dict[Hashable, Any] = {}
     broken = old.known(BROKEN)
     if broken is not None and not what & REFERENCES:
         derived[BROKEN] = broken  # uids and findings only: no object in it
-    cache.seed(fresh, roles, stages, derived)
+    cache.seed(fresh, derived, pending, carry)
     return cache
+
+
+def _pending(
+    table: Table, what: set[str], keeps: Callable[[frozenset[str]], bool]
+) -> dict[Hashable, tuple[Any, frozenset[str]]]:
+    """The entries of ``table`` that still hold after a change of the fields ``what``,
+    each with every field changed since it was computed: those it holds, then those it
+    carried and was never asked for."""
+    found: dict[Hashable, tuple[Any, frozenset[str]]] = {}
+    for key, (value, since) in table.pending_items():
+        found[key] = (value, since | what)
+    for key, value in table.items():
+        found[key] = (value, frozenset(what))
+    kept = {k: e for k, e in found.items() if keeps(e[1])}
+    while len(kept) > table.bound:
+        kept.pop(next(iter(kept)))
+    return kept
 
 
 def _index(old: RepoIndex, repo: Repository, uids: list[int], what: set[str]) -> RepoIndex:
