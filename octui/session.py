@@ -92,7 +92,7 @@ class Session:
 
             if isinstance(self.tree, GitTree):
                 repo.source = tree_source(self.tree)
-        uids = replaced_uids(old, repo) if old is not None else None
+        uids = self._replaced(old, repo)
         with gc_paused():
             for obj in repo.objects if uids is None else [repo.objects[u] for u in uids]:
                 repo.tokens.get(obj)
@@ -104,6 +104,16 @@ class Session:
         hold_heap()  # the token tables join the held heap
         self.repository, self.cache = repo, cache
         return repo
+
+    def _replaced(self, old: Repository | None, repo: Repository) -> list[int] | None:
+        """The places whose objects ``repo`` replaced in ``old`` (None: not that kind of
+        reload): as the loader says when it replaced them in place, else compared."""
+        if old is None:
+            return None
+        told = self.loader.replaced
+        if told is not None and told[0] is old:
+            return told[1]
+        return replaced_uids(old, repo)
 
     def cache_for(self, repository: Repository) -> ResolutionCache | None:
         """The session's cache when ``repository`` is the one it holds, else None (a

@@ -51,6 +51,16 @@ class Walked:
             self._folders = found
         return self._folders
 
+    def updated(self, files: Files, changes: list[Change]) -> Walked:
+        """What a scan sees after ``changes`` that replaced walked files in place (the
+        folders stay; the identities follow the files)."""
+        identities = self._identities  # an old identity left in it only makes hints wary
+        if identities is not None:
+            for change in changes:
+                if change.now is not None:
+                    identities[change.now[1].identity] = change.rel
+        return Walked(files, self.problems, self.unavailable, self.plain, self._folders, identities)
+
     def identities(self) -> dict[object, str]:
         """The real file behind each walked path (computed on first use)."""
         if self._identities is None:

@@ -73,6 +73,9 @@ class Loader:
         self.used = 0
         """Bytes the last load counted against the read budget (at least)."""
         self.hinted = 0
+        self.replaced: tuple[Repository, list[int]] | None = None
+        """After a reload that replaced objects in place: the repository before it and the
+        places (``uid``) whose objects it replaced (None after any other load)."""
         self.by_path: dict[str, tuple[ParsedFile, str, ContextObject]] | None = None
         """The last load's objects by path, with their parsed file and source (made when a
         reload first needs it)."""
@@ -87,6 +90,7 @@ class Loader:
         again, and the answer is the one a full scan would give; when the paths cannot say
         (a folder appeared, a link, …) the tree is scanned as without them."""
         release_heap()  # the previous repository, if unreferenced, can be collected again
+        self.replaced = None
         with gc_paused():
             repo = self._reload(changed) if changed is not None else None
             if repo is None:
@@ -151,7 +155,10 @@ class Loader:
         if repo is None:
             repo = self._assemble(raw_config, config, files, seen.problems, seen.unavailable)
         else:
-            self.walked = Walked(files, seen.problems, seen.unavailable, seen.plain)
+            assert self.by_path is not None
+            uids = sorted({self.by_path[c.rel][2].uid for c in changes})
+            self.replaced = (self.repository, uids)
+            self.walked = seen.updated(files, changes)
             self.repository = repo
             self.fingerprint = (raw_config, keys, *self.fingerprint[2:])
         return repo
