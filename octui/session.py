@@ -1,9 +1,13 @@
 """A long-lived view of one repository: load once, re-resolve cheaply, notice edits.
 
 The explorer and the benchmark use this; the CLI makes a one-shot session.
-Re-loading re-parses only files whose identity (path, size, mtime, inode, ctime) changed.
-The session owns the :class:`~octui.resolve.cache.ResolutionCache` of its repository: made
-with each load, replaced whole with the repository, handed to every resolution of it.
+Re-loading re-parses only files whose identity (path, size, mtime, inode, ctime) changed;
+told which paths changed (a filesystem watcher's report, :meth:`Session.note_changes` then
+:meth:`Session.reload`), it looks at only those. The session owns the
+:class:`~octui.resolve.cache.ResolutionCache` of its repository: made with each load and
+replaced with the repository, handed to every resolution of it; when a reload replaced a
+few objects in place, the new cache starts from what the old one knew that still holds
+(:mod:`octui.resolve.carry`).
 
 Thread-safety: ``resolve`` only reads the current :class:`Repository` and its cache, which
 are replaced together by ``load``, so a worker thread may resolve while another reloads

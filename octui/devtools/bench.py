@@ -14,7 +14,9 @@ so wall time says more about the neighbours than about octui):
 - **task / role / as_of** — re-resolution in a loaded :class:`Session` after changing only
   that input, each to a value not resolved before, the bundle digest included (median);
 - **edit** — one file edited on disk (a body-only edit, and an edit of a field steps 1–7
-  read), then reload + re-resolve + digest (median of each kind; ``edit_ms`` is the worse);
+  read), then reload + re-resolve + digest (median of each kind; ``edit_ms`` is the worse),
+  the reload told the edited path as the explorer's watcher tells it; ``edit_scan_*_ms``
+  the same reloads without the hint (a full scan of the tree);
 - **session peak** — peak resident memory of the session after 8 roles × 8 instants;
 - **explorer** — headless ``run_test()`` with a warm cache (:mod:`octui.devtools.explorer_figures`
   says exactly what is timed): ``first_screen_s``, CPU from process start to the first paint
