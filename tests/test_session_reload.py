@@ -107,9 +107,24 @@ def _edits(root: Path) -> Iterator[tuple[str, list[Path]]]:
         _sub(c, r"^version: (\d+)", "version: 41")
         return [c]
 
+    d_text = d.read_text(encoding="utf-8")
+
     def invalid() -> list[Path]:
         d.write_text("---\nid: [broken\n---\nbody\n", encoding="utf-8")
         return [d]
+
+    def fixed() -> list[Path]:
+        d.write_text(d_text, encoding="utf-8")
+        return [d]
+
+    def nested() -> list[Path]:
+        """A file added in the middle of a nested source's folder."""
+        folders = sorted(p.parent for p in (root / "inbox").rglob("*.md"))
+        folder = next(p for p in folders if len(list(p.glob("*.md"))) > 2)
+        names = sorted(p.name for p in folder.glob("*.md"))
+        new = folder / (names[len(names) // 2][:-3] + "-b.md")
+        new.write_text(a.read_text(encoding="utf-8").replace("id: ", "id: nested.", 1), "utf-8")
+        return [new]
 
     def add() -> list[Path]:
         new = a.parent / "zz-added.md"
@@ -145,6 +160,8 @@ def _edits(root: Path) -> Iterator[tuple[str, list[Path]]]:
         ("classification", classification),
         ("version", version),
         ("invalid", invalid),
+        ("fixed", fixed),
+        ("nested", nested),
         ("add", add),
         ("delete", delete),
         ("rename", rename),
