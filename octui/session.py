@@ -1,9 +1,13 @@
 """A long-lived view of one repository: load once, re-resolve cheaply, notice edits.
 
 The explorer and the benchmark use this; the CLI makes a one-shot session.
-Re-loading re-parses only files whose identity (path, size, mtime, inode, ctime) changed.
-The session owns the :class:`~octui.resolve.cache.ResolutionCache` of its repository: made
-with each load, replaced whole with the repository, handed to every resolution of it.
+Re-loading re-parses only files whose identity (path, size, mtime, inode, ctime) changed;
+told which paths changed (a filesystem watcher's report, :meth:`Session.note_changes` then
+:meth:`Session.reload`), it looks at only those. The session owns the
+:class:`~octui.resolve.cache.ResolutionCache` of its repository: made with each load and
+replaced with the repository, handed to every resolution of it; when a reload replaced a
+few objects in place, the new cache starts from what the old one knew that still holds
+(:mod:`octui.resolve.carry`).
 
 Thread-safety: ``resolve`` only reads the current :class:`Repository` and its cache, which
 are replaced together by ``load``, so a worker thread may resolve while another reloads
@@ -12,6 +16,8 @@ are replaced together by ``load``, so a worker thread may resolve while another 
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterable
 from pathlib import Path
 
 from octui.load.assemble import Repository
@@ -21,6 +27,7 @@ from octui.load.loader import Loader, ParseStore, fingerprint_of
 from octui.load.tree import FsTree, Tree
 from octui.load.walk import scan
 from octui.resolve.cache import ResolutionCache
+from octui.resolve.carry import carried, replaced_uids
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query, Resolution
 
@@ -36,28 +43,81 @@ class Session:
         self.cache: ResolutionCache | None = None
         """The resolution cache of :attr:`repository` (None until loaded)."""
         self._fingerprint: tuple[object, ...] | None = None
+        self._loading = threading.Lock()
+        """Held while the loader changes or is asked about its last load."""
+        self._notes = threading.Lock()
+        self._noted: set[str] | None = set()
+        """Paths noted as changed since the last load (None: unknown, scan everything)."""
 
-    def load(self) -> Repository:
+    def note_changes(self, paths: Iterable[str] | None) -> None:
+        """Note paths that changed on disk (a watcher's report) for the next :meth:`reload`;
+        None: something changed, nobody knows where (the next reload scans everything)."""
+        with self._notes:
+            if paths is None or self._noted is None:
+                self._noted = None
+            else:
+                self._noted.update(paths)
+
+    def reload(self) -> Repository:
+        """:meth:`load`, told the paths noted since the last load (a full scan when none
+        were noted, or when what changed is unknown)."""
+        with self._notes:
+            noted, self._noted = self._noted, set()
+        try:
+            return self.load(noted or None)
+        except BaseException:
+            self.note_changes(None)  # what was noted is not loaded: the next load scans
+            raise
+
+    def load(self, changed: Iterable[str] | None = None) -> Repository:
         """(Re)load the repository. Raises NotARepository / ConfigError for the caller to show.
 
-        The loader's own scan is the fingerprint (one walk of the tree, not two). Every
-        object's token sets are computed here, once (an unchanged file keeps its object and
-        its tokens across reloads), so changing the role, the task or the instant only scores.
+        ``changed``: every path that may have changed since the last load (a filesystem
+        watcher's report); only those are read again (see :meth:`Loader.load`), with the
+        same answer as a full scan. The loader's own scan is the fingerprint (one walk of
+        the tree, not two). Every object's token sets are computed here, once (an unchanged
+        file keeps its object and its tokens across reloads), so changing the role, the
+        task or the instant only scores. When the reload replaced a few objects in place,
+        what the cache knew that still holds is carried to the new repository's cache
+        (:mod:`octui.resolve.carry`).
         """
-        repo = self.loader.load()
+        if changed is None:
+            with self._notes:  # a full scan sees whatever was noted before it starts
+                self._noted = set()
+        old, old_cache = self.repository, self.cache
+        with self._loading:
+            repo = self.loader.load(changed)
+        self._fingerprint = self.loader.fingerprint
+        if repo is old and old is not None:
+            return repo  # nothing changed
         if hasattr(self.tree, "commit"):  # a git revision: the bundle says which
             from octui.load.gittree import GitTree
             from octui.load.revisions import tree_source
 
             if isinstance(self.tree, GitTree):
                 repo.source = tree_source(self.tree)
+        uids = self._replaced(old, repo)
         with gc_paused():
-            for obj in repo.objects:
+            for obj in repo.objects if uids is None else [repo.objects[u] for u in uids]:
                 repo.tokens.get(obj)
+            cache = (
+                carried(old_cache, repo, uids)
+                if uids is not None and old_cache is not None
+                else ResolutionCache(repo)
+            )
         hold_heap()  # the token tables join the held heap
-        self.repository, self.cache = repo, ResolutionCache(repo)
-        self._fingerprint = self.loader.fingerprint
+        self.repository, self.cache = repo, cache
         return repo
+
+    def _replaced(self, old: Repository | None, repo: Repository) -> list[int] | None:
+        """The places whose objects ``repo`` replaced in ``old`` (None: not that kind of
+        reload): as the loader says when it replaced them in place, else compared."""
+        if old is None:
+            return None
+        told = self.loader.replaced
+        if told is not None and told[0] is old:
+            return told[1]
+        return replaced_uids(old, repo)
 
     def cache_for(self, repository: Repository) -> ResolutionCache | None:
         """The session's cache when ``repository`` is the one it holds, else None (a
@@ -69,9 +129,15 @@ class Session:
         repo = self.repository if self.repository is not None else self.load()
         return resolve(repo, query, self.cache_for(repo))
 
-    def fingerprint(self) -> tuple[object, ...]:
+    def fingerprint(self, changed: Iterable[str] | None = None) -> tuple[object, ...]:
         """A cheap summary of the files on disk: config bytes plus the key of each file
-        (path, size, mtime, inode, ctime)."""
+        (path, size, mtime, inode, ctime). ``changed``: every path that may have changed
+        since the last load; then only those are looked at when they can say."""
+        if changed is not None:
+            with self._loading, gc_paused():
+                found = self.loader.fingerprint_after(changed)
+            if found is not None:
+                return found
         try:
             raw = self.tree.read(CONFIG_FILE)
         except OSError:

@@ -14,12 +14,14 @@ so wall time says more about the neighbours than about octui):
 - **task / role / as_of** — re-resolution in a loaded :class:`Session` after changing only
   that input, each to a value not resolved before, the bundle digest included (median);
 - **edit** — one file edited on disk (a body-only edit, and an edit of a field steps 1–7
-  read), then reload + re-resolve + digest (median of each kind; ``edit_ms`` is the worse);
+  read), then reload + re-resolve + digest (median of each kind; ``edit_ms`` is the worse),
+  the reload told the edited path as the explorer's watcher tells it; ``edit_scan_*_ms``
+  the same reloads without the hint (a full scan of the tree);
 - **session peak** — peak resident memory of the session after 8 roles × 8 instants;
 - **explorer** — headless ``run_test()`` with a warm cache (:mod:`octui.devtools.explorer_figures`
   says exactly what is timed): ``first_screen_s``, CPU from process start to the first paint
   of the results (``first_screen_parsed``: files the explorer parsed rather than took from
-  the cache — the 6 the edit figures just rewrote, which the cache rightly does not trust);
+  the cache — the 12 the edit figures just rewrote, which the cache rightly does not trust);
   ``key_ms``, the worst keystroke of any kind, in wall milliseconds (a latency) from the key
   event reaching the app to the paint that shows what it asked for — re-resolution,
   ``apply_view`` and the detail pane included, the detail pane's background Roles and

@@ -4,7 +4,9 @@
   role or ``as_of``, each to a value not resolved before, the bundle digest included
   (``task_ms``, ``role_ms``, ``as_of_ms``: median; ``*_max_ms``: worst); one file edited on
   disk (a body-only edit, and an edit of a field steps 1–7 read), then reload + re-resolve +
-  digest (``edit_body_ms``, ``edit_field_ms``; ``edit_ms`` is the worse); the session's peak
+  digest (``edit_body_ms``, ``edit_field_ms``; ``edit_ms`` is the worse), the reload told the
+  edited path as the explorer's filesystem watcher tells it; the same without the hint, a
+  full scan of the tree (``edit_scan_body_ms``, ``edit_scan_field_ms``); the session's peak
   resident memory after 8 roles × 8 instants (``session_peak_mb``). It also checks that every
   memoised answer equals a resolution of the same repository without the memo, and that
   after the edits the session's answer equals one from a fresh load without any cache
@@ -78,6 +80,12 @@ def warm_worker(repo: Path) -> dict[str, Any]:
     files = sorted(p for p in repo.rglob("*.md") if p.name != "README.md")
     results["edit_body"] = [timed_edit(session, base, files, i, body=True) for i in range(3)]
     results["edit_field"] = [timed_edit(session, base, files, i, body=False) for i in range(3)]
+    results["edit_scan_body"] = [
+        timed_edit(session, base, files, i, body=True, hint=False) for i in range(3, 6)
+    ]
+    results["edit_scan_field"] = [
+        timed_edit(session, base, files, i, body=False, hint=False) for i in range(3, 6)
+    ]
     results["reparsed"] = session.loader.parsed_count - before
     for role in sorted(session.repository.config.roles if session.repository else ()):
         for day in PEAK_INSTANTS:
@@ -118,9 +126,13 @@ def _comparable(bundle: dict[str, Any]) -> dict[str, Any]:
 _CREATED = re.compile(r"^created: (\d{4})-", re.MULTILINE)
 
 
-def timed_edit(session: Any, base: Any, files: list[Path], i: int, *, body: bool) -> float:
+def timed_edit(
+    session: Any, base: Any, files: list[Path], i: int, *, body: bool, hint: bool = True
+) -> float:
     """Edit one file (its body, or its ``created`` year, which step 3 reads); CPU seconds of
-    reload + re-resolve + digest."""
+    reload + re-resolve + digest. With ``hint`` the reload is told the edited path, as the
+    explorer's filesystem watcher tells it (``Session.load(changed=[path])``); without, it
+    scans the whole tree."""
     from octui.bundle.bundle import digest
 
     target = files[(i * 7919 + (0 if body else 3571)) % len(files)]
@@ -131,7 +143,7 @@ def timed_edit(session: Any, base: Any, files: list[Path], i: int, *, body: bool
         text = _CREATED.sub(lambda m: f"created: {int(m.group(1)) - 1}-", text, count=1)
     target.write_text(text, encoding="utf-8")
     t0 = cpu()
-    session.load()
+    session.load([str(target)] if hint else None)
     digest(session.resolve(base))
     return cpu() - t0
 
@@ -143,9 +155,13 @@ def _ms(values: list[float]) -> float:
 def session_figures(row: dict[str, Any], answer: dict[str, Any], identical: bool) -> None:
     """The ``warm`` worker's answer into ``row``; ``identical`` (the cold runs agreed) holds
     only if the session's checks found no mismatch either."""
-    for key in ("task", "role", "as_of", "edit_body", "edit_field"):
+    for key in ("task", "role", "as_of", "edit_body", "edit_field", "edit_scan_body"):
+        if key not in answer:  # pragma: no cover - an older worker's answer
+            continue
         row[key + "_ms"] = _ms(answer[key])
         row[key + "_max_ms"] = round(max(answer[key]) * 1000, 1)
+    if "edit_scan_field" in answer:
+        row["edit_scan_field_ms"] = _ms(answer["edit_scan_field"])
     row["edit_ms"] = max(row["edit_body_ms"], row["edit_field_ms"])
     row["session_peak_mb"] = round(answer["peak_mb"])
     row["reparsed"] = answer["reparsed"]

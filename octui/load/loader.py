@@ -8,16 +8,20 @@ serves a new process. Every problem becomes a finding, never an exception.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
+from octui.core.model import ContextObject
 from octui.core.tokens import TokenTables
 from octui.load.assemble import Repository, Reuse, assemble
-from octui.load.config import CONFIG_FILE, load_config_bytes, read_config
+from octui.load.config import CONFIG_FILE, Config, load_config_bytes, read_config
 from octui.load.frontmatter import ParsedFile, parse_file
 from octui.load.fsread import RefusedFile
 from octui.load.heap import gc_paused, hold_heap, release_heap
+from octui.load.hinted import Change, Walked, apply_changes, changes_of, walked
+from octui.load.in_place import Kept, objects_by_path, replace_in_place
 from octui.load.tree import MAX_FILE_BYTES, Entry, FileKey, FsTree, Tree
 from octui.load.walk import scan
 
@@ -62,20 +66,121 @@ class Loader:
         self.parsed_count = 0
         self.fingerprint: tuple[object, ...] | None = None
         """What the last load saw: the same tuple as ``Session.fingerprint()`` computes."""
+        self.repository: Repository | None = None
+        """The last load's repository."""
+        self.walked: Walked | None = None
+        """What the last load's scan saw (for a reload told which paths changed)."""
+        self.used = 0
+        """Bytes the last load counted against the read budget (at least)."""
+        self.hinted = 0
+        self.replaced: tuple[Repository, list[int]] | None = None
+        """After a reload that replaced objects in place: the repository before it and the
+        places (``uid``) whose objects it replaced (None after any other load)."""
+        self.by_path: dict[str, tuple[ParsedFile, str, ContextObject]] | None = None
+        """The last load's objects by path, with their parsed file and source (made when a
+        reload first needs it)."""
+        """How many loads were served by re-reading only the paths they were told changed."""
 
-    def load(self) -> Repository:
+    def load(self, changed: Iterable[str] | None = None) -> Repository:
         """Load (or reload) the repository; the loaded heap is then held
-        (:func:`octui.load.heap.hold_heap`)."""
+        (:func:`octui.load.heap.hold_heap`).
+
+        ``changed`` names every path that may have changed since the last load (absolute,
+        or relative to the root): then only those are looked at, the configuration is read
+        again, and the answer is the one a full scan would give; when the paths cannot say
+        (a folder appeared, a link, …) the tree is scanned as without them."""
         release_heap()  # the previous repository, if unreferenced, can be collected again
+        self.replaced = None
         with gc_paused():
-            repo = self._load()
+            repo = self._reload(changed) if changed is not None else None
+            if repo is None:
+                repo = self._load()
         hold_heap()
+        return repo
+
+    def fingerprint_after(self, changed: Iterable[str]) -> tuple[object, ...] | None:
+        """The fingerprint a full scan would give now if only ``changed`` may have changed
+        since the last load (None: only a full scan can tell)."""
+        found = self._changes(changed)
+        if found is None:
+            return None
+        raw_config, changes = found
+        if not changes or self.walked is None or self.repository is None:
+            return self.fingerprint
+        assert self.fingerprint is not None
+        config = self.repository.config
+        _files, keys = apply_changes(config, self.walked, _keys(self.fingerprint), changes)
+        return (raw_config, keys, *self.fingerprint[2:])
+
+    def _changes(self, changed: Iterable[str]) -> tuple[bytes, list[Change]] | None:
+        """The configuration's bytes and what changed at ``changed``, when the configuration
+        is unchanged and the paths can say (else None)."""
+        repo, seen = self.repository, self.walked
+        if repo is None or seen is None or not isinstance(self.tree, FsTree):
+            return None
+        try:
+            raw_config = read_config(self.tree, self.root)
+        except Exception:
+            return None
+        if raw_config != self._config_raw:
+            return None
+        changes = changes_of(self.tree, repo.config, seen, changed)
+        return None if changes is None else (raw_config, changes)
+
+    def _reload(self, changed: Iterable[str]) -> Repository | None:
+        """A reload told that only ``changed`` may differ (None: scan everything)."""
+        found = self._changes(changed)
+        if found is None or self.repository is None or self.walked is None:
+            return None
+        raw_config, changes = found
+        self.hinted += 1
+        if not changes:
+            return self.repository
+        seen, config = self.walked, self.repository.config
+        assert self.fingerprint is not None
+        files, keys = apply_changes(config, seen, _keys(self.fingerprint), changes)
+        if self.by_path is None:
+            self.by_path = objects_by_path(self._objects)
+        kept = Kept(
+            self.repository,
+            self._objects,
+            self.by_path,
+            self.tokens,
+            self.parse_one,
+            self.used,
+            READ_BUDGET_BYTES,
+        )
+        repo = replace_in_place(kept, changes)
+        self.used = kept.used
+        if repo is None:
+            repo = self._assemble(raw_config, config, files, seen.problems, seen.unavailable)
+        else:
+            assert self.by_path is not None
+            uids = sorted({self.by_path[c.rel][2].uid for c in changes})
+            self.replaced = (self.repository, uids)
+            self.walked = seen.updated(files, changes)
+            self.repository = repo
+            self.fingerprint = (raw_config, keys, *self.fingerprint[2:])
         return repo
 
     def _load(self) -> Repository:
         raw_config = read_config(self.tree, self.root)
-        config = load_config_bytes(raw_config, self.tree.describe(CONFIG_FILE))
+        if self.repository is not None and raw_config == self._config_raw:
+            config = self.repository.config  # the same bytes: the same configuration
+        else:
+            config = load_config_bytes(raw_config, self.tree.describe(CONFIG_FILE))
         files, problems, unavailable = scan(self.tree, config)
+        return self._assemble(raw_config, config, files, problems, unavailable)
+
+    def _assemble(
+        self,
+        raw_config: bytes,
+        config: Config,
+        files: list[tuple[str, Entry]],
+        problems: list[tuple[str, str]],
+        unavailable: list[tuple[str, str]],
+    ) -> Repository:
+        """Parse (or reuse) every walked file and assemble the repository."""
         parsed = self._parse_all(files)
         previous = self._objects if raw_config == self._config_raw else None
         record: Reuse = {}
@@ -89,6 +194,8 @@ class Loader:
         self.tokens.keep_only(repo.objects)
         repo.tokens = self.tokens
         self.fingerprint = fingerprint_of(raw_config, files, problems, unavailable)
+        self.repository, self.walked = repo, walked(files, problems, unavailable)
+        self.by_path = None
         return repo
 
     def _parse_all(self, files: list[tuple[str, Entry]]) -> list[tuple[str, ParsedFile]]:
@@ -126,7 +233,24 @@ class Loader:
         if self.store is not None and fresh:
             self.store.put_many(fresh)
         self._cache = cache
+        self.used = used
         return parsed
+
+    def parse_one(self, entry: Entry) -> ParsedFile:
+        """The parse of one walked file: from this loader's cache, the store, or read and
+        parsed (and then kept and stored)."""
+        key = entry.key
+        result = self._cache.get(key)
+        if result is None and self.store is not None:
+            result = self.store.get(key)
+        if result is None:
+            result = read_and_parse(entry.rel, entry, self.tree)
+            self.parsed_count += 1
+            if result.error != VANISHED and self.store is not None:
+                self.store.put_many({key: result})
+        if result.error != VANISHED:
+            self._cache[key] = result
+        return result
 
     def _parse(
         self, entry: Entry, blob: object, same_content: dict[object, ParsedFile]
@@ -141,6 +265,13 @@ class Loader:
         if ck is not None:
             same_content[ck] = result
         return result
+
+
+def _keys(fingerprint: tuple[object, ...]) -> tuple[object, ...]:
+    """The files' keys in a fingerprint (see :func:`fingerprint_of`)."""
+    keys = fingerprint[1]
+    assert isinstance(keys, tuple)
+    return keys
 
 
 def over_budget(budget: int) -> str:

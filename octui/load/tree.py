@@ -243,3 +243,7 @@ def _is_dir(item: os.DirEntry[str]) -> bool:
         return item.is_dir(follow_symlinks=False)
     except OSError:
         return False
+
+
+file_entry = _file_entry
+"""The entry of a regular file (or a link to one) from its ``lstat`` (or ``stat``)."""

@@ -151,3 +151,7 @@ def scan(
         walk.folder(source.name, base, owned)
     walk.follow_links()
     return walk.files, problems, unavailable
+
+
+source_of = _source_of
+"""The deepest configured source path containing a relative path (None: no source)."""

@@ -70,12 +70,13 @@ class ResolutionCache:
         self._lock = threading.Lock()
         self._index: RepoIndex | None = None
         self._prepared: Prepared | None = None
+        self._carry: Callable[[Table, Hashable, Any], Any] | None = None
         size = len(repository.objects)
-        self.roles = Table(bound_for(ROLES, ROLE_OBJECTS, size), self._lock)
+        self.roles = Table(bound_for(ROLES, ROLE_OBJECTS, size), self._lock, "roles")
         """What steps 1–2 leave each role, by role name."""
-        self.stages = Table(bound_for(STAGES, STAGE_OBJECTS, size), self._lock)
+        self.stages = Table(bound_for(STAGES, STAGE_OBJECTS, size), self._lock, "stages")
         """What steps 3–7 leave, by (role, as_of, include_historical)."""
-        self.derived_values = Table(DERIVED, self._lock)
+        self.derived_values = Table(DERIVED, self._lock, "derived")
         """What analyses derive from the repository, by their own keys."""
         self.memo: Memo | None = Memo()
         """What the bundle derives from the repository's objects (the digest's pieces)."""
@@ -105,6 +106,29 @@ class ResolutionCache:
                 prepared = self._prepared
         return prepared
 
+    def known_index(self) -> RepoIndex | None:
+        """The index if it was computed (never computes)."""
+        with self._lock:
+            return self._index
+
+    def seed(
+        self,
+        index: RepoIndex,
+        derived: dict[Hashable, Any],
+        pending: dict[str, dict[Hashable, Any]],
+        carry: Callable[[Table, Hashable, Any], Any],
+    ) -> None:
+        """Start from what the cache of an earlier repository knew (:mod:`octui.resolve.carry`):
+        its index carried, ``derived`` values that still hold, and ``pending`` entries of the
+        ``roles`` and ``stages`` tables, each turned into this cache's value by ``carry(table,
+        key, entry)`` when first asked for (:data:`NOT_CARRIED`: compute it instead)."""
+        with self._lock:
+            self._index = index
+            self._carry = carry
+            self.derived_values.entries.update(derived)
+            for table in (self.roles, self.stages):
+                table.pending = dict(pending.get(table.name, {}))
+
     def role(self, name: str | None, compute: Callable[[], T]) -> T:
         """What steps 1–2 leave role ``name``."""
         return self._get(self.roles, name, compute)
@@ -128,7 +152,12 @@ class ResolutionCache:
             if found is not _MISSING:
                 table.entries.move_to_end(key)  # most recently used last
                 return found  # type: ignore[no-any-return]
-        made = compute()  # outside the lock: see the module's rule
+            carried = table.pending.pop(key, NOT_CARRIED) if table.pending else NOT_CARRIED
+        made: Any = NOT_CARRIED  # outside the lock, carried or computed: see the module's rule
+        if carried is not NOT_CARRIED and self._carry is not None:
+            made = self._carry(table, key, carried)
+        if made is NOT_CARRIED:
+            made = compute()
         with self._lock:
             found = table.entries.setdefault(key, made)
             table.entries.move_to_end(key)
@@ -141,20 +170,36 @@ class Table:
     """One bounded table of a :class:`ResolutionCache`: least recently used first, read and
     written only under the cache's lock."""
 
-    __slots__ = ("bound", "entries", "lock")
+    __slots__ = ("bound", "entries", "lock", "name", "pending")
 
-    def __init__(self, bound: int, lock: threading.Lock) -> None:
+    def __init__(self, bound: int, lock: threading.Lock, name: str = "") -> None:
         self.bound = bound
         self.lock = lock
+        self.name = name
         self.entries: OrderedDict[Hashable, Any] = OrderedDict()
+        self.pending: dict[Hashable, Any] = {}
+        """Entries carried from an earlier repository's cache, not yet asked for (see
+        :meth:`ResolutionCache.seed`)."""
 
     def keys(self) -> list[Hashable]:
         """The keys kept, least recently used first (a copy: for tests and measurements)."""
         with self.lock:
             return list(self.entries)
 
+    def items(self) -> list[tuple[Hashable, Any]]:
+        """The entries kept, least recently used first (a copy)."""
+        with self.lock:
+            return list(self.entries.items())
+
+    def pending_items(self) -> list[tuple[Hashable, Any]]:
+        """The carried entries not yet asked for (a copy)."""
+        with self.lock:
+            return list(self.pending.items())
+
 
 _MISSING = object()
+NOT_CARRIED = object()
+"""What a carry answers for an entry it cannot carry (it is then computed)."""
 
 
 class NoCache:

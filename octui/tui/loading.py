@@ -4,8 +4,9 @@
   cannot be read — the error screen shows them;
 - :func:`role_problem` says what became of the chosen role after a (re)load;
 - :class:`DiskWatch` reloads when the files changed: on filesystem events where they can
-  be had (:mod:`octui.load.watching`), else by polling; either way the session's
-  fingerprint confirms a change before anything reloads.
+  be had (:mod:`octui.load.watching`; the reload re-reads only the paths they name, and
+  the whole tree is checked every :data:`FULL_CHECK_S` for what events miss), else by
+  polling; either way the session's fingerprint confirms a change before anything reloads.
 """
 
 from __future__ import annotations
@@ -21,11 +22,14 @@ from textual.notifications import SeverityLevel
 from octui.core.textsafe import inert
 from octui.load.config import ConfigError, NotARepository
 from octui.load.tree import FsTree
-from octui.load.watching import open_events
+from octui.load.watching import DiskEvents, open_events
 from octui.session import Session
 from octui.tui.background import in_daemon_thread
 
 Fingerprint = tuple[object, ...]
+FULL_CHECK_S = 300.0
+"""While following events, how often the whole tree is checked (a missed event is seen
+within this; one check of 50k files costs about a second of CPU)."""
 
 
 def load_problem(exc: BaseException, root: Path) -> tuple[str, str, str]:
@@ -86,15 +90,33 @@ class DiskWatch:
             events = open_events(session.root)
             if events is not None:
                 try:
-                    while await events.next():
-                        await self._reload_if_changed()
+                    await self._follow(events)
                 finally:
                     events.close()
         await self._poll()
 
-    async def _reload_if_changed(self) -> None:
+    async def _follow(self, events: DiskEvents) -> None:
+        """Reload on events until watching fails; the whole tree checked now and then."""
+        while True:
+            try:
+                paths = await asyncio.wait_for(events.next(), FULL_CHECK_S)
+            except TimeoutError:
+                await self._reload_if_changed(None)
+                continue
+            if not paths:
+                return
+            await self._reload_if_changed(paths)
+
+    async def _reload_if_changed(self, paths: frozenset[str] | None) -> None:
+        """Reload when the fingerprint differs from what the last load saw: looking at
+        ``paths`` only (the reload then re-reads only those), or at everything (None)."""
+        session = self.session()
+        if paths is not None:
+            session.note_changes(paths)
         with contextlib.suppress(Exception):
-            if await in_daemon_thread(self.session().fingerprint) != self.seen():
+            if await in_daemon_thread(session.fingerprint, paths) != self.seen():
+                if paths is None:
+                    session.note_changes(None)
                 self.reload()
 
     async def _poll(self) -> None:
@@ -109,6 +131,7 @@ class DiskWatch:
             # a huge repository takes a while to stat: never spend more than ~1/5 of the time
             interval = max(self.poll_interval, 5 * (time.perf_counter() - started))
             if fingerprint != self.seen():
+                self.session().note_changes(None)
                 self.reload()
 
 

@@ -76,6 +76,8 @@ class Resolving:
         """The session :attr:`seen_fingerprint` belongs to."""
         self.executor = DaemonExecutor("octui-resolve")  # a thread quitting never waits for
         self.remembered_role: str | None = None
+        self.watched = False
+        """The next load was asked for by the disk watch: it re-reads the paths noted."""
 
     def close(self) -> None:
         self.executor.shutdown(wait=False, cancel_futures=True)
@@ -109,8 +111,12 @@ class Resolving:
         longer the failure the load saw (the config was just fixed), nothing, so the next
         check reloads."""
         session = self.app.session
+        watched, self.watched = self.watched, False
         try:
-            session.load()
+            if watched:
+                session.reload()
+            else:
+                session.load()
         except BaseException:
             seen = session.fingerprint()
             self.seen_fingerprint = seen if seen[0] in ("no-config", "bad-config") else None
@@ -118,10 +124,17 @@ class Resolving:
         self.seen_fingerprint = session.loader.fingerprint
 
     async def watch(self, reload: Callable[[], Worker[None]]) -> None:
-        """Call ``reload`` when the files changed (:class:`~octui.tui.loading.DiskWatch`)."""
+        """Call ``reload`` when the files changed (:class:`~octui.tui.loading.DiskWatch`);
+        that load re-reads only the paths the watch noted (a load asked for otherwise, such
+        as ctrl+r, scans everything)."""
         app = self.app
+
+        def watched_reload() -> Worker[None]:
+            self.watched = True
+            return reload()
+
         watch = DiskWatch(
-            lambda: app.session, lambda: self.seen_fingerprint, reload, app.poll_interval
+            lambda: app.session, lambda: self.seen_fingerprint, watched_reload, app.poll_interval
         )
         await watch.run()
 

@@ -237,9 +237,9 @@ class SlowSession(Session):
         super().__init__(root)
         self.release = threading.Event()
 
-    def load(self) -> Any:
+    def load(self, changed: Any = None) -> Any:
         assert self.release.wait(20), "the test never released the load"
-        return super().load()
+        return super().load(changed)
 
 
 async def test_first_paint_shows_loading_until_the_first_result() -> None:

@@ -1,0 +1,259 @@
+"""Carrying what a :class:`~octui.resolve.cache.ResolutionCache` knows across a reload that
+replaced a few objects in place.
+
+When a reload keeps every object but a few, each with the same id, version and path (so
+the same place, ``uid``), most of what resolution derived still holds, only with the new
+objects in it:
+
+- the :class:`~octui.resolve.index.RepoIndex`, always (its lists name the new objects; the
+  fixed order is recomputed when a layer or an authority changed);
+- the broken references, when no reference changed;
+- what steps 1–2 leave each role, when no field they read changed (:data:`ADMIT_READS`);
+  the supersession graph keeps its shape and re-sorts its replacements by their start;
+- what steps 3–7 leave, when only the body changed (:data:`STAGE_FREE`).
+
+Everything else starts empty and is computed when asked. Every answer equals a fresh
+load's (the session tests compare them after edits of every kind). What is carried is
+rebuilt around the new objects — nothing cached is changed — so a thread still resolving
+the old repository is never disturbed. When the structures here no longer have the fields
+this module knows, nothing is carried (never a stale object in a new cache).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from dataclasses import fields, replace
+from typing import Any
+
+from octui.core.model import ContextObject
+from octui.load.assemble import Repository, object_findings
+from octui.resolve.cache import NOT_CARRIED, ResolutionCache, Table
+from octui.resolve.engine import BROKEN, Admitted, Stage
+from octui.resolve.graph import SupersessionGraph, _Cover
+from octui.resolve.index import RepoIndex, _fixed_order
+from octui.resolve.steps.base import Reader
+
+ADMIT_READS = frozenset(
+    {
+        "id",
+        "version",
+        "path",
+        "source",
+        "access_roles",
+        "classification",
+        "status",
+        "supersedes",
+        "superseded_by",
+        "conflicts_with",
+        "unknown_fields",
+        "authority",
+        "declared_authority",
+    }
+)
+"""Fields steps 1–2, the role's scope verdicts, the graph's shape and the role's findings
+read (a change to any other keeps what steps 1–2 leave)."""
+STAGE_FREE = frozenset({"content"})
+"""Fields steps 3–7 never read (a change to only these keeps what they leave)."""
+REFERENCES = frozenset({"id", "version", "path", "supersedes", "superseded_by", "conflicts_with"})
+"""Fields the broken references depend on."""
+_FIELDS = [f.name for f in fields(ContextObject) if f.name != "uid"]
+_KNOWN = {
+    Admitted: {"reader", "exclusions", "standing", "findings"},
+    Stage: {
+        "admitted",
+        "exclusions",
+        "findings",
+        "historical",
+        "current",
+        "past",
+        "stale",
+        "untrimmed",
+    },
+    Reader: {"name", "role", "readable", "approved", "graph", "out_of_scope"},
+    SupersessionGraph: {
+        "index",
+        "readable",
+        "component",
+        "cyclic",
+        "cycle_findings",
+        "by_target",
+        "by_version",
+        "members",
+        "copies",
+        "_edges",
+        "_cycle_edges",
+    },
+}
+_INDEX_SLOTS = {
+    "by_id",
+    "by_version",
+    "copies",
+    "groups",
+    "objects",
+    "own_findings",
+    "places",
+    "repo",
+    "shared_ids",
+}
+
+
+def understood() -> bool:
+    """Whether the cached structures are the ones this module knows how to carry."""
+    return (
+        all({f.name for f in fields(cls)} == names for cls, names in _KNOWN.items())
+        and set(RepoIndex.__slots__) == _INDEX_SLOTS
+        and set(_Cover.__slots__) == {"groups"}
+    )
+
+
+def replaced_uids(old: Repository, new: Repository) -> list[int] | None:
+    """The places whose object ``new`` replaced, when it is ``old`` with a few objects
+    replaced in place (same configuration object, findings, id, version and path); else
+    None."""
+    if (
+        old.config is not new.config
+        or len(old.objects) != len(new.objects)
+        or old.invalid_files != new.invalid_files
+        or old.unavailable_sources != new.unavailable_sources
+        or old.source != new.source
+        or old.findings != new.findings
+    ):
+        return None
+    pairs = enumerate(zip(old.objects, new.objects, strict=True))
+    changed = [u for u, (a, b) in pairs if a is not b]
+    for uid in changed:
+        a, b = old.objects[uid], new.objects[uid]
+        if (a.id, a.version, a.path, a.uid) != (b.id, b.version, b.path, b.uid):
+            return None
+    return changed
+
+
+def changed_fields(old: Repository, new: Repository, uids: list[int]) -> set[str]:
+    """The fields that differ between the old and new objects at ``uids``."""
+    found: set[str] = set()
+    for uid in uids:
+        a, b = old.objects[uid], new.objects[uid]
+        found.update(n for n in _FIELDS if getattr(a, n) != getattr(b, n))
+    return found
+
+
+def carried(old: ResolutionCache, new: Repository, uids: list[int]) -> ResolutionCache:
+    """A cache of ``new`` holding what ``old`` knew that still holds (see the module): the
+    index at once, the roles' and stages' entries when first asked for."""
+    cache = ResolutionCache(new)
+    index = old.known_index()
+    if index is None or not understood():
+        return cache
+    what = changed_fields(old.repository, new, uids)
+    fresh = _index(index, new, uids, what)
+    pending = {
+        "roles": _pending(old.roles, what, lambda w: not w & ADMIT_READS),
+        "stages": _pending(old.stages, what, lambda w: not w - STAGE_FREE),
+    }
+
+    def carry(table: Table, key: Hashable, entry: tuple[Any, frozenset[str]]) -> Any:
+        value = entry[0]
+        if table is cache.roles and isinstance(value, Admitted):
+            return _admitted(value, fresh)
+        if table is cache.stages and isinstance(value, Stage):
+            earlier = value.admitted
+            admitted = cache.role(earlier.reader.name, lambda: _admitted(earlier, fresh))
+            return _stage(value, admitted, fresh)
+        return NOT_CARRIED  # pragma: no cover - only those two tables are carried
+
+    derived: dict[Hashable, Any] = {}
+    broken = old.known(BROKEN)
+    if broken is not None and not what & REFERENCES:
+        derived[BROKEN] = broken  # uids and findings only: no object in it
+    cache.seed(fresh, derived, pending, carry)
+    return cache
+
+
+def _pending(
+    table: Table, what: set[str], keeps: Callable[[frozenset[str]], bool]
+) -> dict[Hashable, tuple[Any, frozenset[str]]]:
+    """The entries of ``table`` that still hold after a change of the fields ``what``,
+    each with every field changed since it was computed: those it holds, then those it
+    carried and was never asked for."""
+    found: dict[Hashable, tuple[Any, frozenset[str]]] = {}
+    for key, (value, since) in table.pending_items():
+        found[key] = (value, since | what)
+    for key, value in table.items():
+        found[key] = (value, frozenset(what))
+    kept = {k: e for k, e in found.items() if keeps(e[1])}
+    while len(kept) > table.bound:
+        kept.pop(next(iter(kept)))
+    return kept
+
+
+def _index(old: RepoIndex, repo: Repository, uids: list[int], what: set[str]) -> RepoIndex:
+    """``old`` with the objects at ``uids`` replaced by ``repo``'s."""
+    objects = repo.objects
+    index = RepoIndex.__new__(RepoIndex)
+    index.repo, index.objects = repo, objects
+    ids = {objects[u].id for u in uids}
+    keys = {(objects[u].id, objects[u].version) for u in uids}
+    index.by_id = dict(old.by_id)
+    for i in ids:
+        index.by_id[i] = [objects[o.uid] for o in old.by_id[i]]
+    index.by_version = dict(old.by_version)
+    for k in keys:
+        index.by_version[k] = [objects[o.uid] for o in old.by_version[k]]
+    index.shared_ids = old.shared_ids
+    index.copies = [(k, index.by_version[k] if k in keys else g) for k, g in old.copies]
+    own = dict(old.own_findings)
+    for uid in uids:
+        if what & {"unknown_fields", "authority"} or uid not in own:
+            found = object_findings(objects[uid])
+            if found:
+                own[uid] = found
+            else:
+                own.pop(uid, None)
+    index.own_findings = own
+    if what & {"layer", "authority"}:
+        index.groups, index.places = _fixed_order(repo)
+    else:
+        index.groups, index.places = old.groups, old.places
+    return index
+
+
+def _admitted(old: Admitted, index: RepoIndex) -> Admitted:
+    objects = index.objects
+    reader = old.reader
+    readable = [objects[o.uid] for o in reader.readable]
+    graph = _graph(reader.graph, index, readable) if reader.graph is not None else None
+    reader = replace(reader, readable=readable, graph=graph)
+    standing = [objects[o.uid] for o in old.standing]
+    return Admitted(reader, old.exclusions, standing, old.findings)
+
+
+def _graph(
+    old: SupersessionGraph, index: RepoIndex, readable: list[ContextObject]
+) -> SupersessionGraph:
+    """The same graph over the new objects (its replacements re-sorted by their start)."""
+    objects, component = index.objects, old.component
+
+    def cover(c: _Cover) -> _Cover:
+        return _Cover((objects[o.uid] for _, group in c.groups for o in group), component)
+
+    return SupersessionGraph(
+        index,
+        readable,
+        component,
+        old.cyclic,
+        old.cycle_findings,
+        {k: cover(c) for k, c in old.by_target.items()},
+        {k: cover(c) for k, c in old.by_version.items()},
+        {k: cover(c) for k, c in old.members.items()},
+        {k: cover(c) for k, c in old.copies.items()},
+    )
+
+
+def _stage(old: Stage, admitted: Admitted, index: RepoIndex) -> Stage:
+    objects = index.objects
+    return replace(
+        old,
+        admitted=admitted,
+        current=[objects[o.uid] for o in old.current],
+        past=[objects[o.uid] for o in old.past],
+    )

@@ -1,0 +1,267 @@
+"""A session reloaded after edits (told which paths changed, or not) answers exactly as a
+fresh load does, and carries what its cache knew only when that still holds."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from octui.bundle.bundle import bundle_dict, digest
+from octui.resolve.carry import understood
+from octui.resolve.result import Query
+from octui.session import Session
+from octui.synth.repository import write_repository
+
+AS_OF = [datetime(2025, 7, 1, tzinfo=UTC), datetime(2026, 11, 30, tzinfo=UTC)]
+
+
+def _bundle(session: Session, query: Query) -> dict[str, object]:
+    found = bundle_dict(session.resolve(query))
+    return {k: v for k, v in found.items() if k not in ("bundle_id", "generated_at")}
+
+
+def _queries(session: Session) -> list[Query]:
+    assert session.repository is not None
+    roles: list[str | None] = [*sorted(session.repository.config.roles)[:3], None]
+    return [
+        Query(role=r, as_of=t, task="billing refund", include_historical=h)
+        for r in roles
+        for t in AS_OF
+        for h in (False, True)
+    ]
+
+
+def _same_as_fresh(session: Session, root: Path) -> None:
+    fresh = Session(root)
+    fresh.load()
+    for query in _queries(session):
+        assert _bundle(session, query) == _bundle(fresh, query), query
+        assert digest(session.resolve(query)) == digest(fresh.resolve(query))
+    assert session.fingerprint() == fresh.fingerprint()
+    assert session.loader.fingerprint == fresh.loader.fingerprint
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "r"
+    write_repository(root, 300, seed=3)
+    return root
+
+
+def _objects(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*.md") if p.name != "README.md")
+
+
+def _sub(path: Path, pattern: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    changed = re.sub(pattern, new, text, count=1, flags=re.MULTILINE)
+    assert changed != text or pattern == "", (path, pattern)
+    path.write_text(changed, encoding="utf-8")
+
+
+def _with_field(path: Path, line: str) -> None:
+    """Add a front-matter line (after the first)."""
+    text = path.read_text(encoding="utf-8")
+    head, _, rest = text.partition("\n")
+    path.write_text(f"{head}\n{line}\n{rest}", encoding="utf-8")
+
+
+def _edits(root: Path) -> Iterator[tuple[str, list[Path]]]:
+    """Edits of every kind, each applied when the next is asked for: (what, the paths
+    touched)."""
+    files = _objects(root)
+    a, b, c, d = files[5], files[40], files[77], files[120]
+
+    def body() -> list[Path]:
+        a.write_text(a.read_text(encoding="utf-8") + "\nA refund billing note.\n", "utf-8")
+        return [a]
+
+    def created() -> list[Path]:
+        _sub(b, r"^created: (\d{4})", "created: 2019")
+        return [b]
+
+    def status() -> list[Path]:
+        _with_field(c, "status: draft")
+        return [c]
+
+    def valid_until() -> list[Path]:
+        _with_field(d, "valid_until: 2025-01-01")
+        return [d]
+
+    def layer() -> list[Path]:
+        _sub(a, r"^layer: .*$", "layer: L3") if "layer:" in a.read_text() else _with_field(
+            a, "layer: L0"
+        )
+        return [a]
+
+    def classification() -> list[Path]:
+        _sub(b, r"^classification: .*$", "classification: restricted")
+        return [b]
+
+    def version() -> list[Path]:
+        _sub(c, r"^version: (\d+)", "version: 41")
+        return [c]
+
+    d_text = d.read_text(encoding="utf-8")
+
+    def invalid() -> list[Path]:
+        d.write_text("---\nid: [broken\n---\nbody\n", encoding="utf-8")
+        return [d]
+
+    def fixed() -> list[Path]:
+        d.write_text(d_text, encoding="utf-8")
+        return [d]
+
+    def nested() -> list[Path]:
+        """A file added in the middle of a nested source's folder."""
+        folders = sorted(p.parent for p in (root / "inbox").rglob("*.md"))
+        folder = next(p for p in folders if len(list(p.glob("*.md"))) > 2)
+        names = sorted(p.name for p in folder.glob("*.md"))
+        new = folder / (names[len(names) // 2][:-3] + "-b.md")
+        new.write_text(a.read_text(encoding="utf-8").replace("id: ", "id: nested.", 1), "utf-8")
+        return [new]
+
+    def add() -> list[Path]:
+        new = a.parent / "zz-added.md"
+        new.write_text(a.read_text(encoding="utf-8").replace("id: ", "id: added.", 1), "utf-8")
+        return [new]
+
+    def delete() -> list[Path]:
+        b.unlink()
+        return [b]
+
+    def rename() -> list[Path]:
+        target = c.parent / "renamed.md"
+        c.rename(target)
+        return [c, target]
+
+    def new_folder() -> list[Path]:
+        folder = a.parent / "fresh"
+        folder.mkdir()
+        (folder / "x.md").write_text(a.read_text(encoding="utf-8").replace("id: ", "id: x.", 1))
+        return [folder, folder / "x.md"]
+
+    def config() -> list[Path]:
+        conf = root / "opencontext.yaml"
+        conf.write_text(conf.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+        return [conf]
+
+    for name, edit in [
+        ("body", body),
+        ("created", created),
+        ("status", status),
+        ("valid_until", valid_until),
+        ("layer", layer),
+        ("classification", classification),
+        ("version", version),
+        ("invalid", invalid),
+        ("fixed", fixed),
+        ("nested", nested),
+        ("add", add),
+        ("delete", delete),
+        ("rename", rename),
+        ("new_folder", new_folder),
+        ("config", config),
+    ]:
+        yield name, edit()
+
+
+def _warm(session: Session) -> None:
+    for query in _queries(session):
+        digest(session.resolve(query))
+
+
+@pytest.mark.parametrize("hinted", [True, False])
+def test_every_kind_of_edit_gives_the_fresh_answer(repo: Path, hinted: bool) -> None:
+    session = Session(repo)
+    session.load()
+    _warm(session)
+    for name, touched in _edits(repo):
+        session.load([str(p) for p in touched] if hinted else None)
+        _same_as_fresh(session, repo)
+        _warm(session)
+        assert name
+
+
+def test_edits_are_checked_one_by_one(repo: Path) -> None:
+    """Each edit, then a hinted reload, then the comparison (not all edits at once)."""
+    session = Session(repo)
+    session.load()
+    _warm(session)
+    files = _objects(repo)
+    for i, target in enumerate(files[:6]):
+        if i % 2:
+            target.write_text(target.read_text(encoding="utf-8") + f"\nmore {i}\n", "utf-8")
+        else:
+            _sub(target, r"^created: (\d{4})", "created: 2018")
+        session.load([str(target)])
+        _same_as_fresh(session, repo)
+        _warm(session)
+    assert session.loader.hinted == 6
+
+
+def test_a_body_edit_carries_the_stages(repo: Path) -> None:
+    assert understood()
+    session = Session(repo)
+    session.load()
+    _warm(session)
+    target = _objects(repo)[9]
+    target.write_text(target.read_text(encoding="utf-8") + "\nanother line\n", "utf-8")
+    session.load([str(target)])
+    assert session.cache is not None
+    assert session.cache.stages.pending_items() and session.cache.roles.pending_items()
+    _same_as_fresh(session, repo)
+    assert session.cache.stages.keys()
+
+
+def test_a_field_edit_carries_what_steps_1_2_leave_but_no_stage(repo: Path) -> None:
+    session = Session(repo)
+    session.load()
+    _warm(session)
+    target = _objects(repo)[11]
+    _sub(target, r"^created: (\d{4})", "created: 2017")
+    session.load([str(target)])
+    assert session.cache is not None
+    assert not session.cache.stages.pending_items() and session.cache.roles.pending_items()
+    _same_as_fresh(session, repo)
+
+
+def test_a_hint_reads_only_the_named_file(repo: Path) -> None:
+    session = Session(repo)
+    session.load()
+    before = session.loader.parsed_count
+    a, b = _objects(repo)[3], _objects(repo)[4]
+    for path in (a, b):
+        path.write_text(path.read_text(encoding="utf-8") + "\nx\n", "utf-8")
+    session.load([str(a)])  # b is not named: it is taken to be unchanged
+    assert session.loader.parsed_count == before + 1
+    assert session.fingerprint() != session.loader.fingerprint  # a full scan sees b
+    session.load()
+    _same_as_fresh(session, repo)
+
+
+def test_a_hinted_fingerprint_equals_a_full_one(repo: Path) -> None:
+    session = Session(repo)
+    session.load()
+    target = _objects(repo)[7]
+    target.write_text(target.read_text(encoding="utf-8") + "\ny\n", "utf-8")
+    added = target.parent / "another.md"
+    added.write_text(target.read_text(encoding="utf-8").replace("id: ", "id: n.", 1), "utf-8")
+    assert session.fingerprint([str(target), str(added)]) == session.fingerprint()
+    assert session.fingerprint([os.path.relpath(target, repo)]) != session.fingerprint()
+
+
+def test_hidden_and_foreign_paths_are_ignored(repo: Path) -> None:
+    session = Session(repo)
+    first = session.load()
+    (repo / ".git").mkdir()
+    (repo / ".git" / "x.md").write_text("x")
+    (repo / "notes.txt").write_text("x")
+    session.load([str(repo / ".git" / "x.md"), str(repo / "notes.txt"), "/elsewhere/y.md"])
+    assert session.repository is first
+    assert session.loader.fingerprint == Session(repo).fingerprint()
