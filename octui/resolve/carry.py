@@ -31,6 +31,7 @@ from octui.resolve.cache import NOT_CARRIED, ResolutionCache, Table
 from octui.resolve.engine import BROKEN, Admitted, Stage
 from octui.resolve.graph import SupersessionGraph, _Cover
 from octui.resolve.index import RepoIndex, _fixed_order
+from octui.resolve.memo import Memo
 from octui.resolve.steps.base import Reader
 
 ADMIT_READS = frozenset(
@@ -68,6 +69,7 @@ _KNOWN = {
         "past",
         "stale",
         "untrimmed",
+        "memo",
     },
     Reader: {"name", "role", "readable", "approved", "graph", "out_of_scope"},
     SupersessionGraph: {
@@ -250,10 +252,13 @@ def _graph(
 
 
 def _stage(old: Stage, admitted: Admitted, index: RepoIndex) -> Stage:
+    """The same stage over the new objects, with an empty memo: what step 8 and the digest
+    kept for it (token matches, pieces, digests by task) read the bodies that changed."""
     objects = index.objects
     return replace(
         old,
         admitted=admitted,
         current=[objects[o.uid] for o in old.current],
         past=[objects[o.uid] for o in old.past],
+        memo=Memo(),
     )
