@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from octui.bundle.bundle import bundle_dict, digest
+from octui.bundle.pieces import Pieces
 from octui.resolve.carry import understood
 from octui.resolve.result import Query
 from octui.session import Session
@@ -265,3 +266,23 @@ def test_hidden_and_foreign_paths_are_ignored(repo: Path) -> None:
     session.load([str(repo / ".git" / "x.md"), str(repo / "notes.txt"), "/elsewhere/y.md"])
     assert session.repository is first
     assert session.loader.fingerprint == Session(repo).fingerprint()
+
+
+def test_a_body_edit_keeps_the_digest_pieces_of_every_other_object(repo: Path) -> None:
+    session = Session(repo)
+    session.load()
+    _warm(session)
+    assert session.cache is not None and session.cache.memo is not None
+    before = session.cache.memo.known(("digest-pieces",))
+    assert isinstance(before, Pieces) and before._by_state
+    target = _objects(repo)[9]
+    target.write_text(target.read_text(encoding="utf-8") + "\nanother line\n", "utf-8")
+    session.load([str(target)])
+    assert session.cache is not None and session.cache.memo is not None
+    assert session.repository is not None
+    edited = next(o.uid for o in session.repository.objects if o.path.endswith(target.name))
+    after = session.cache.memo.known(("digest-pieces",))
+    assert isinstance(after, Pieces) and after is not before
+    kept = {k for k in before._by_state if k[0] != edited}
+    assert set(after._by_state) == kept
+    _same_as_fresh(session, repo)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import operator
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any
 
 from octui.bundle.forms import exclusion_digest_form, object_digest_form, warning_digest_form
@@ -86,6 +87,16 @@ class Pieces:
         if piece is None:
             piece = self._by_state[key] = object_piece(obj, inc.lifecycle, inc.stale)
         return piece
+
+    def carried(self, objects: Sequence[ContextObject], replaced: Collection[int]) -> Pieces:
+        """These pieces for the repository whose objects are ``objects``: the same but for the
+        places ``replaced`` (a piece is a function of its object, which the other places
+        still hold; exclusions and warnings are kept by value)."""
+        made = Pieces(list(objects))
+        made._by_state = {k: v for k, v in self._by_state.items() if k[0] not in replaced}
+        made._exclusions = dict(self._exclusions)
+        made._warnings = dict(self._warnings)
+        return made
 
     def exclusion(self, ex: Exclusion) -> bytes:
         key = exclusion_key(ex)

@@ -31,7 +31,7 @@ from octui.resolve.cache import NOT_CARRIED, ResolutionCache, Table
 from octui.resolve.engine import BROKEN, Admitted, Stage
 from octui.resolve.graph import SupersessionGraph, _Cover
 from octui.resolve.index import RepoIndex, _fixed_order
-from octui.resolve.memo import Memo
+from octui.resolve.memo import Carries, Memo
 from octui.resolve.steps.base import Reader
 
 ADMIT_READS = frozenset(
@@ -168,7 +168,19 @@ def carried(old: ResolutionCache, new: Repository, uids: list[int]) -> Resolutio
     if broken is not None and not what & REFERENCES:
         derived[BROKEN] = broken  # uids and findings only: no object in it
     cache.seed(fresh, derived, pending, carry)
+    _carry_memo(old, cache, uids)
     return cache
+
+
+def _carry_memo(old: ResolutionCache, new: ResolutionCache, uids: list[int]) -> None:
+    """What the old repository's memo keeps that knows how to serve the new one (the digest's
+    pieces of every object not replaced); the rest is computed again when asked for."""
+    if old.memo is None or new.memo is None:
+        return
+    replaced = set(uids)
+    for key, value in old.memo.items():
+        if isinstance(value, Carries):
+            new.memo.put(key, value.carried(new.repository.objects, replaced))
 
 
 def _pending(

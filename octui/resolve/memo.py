@@ -15,8 +15,8 @@ function of its key and the owner, and is never changed once stored.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Hashable
-from typing import Any, TypeVar
+from collections.abc import Callable, Collection, Hashable, Sequence
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 T = TypeVar("T")
 
@@ -58,6 +58,22 @@ class Memo:
 
     def __len__(self) -> int:
         return len(self._values)
+
+    def items(self) -> list[tuple[Hashable, Any]]:
+        """The values kept, with their keys (a copy)."""
+        with self._lock:
+            return list(self._values.items())
+
+
+@runtime_checkable
+class Carries(Protocol):
+    """A repository memo's value that can serve the repository a reload makes by replacing
+    a few objects in place (see :mod:`octui.resolve.carry`)."""
+
+    def carried(self, objects: Sequence[Any], replaced: Collection[int]) -> object:
+        """The same value for the repository whose objects are ``objects``, the places
+        ``replaced`` holding new objects (what was derived from them dropped)."""
+        ...
 
 
 class ResolutionMemos:
