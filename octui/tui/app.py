@@ -32,7 +32,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar, cast
 
-from textual import on, work
+from textual import events, on, work
 from textual.actions import SkipAction
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
@@ -70,6 +70,7 @@ from octui.tui.screens.error import ErrorScreen
 from octui.tui.screens.explorer import ExplorerScreen
 from octui.tui.screens.help import HelpScreen, key_groups
 from octui.tui.state import END_OF_TIME_NOTE, Inputs, View
+from octui.tui.viewcache import ViewCache
 from octui.tui.web import guard_web_session
 from octui.tui.widgets.inputs import InputsPane, parse_as_of
 from octui.tui.widgets.rowtable import RowTable
@@ -155,6 +156,9 @@ class OctuiApp(App[None]):
         self.revision_commit: str | None = None
         self.audits = AuditCache(lambda repo: self.session.cache_for(repo))
         """The audits of this run (the audit view, the Roles block, the editor's lines)."""
+        self.views = ViewCache()
+        """The views of this run, by query: a key asking for one again (or for one the
+        prefetch made) shows it without resolving."""
         self.roles_worker: Worker[None] | None = None
         self.feature_set = Features(self)
         """The explorer's features (compare, agenda, revisions, why not, …)."""
@@ -186,6 +190,12 @@ class OctuiApp(App[None]):
         result = getattr(self.feature_set.by_name[name], f"action_{action}")()
         if inspect.isawaitable(result):
             await result
+
+    async def on_event(self, event: events.Event) -> None:
+        """Every key stops the prefetch first (it starts again once the explorer is idle)."""
+        if isinstance(event, events.Key):
+            self.feature_set.prefetch.poke()
+        await super().on_event(event)
 
     def on_view_applied(self, message: ViewApplied) -> None:
         if not self._main_ready():

@@ -18,12 +18,15 @@ from typing import Any, Protocol
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.timer import Timer
+from textual.widget import Widget
 from textual.worker import Worker
 
 from octui.session import Session
 from octui.tui.auditmodel import AuditCache
 from octui.tui.messages import Row
 from octui.tui.state import Inputs, View
+from octui.tui.viewcache import ViewCache
 from octui.tui.widgets.rowtable import RowTable
 
 Command = tuple[str, Callable[[], object], str]
@@ -51,6 +54,12 @@ class Host(Protocol):
     """The commit of :attr:`revision`."""
     audits: AuditCache
     """The audits computed for this run (per repository and instant)."""
+    views: ViewCache
+    """The views made in this run (by query), for the keys that ask for them."""
+    generation: int
+    """Generation of the newest resolution asked for."""
+    applied_generation: int
+    """Generation of the resolution on screen."""
     roles_worker: Worker[None] | None
     """The worker filling the detail pane's Roles block, if one ran."""
     title: str
@@ -68,6 +77,11 @@ class Host(Protocol):
     @property
     def screen_stack(self) -> list[Screen[Any]]:
         """The screens, the explorer's own first."""
+        ...
+
+    @property
+    def focused(self) -> Widget | None:
+        """The widget with the focus."""
         ...
 
     @property
@@ -113,6 +127,10 @@ class Host(Protocol):
         thread: bool = False,
     ) -> Worker[Any]:
         """Run ``work`` as a worker of the app (its failure is reported)."""
+        ...
+
+    def set_timer(self, delay: float, callback: Callable[[], object]) -> Timer:
+        """Call ``callback`` once, ``delay`` seconds from now."""
         ...
 
     def copy_to_clipboard(self, text: str) -> None:
