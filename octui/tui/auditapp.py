@@ -8,6 +8,7 @@ file in the editor. Audits come from the app's :class:`~octui.tui.auditmodel.Aud
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import subprocess
 from datetime import datetime
@@ -33,6 +34,10 @@ if TYPE_CHECKING:
 
 ROLES_TITLE = "Roles (this as_of, empty task)"
 ROLES_JUDGED = "  judged on what this role may read"
+ROLES_DELAY = 0.05
+"""Seconds the Roles block waits before it resolves every role: the key's own paint comes
+first (the audit shares the interpreter with it), and a key pressed meanwhile starts
+nothing (its newer selection cancels the wait)."""
 
 
 async def audit_for(app: Host, as_of: datetime | None = None) -> Audit | None:
@@ -97,6 +102,7 @@ def show_roles_block(app: Host, view: View | None, item: Row | None) -> None:
     detail.show_roles([ROLES_TITLE, "  resolving every role…"])
 
     async def compute() -> None:
+        await asyncio.sleep(ROLES_DELAY)  # after the paint; a newer selection cancels it here
         lines = await in_daemon_thread(roles_of, audits, repo, role, as_of, uid)
         if app.view is view and app.selected is item:
             detail.show_roles(lines)

@@ -78,6 +78,8 @@ class ExplorerScreen(Screen[None]):
         super().__init__(id="_default")  # the id Textual gives the first screen
         self._jump_cycle: tuple[tuple[object, ...], int] | None = None
         """The warning last jumped from and which of its objects was shown."""
+        self._shown: tuple[object, object] | None = None
+        """The (view, row) the detail pane last showed (see :meth:`select_again`)."""
 
     @property
     def host(self) -> Host:
@@ -209,13 +211,23 @@ class ExplorerScreen(Screen[None]):
     def refresh_selection(self) -> None:
         """Select the active table's current row again (a new view or another tab)."""
         table = self.active_table()
-        self.select(table.current_row if table is not None else None)
+        self.select_again(table.current_row if table is not None else None)
+
+    def select_again(self, item: Row | None) -> None:
+        """:meth:`select` unless ``item`` of the view on show is what the pane shows already:
+        a new view's table announces its row, and the app selects it again once painted;
+        the second would draw the same detail, timeline and Roles block again."""
+        shown = self._shown
+        if shown is not None and shown[0] is self.host.view and shown[1] is item:
+            return
+        self.select(item)
 
     def select(self, item: Row | None) -> None:
         """Show ``item`` in the detail pane, the timeline and the Roles block."""
         host = self.host
         host.selected = item
         view = host.view
+        self._shown = (view, item)
         self.query_one(DetailPane).show(view, item)
         host.post_message(SelectionChanged(view, item))
         show_roles_block(host, view, item)
@@ -248,7 +260,7 @@ class ExplorerScreen(Screen[None]):
         if not self.ready():
             return
         if event.table is self.active_table():
-            self.select(event.row)
+            self.select_again(event.row)
 
     def on_row_table_selected(self, event: RowTable.Selected) -> None:
         if isinstance(event.row, Finding):
