@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 
 from octui.tui import auditapp
+from octui.tui.screens import explorer
+from octui.tui.widgets import detail, header
 from octui.tui.widgets.detail import DetailPane
 
 from .conftest import make_app, settle
@@ -59,3 +61,32 @@ async def test_a_new_view_draws_the_detail_pane_once(monkeypatch: pytest.MonkeyP
         await settle(pilot)
         assert app.view is not None and app.selected is not None
         assert len(shown) == 1 and shown[0] is app.selected is not before
+
+
+async def test_a_new_view_of_the_same_object_measures_neither_root_nor_content_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    asked: list[object] = []
+    parsed: list[str] = []
+    real_sample, real_blocks = header.is_bundled_sample, detail.markdown_blocks
+
+    def sample(root: Any) -> bool:
+        asked.append(root)
+        return real_sample(root)
+
+    def blocks(text: str) -> int:
+        parsed.append(text)
+        return real_blocks(text)
+
+    monkeypatch.setattr(explorer, "is_bundled_sample", sample)  # the name the screen calls
+    monkeypatch.setattr(detail, "markdown_blocks", blocks)
+    app = make_app(role="support", debounce=0.0)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await settle(pilot)
+        parsed.clear()
+        for key in ["t", *"refund"]:  # six new views
+            await pilot.press(key)
+            await settle(pilot)
+        assert app.view is not None and app.view.query.task == "refund"
+        assert len(asked) == 1  # the header's "bundled sample" mark, asked once
+        assert len(set(parsed)) == len(parsed)  # each content parsed once, not per view

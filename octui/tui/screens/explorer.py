@@ -78,6 +78,8 @@ class ExplorerScreen(Screen[None]):
         super().__init__(id="_default")  # the id Textual gives the first screen
         self._jump_cycle: tuple[tuple[object, ...], int] | None = None
         """The warning last jumped from and which of its objects was shown."""
+        self._bundled: tuple[Path, bool] | None = None
+        """Whether the root is the bundled sample (resolving two paths: asked once)."""
         self._shown: tuple[object, object] | None = None
         """The (view, row) the detail pane last showed (see :meth:`select_again`)."""
 
@@ -133,7 +135,7 @@ class ExplorerScreen(Screen[None]):
         header.show(
             Context(
                 repository=host.root.name or str(host.root),
-                bundled_sample=is_bundled_sample(host.root),
+                bundled_sample=self.bundled_sample(host.root),
                 revision=host.revision,
                 commit=host.revision_commit,
                 known_at=known_at if host.revision is not None else None,
@@ -143,6 +145,13 @@ class ExplorerScreen(Screen[None]):
                 following_now=following,
             )
         )
+
+    def bundled_sample(self, root: Path) -> bool:
+        """:func:`is_bundled_sample` of ``root``, asked once per root (the header shows it
+        on every input change and every view)."""
+        if self._bundled is None or self._bundled[0] != root:
+            self._bundled = (root, is_bundled_sample(root))
+        return self._bundled[1]
 
     # -- layout --------------------------------------------------------------------------
 
