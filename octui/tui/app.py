@@ -156,6 +156,8 @@ class OctuiApp(App[None]):
         self.revision_commit: str | None = None
         self.audits = AuditCache(lambda repo: self.session.cache_for(repo))
         """The audits of this run (the audit view, the Roles block, the editor's lines)."""
+        self.paints = 0
+        """Screen updates so far (background work waits for the key's own: :meth:`after_paint`)."""
         self.views = ViewCache()
         """The views of this run, by query: a key asking for one again (or for one the
         prefetch made) shows it without resolving."""
@@ -196,6 +198,21 @@ class OctuiApp(App[None]):
         if isinstance(event, events.Key):
             self.feature_set.prefetch.poke()
         await super().on_event(event)
+
+    def _display(self, screen: Screen[Any], renderable: Any) -> None:
+        """Count every screen update (see :meth:`after_paint`)."""
+        super()._display(screen, renderable)
+        if renderable is not None:
+            self.paints += 1
+
+    async def after_paint(self, since: int, limit: float = 1.0) -> None:
+        """Return once the screen was updated after ``since`` (a value of :attr:`paints`), or
+        after ``limit`` s: background work started for a key lets the key's own paint go
+        first (it shares the interpreter with it)."""
+        waited = 0.0
+        while self.paints <= since and waited < limit:
+            await asyncio.sleep(0.01)
+            waited += 0.01
 
     def on_view_applied(self, message: ViewApplied) -> None:
         if not self._main_ready():

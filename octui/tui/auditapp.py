@@ -35,8 +35,8 @@ if TYPE_CHECKING:
 ROLES_TITLE = "Roles (this as_of, empty task)"
 ROLES_JUDGED = "  judged on what this role may read"
 ROLES_DELAY = 0.05
-"""Seconds the Roles block waits before it resolves every role: the key's own paint comes
-first (the audit shares the interpreter with it), and a key pressed meanwhile starts
+"""Seconds the Roles block waits, after the key's own paint, before it resolves every
+role (the audit shares the interpreter with the UI): a key pressed meanwhile starts
 nothing (its newer selection cancels the wait)."""
 
 
@@ -101,8 +101,11 @@ def show_roles_block(app: Host, view: View | None, item: Row | None) -> None:
         return
     detail.show_roles([ROLES_TITLE, "  resolving every role…"])
 
+    painted = app.paints
+
     async def compute() -> None:
-        await asyncio.sleep(ROLES_DELAY)  # after the paint; a newer selection cancels it here
+        await app.after_paint(painted)  # the key's own paint first; a newer selection
+        await asyncio.sleep(ROLES_DELAY)  # (or key) cancels this wait and starts nothing
         lines = await in_daemon_thread(roles_of, audits, repo, role, as_of, uid)
         if app.view is view and app.selected is item:
             detail.show_roles(lines)

@@ -54,6 +54,8 @@ class Host(Protocol):
     """The commit of :attr:`revision`."""
     audits: AuditCache
     """The audits computed for this run (per repository and instant)."""
+    paints: int
+    """Screen updates so far."""
     views: ViewCache
     """The views made in this run (by query), for the keys that ask for them."""
     generation: int
@@ -145,6 +147,10 @@ class Host(Protocol):
 
     def suspend(self) -> Any:
         """A context in which another program has the terminal."""
+        ...
+
+    async def after_paint(self, since: int, limit: float = 1.0) -> None:
+        """Return once the screen was updated after ``since`` (a value of :attr:`paints`)."""
         ...
 
     def set_inputs(self, inputs: Inputs) -> None:

@@ -16,9 +16,11 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 from functools import partial
+from typing import Any
 
 from textual.timer import Timer
 from textual.widgets import Input
+from textual.worker import Worker
 
 from octui.load.assemble import Repository
 from octui.resolve.result import Query
@@ -59,6 +61,9 @@ class Prefetch(Feature):
         """False: every key computes its own view (the benchmark's "cold" figures)."""
         self.job: LatestJob[None] = LatestJob("octui-prefetch")
         self._timer: Timer | None = None
+        self._painted = 0
+        """:attr:`~octui.tui.host.Host.paints` at the last key or view."""
+        self._worker: Worker[Any] | None = None
 
     def close(self) -> None:
         self.job.close()
@@ -67,8 +72,13 @@ class Prefetch(Feature):
         self.poke()
 
     def poke(self) -> None:
-        """A key (or a new view): stop prefetching; start again once idle for :data:`IDLE` s."""
+        """A key (or a new view): stop prefetching; start again once idle for :data:`IDLE` s
+        and the screen has shown what the key asked for."""
         self.job.cancel()
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.cancel()  # (one waiting for the paint must not submit its queries after all)
+        self._painted = self.host.paints
         timer, self._timer = self._timer, None
         if timer is not None:
             timer.stop()
@@ -90,9 +100,12 @@ class Prefetch(Feature):
         queries = [i.query(now) for i in neighbours(host.inputs, roles, now)]
         wanted = [q for q in queries if not host.views.known(repo, q)]
         if wanted:
-            self.run(partial(self._fetch, repo, wanted), name="prefetch", group="prefetch")
+            self._worker = self.run(
+                partial(self._fetch, repo, wanted), name="prefetch", group="prefetch"
+            )
 
     async def _fetch(self, repo: Repository, queries: list[Query]) -> None:
+        await self.host.after_paint(self._painted)  # the key's own paint first
         session, views = self.host.session, self.host.views
 
         def work(cancelled: Callable[[], bool]) -> None:

@@ -66,10 +66,12 @@ class WhyNot(Feature):
         uid = view.exclusion_uid.get(id(item))
         if uid is None:
             return
-        self.run(partial(self._why_not, view, uid, box), name="why not", group="whynot")
+        painted = self.host.paints
+        self.run(partial(self._why_not, view, uid, box, painted), name="why not", group="whynot")
 
-    async def _why_not(self, view: View, uid: int, box: Static) -> None:
-        await asyncio.sleep(ROLES_DELAY)  # the key's paint first; a newer selection cancels
+    async def _why_not(self, view: View, uid: int, box: Static, painted: int) -> None:
+        await self.host.after_paint(painted)  # the key's paint first; a newer selection
+        await asyncio.sleep(ROLES_DELAY)  # cancels this wait
         resolution = view.resolution
         try:
             sentences = await self.job.submit(
