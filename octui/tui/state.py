@@ -125,15 +125,17 @@ class RowsMemo:
     same objects, in the same order, as in the previous resolution of that role and
     instant: their :class:`TableRows` (tens of thousands of keys indexed, every cell
     measured) are a pure function of those objects, so they are reused. An entry is
-    found by the identity of every row; it holds its rows, so no id is reused while it
-    is kept. The :data:`bound` most recently used entries are kept (0: none). Owned by the
-    app's view cache; a lock guards the table, nothing is computed while it is held.
+    found by a hash of every row's identity and taken only when its rows are the very
+    same objects (it holds them, so no identity is reused while it is kept). The
+    ``bound`` most recently used entries are kept (0: none): about two views' tables.
+    Owned by the app's view cache; a lock guards the table, nothing is computed while it
+    is held.
     """
 
-    def __init__(self, bound: int = 64) -> None:
+    def __init__(self, bound: int = 24) -> None:
         self.bound = bound
         self._lock = threading.Lock()
-        self._kept: OrderedDict[tuple[str, tuple[int, ...]], TableRows] = OrderedDict()
+        self._kept: OrderedDict[tuple[str, int, int], TableRows] = OrderedDict()
 
     def rows(
         self, name: str, rows: Sequence[R], make: Callable[[Sequence[R]], TableRows]
@@ -141,19 +143,20 @@ class RowsMemo:
         """``make(rows)``, or what it gave for the same ``name`` and the very same rows."""
         if not self.bound:
             return make(rows)
-        key = (name, tuple(map(id, rows)))
+        key = (name, len(rows), hash(tuple(map(id, rows))))
         with self._lock:
             found = self._kept.get(key)
             if found is not None:
                 self._kept.move_to_end(key)
-                return found
+        if found is not None and all(a is b for a, b in zip(found.rows, rows, strict=True)):
+            return found
         made = make(rows)
         with self._lock:
-            self._kept.setdefault(key, made)
+            self._kept[key] = made
             self._kept.move_to_end(key)
             while len(self._kept) > self.bound:
                 self._kept.popitem(last=False)
-            return self._kept[key]
+        return made
 
 
 @dataclass

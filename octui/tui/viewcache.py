@@ -23,8 +23,9 @@ from octui.resolve.result import Query
 from octui.session import Session
 from octui.tui.state import RowsMemo, View, make_view
 
-VIEWS = 8
-"""Views kept (each holds its resolution: tens of MB at 50k objects)."""
+VIEWS = 6
+"""Views kept: the one on show, the one before and the four the prefetch makes (each
+holds its resolution and its tables: tens of MB at 50k objects)."""
 
 
 class ViewCache:
