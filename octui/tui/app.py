@@ -32,7 +32,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar, cast
 
-from textual import on, work
+from textual import events, on, work
 from textual.actions import SkipAction
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
@@ -70,6 +70,7 @@ from octui.tui.screens.error import ErrorScreen
 from octui.tui.screens.explorer import ExplorerScreen
 from octui.tui.screens.help import HelpScreen, key_groups
 from octui.tui.state import END_OF_TIME_NOTE, Inputs, View
+from octui.tui.viewcache import ViewCache
 from octui.tui.web import guard_web_session
 from octui.tui.widgets.inputs import InputsPane, parse_as_of
 from octui.tui.widgets.rowtable import RowTable
@@ -155,6 +156,11 @@ class OctuiApp(App[None]):
         self.revision_commit: str | None = None
         self.audits = AuditCache(lambda repo: self.session.cache_for(repo))
         """The audits of this run (the audit view, the Roles block, the editor's lines)."""
+        self.paints = 0
+        """Screen updates so far (background work waits for the key's own: :meth:`after_paint`)."""
+        self.views = ViewCache()
+        """The views of this run, by query: a key asking for one again (or for one the
+        prefetch made) shows it without resolving."""
         self.roles_worker: Worker[None] | None = None
         self.feature_set = Features(self)
         """The explorer's features (compare, agenda, revisions, why not, …)."""
@@ -186,6 +192,27 @@ class OctuiApp(App[None]):
         result = getattr(self.feature_set.by_name[name], f"action_{action}")()
         if inspect.isawaitable(result):
             await result
+
+    async def on_event(self, event: events.Event) -> None:
+        """Every key stops the prefetch first (it starts again once the explorer is idle)."""
+        if isinstance(event, events.Key):
+            self.feature_set.prefetch.poke()
+        await super().on_event(event)
+
+    def _display(self, screen: Screen[Any], renderable: Any) -> None:
+        """Count every screen update (see :meth:`after_paint`)."""
+        super()._display(screen, renderable)
+        if renderable is not None:
+            self.paints += 1
+
+    async def after_paint(self, since: int, limit: float = 1.0) -> None:
+        """Return once the screen was updated after ``since`` (a value of :attr:`paints`), or
+        after ``limit`` s: background work started for a key lets the key's own paint go
+        first (it shares the interpreter with it)."""
+        waited = 0.0
+        while self.paints <= since and waited < limit:
+            await asyncio.sleep(0.01)
+            waited += 0.01
 
     def on_view_applied(self, message: ViewApplied) -> None:
         if not self._main_ready():

@@ -8,6 +8,7 @@ file in the editor. Audits come from the app's :class:`~octui.tui.auditmodel.Aud
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import subprocess
 from datetime import datetime
@@ -33,6 +34,10 @@ if TYPE_CHECKING:
 
 ROLES_TITLE = "Roles (this as_of, empty task)"
 ROLES_JUDGED = "  judged on what this role may read"
+ROLES_DELAY = 0.05
+"""Seconds the Roles block waits, after the key's own paint, before it resolves every
+role (the audit shares the interpreter with the UI): a key pressed meanwhile starts
+nothing (its newer selection cancels the wait)."""
 
 
 async def audit_for(app: Host, as_of: datetime | None = None) -> Audit | None:
@@ -96,7 +101,11 @@ def show_roles_block(app: Host, view: View | None, item: Row | None) -> None:
         return
     detail.show_roles([ROLES_TITLE, "  resolving every role…"])
 
+    painted = app.paints
+
     async def compute() -> None:
+        await app.after_paint(painted)  # the key's own paint first; a newer selection
+        await asyncio.sleep(ROLES_DELAY)  # (or key) cancels this wait and starts nothing
         lines = await in_daemon_thread(roles_of, audits, repo, role, as_of, uid)
         if app.view is view and app.selected is item:
             detail.show_roles(lines)

@@ -18,12 +18,15 @@ from typing import Any, Protocol
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.timer import Timer
+from textual.widget import Widget
 from textual.worker import Worker
 
 from octui.session import Session
 from octui.tui.auditmodel import AuditCache
 from octui.tui.messages import Row
 from octui.tui.state import Inputs, View
+from octui.tui.viewcache import ViewCache
 from octui.tui.widgets.rowtable import RowTable
 
 Command = tuple[str, Callable[[], object], str]
@@ -51,6 +54,14 @@ class Host(Protocol):
     """The commit of :attr:`revision`."""
     audits: AuditCache
     """The audits computed for this run (per repository and instant)."""
+    paints: int
+    """Screen updates so far."""
+    views: ViewCache
+    """The views made in this run (by query), for the keys that ask for them."""
+    generation: int
+    """Generation of the newest resolution asked for."""
+    applied_generation: int
+    """Generation of the resolution on screen."""
     roles_worker: Worker[None] | None
     """The worker filling the detail pane's Roles block, if one ran."""
     title: str
@@ -68,6 +79,11 @@ class Host(Protocol):
     @property
     def screen_stack(self) -> list[Screen[Any]]:
         """The screens, the explorer's own first."""
+        ...
+
+    @property
+    def focused(self) -> Widget | None:
+        """The widget with the focus."""
         ...
 
     @property
@@ -115,6 +131,10 @@ class Host(Protocol):
         """Run ``work`` as a worker of the app (its failure is reported)."""
         ...
 
+    def set_timer(self, delay: float, callback: Callable[[], object]) -> Timer:
+        """Call ``callback`` once, ``delay`` seconds from now."""
+        ...
+
     def copy_to_clipboard(self, text: str) -> None:
         """Copy ``text`` to the terminal's clipboard."""
         ...
@@ -127,6 +147,10 @@ class Host(Protocol):
 
     def suspend(self) -> Any:
         """A context in which another program has the terminal."""
+        ...
+
+    async def after_paint(self, since: int, limit: float = 1.0) -> None:
+        """Return once the screen was updated after ``since`` (a value of :attr:`paints`)."""
         ...
 
     def set_inputs(self, inputs: Inputs) -> None:

@@ -33,7 +33,8 @@ from octui.tui.loading import DiskWatch, load_problem, role_problem
 from octui.tui.messages import ViewApplied
 from octui.tui.screens.error import ErrorScreen
 from octui.tui.settings import remember_role
-from octui.tui.state import Inputs, View, make_view
+from octui.tui.state import Inputs, View
+from octui.tui.viewcache import ViewCache
 from octui.tui.widgets.inputs import InputsPane
 from octui.tui.widgets.status import StatusBar
 
@@ -49,6 +50,7 @@ class ResolvingHost(Host, Protocol):
     error_screen: ErrorScreen | None
     poll_interval: float
     feature_set: Features
+    views: ViewCache
 
     def show_context(self) -> None: ...
 
@@ -191,7 +193,7 @@ class Resolving:
         def compute() -> View | None:
             if generation != app.generation:
                 return None  # a newer request exists: skip the work
-            return make_view(session.resolve(query), generation)
+            return app.views.view(session, query, generation)
 
         loop = asyncio.get_running_loop()
         try:

@@ -7,7 +7,8 @@ Textual-free: the app keeps an :class:`Inputs`, turns it into a
 
 from __future__ import annotations
 
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -17,7 +18,7 @@ from octui.bundle.bundle import digest
 from octui.core.enums import ExclusionReason
 from octui.core.model import ContextObject, Exclusion, Finding
 from octui.core.timeutil import now_utc, shift
-from octui.load.heap import gc_paused
+from octui.load.heap import gc_paused, hold_heap
 from octui.resolve.result import Included, Query, Resolution
 from octui.tui.measure import longest_line
 
@@ -117,6 +118,47 @@ def table_rows(
     return TableRows(rows, key_index(rows, key), id_width, detail_width)
 
 
+class RowsMemo:
+    """The tables' rows already indexed and measured, by which rows they are.
+
+    A new task re-ranks the included objects, but most exclusions (steps 1–7) are the very
+    same objects, in the same order, as in the previous resolution of that role and
+    instant: their :class:`TableRows` (tens of thousands of keys indexed, every cell
+    measured) are a pure function of those objects, so they are reused. An entry is
+    found by a hash of every row's identity and taken only when its rows are the very
+    same objects (it holds them, so no identity is reused while it is kept). The
+    ``bound`` most recently used entries are kept (0: none): about two views' tables.
+    Owned by the app's view cache; a lock guards the table, nothing is computed while it
+    is held.
+    """
+
+    def __init__(self, bound: int = 24) -> None:
+        self.bound = bound
+        self._lock = threading.Lock()
+        self._kept: OrderedDict[tuple[str, int, int], TableRows] = OrderedDict()
+
+    def rows(
+        self, name: str, rows: Sequence[R], make: Callable[[Sequence[R]], TableRows]
+    ) -> TableRows:
+        """``make(rows)``, or what it gave for the same ``name`` and the very same rows."""
+        if not self.bound:
+            return make(rows)
+        key = (name, len(rows), hash(tuple(map(id, rows))))
+        with self._lock:
+            found = self._kept.get(key)
+            if found is not None:
+                self._kept.move_to_end(key)
+        if found is not None and all(a is b for a, b in zip(found.rows, rows, strict=True)):
+            return found
+        made = make(rows)
+        with self._lock:
+            self._kept[key] = made
+            self._kept.move_to_end(key)
+            while len(self._kept) > self.bound:
+                self._kept.popitem(last=False)
+        return made
+
+
 @dataclass
 class View:
     """One resolution, with what the panes need precomputed."""
@@ -164,37 +206,57 @@ class View:
         return self.error_count
 
 
-def make_view(resolution: Resolution, generation: int) -> View:
+def make_view(resolution: Resolution, generation: int, memo: RowsMemo | None = None) -> View:
     """Compute the view (runs in a worker thread), the garbage collector paused: the rows
-    of a 50k-object view are hundreds of thousands of containers that make no cycles."""
+    of a 50k-object view are hundreds of thousands of containers that make no cycles.
+
+    The view then joins the held heap (:func:`~octui.load.heap.hold_heap`, as the loaded
+    repository does): left young, the resolution and its rows would be walked again by
+    every full collection the UI thread's allocations trigger later (a tenth of a second
+    and more at 10k objects, on the key being handled). Reference counting still frees a
+    view that is dropped; the next load gives every frozen object back to the collector."""
     with gc_paused():
-        return _make_view(resolution, generation)
+        view = _make_view(resolution, generation, memo if memo is not None else RowsMemo(0))
+    hold_heap()
+    return view
 
 
-def _make_view(resolution: Resolution, generation: int) -> View:
+def _make_view(resolution: Resolution, generation: int, memo: RowsMemo) -> View:
     uid_of: dict[int, int] = {}
     for uid, fate in resolution.fates.items():
         if isinstance(fate, Exclusion):
             uid_of[id(fate)] = uid
-    counts: Counter[ExclusionReason] = Counter(e.reason for e in resolution.exclusions)
-    view = View(resolution, digest(resolution), generation, uid_of, counts)
-    view.included_rows = table_rows(resolution.included, row_key, included_id)
-    by_reason: dict[str, list[Exclusion]] = {}
+    by_reason: dict[ExclusionReason, list[Exclusion]] = {}
     for ex in resolution.exclusions:
-        by_reason.setdefault(ex.reason.value, []).append(ex)
+        by_reason.setdefault(ex.reason, []).append(ex)
+    counts = Counter({reason: len(rows) for reason, rows in by_reason.items()})
+    view = View(resolution, digest(resolution), generation, uid_of, counts)
+    view.included_rows = memo.rows(
+        "included", resolution.included, lambda r: table_rows(r, row_key, included_id)
+    )
     excluded = {
-        reason: table_rows(rows, row_key, excluded_id, details=_excluded_detail)
+        reason.value: memo.rows(
+            reason.value,
+            rows,
+            lambda r: table_rows(r, row_key, excluded_id, details=_excluded_detail),
+        )
         for reason, rows in by_reason.items()
     }
     widest = max((t.id_width for t in excluded.values()), default=0)
     longest_detail = max((t.detail_width for t in excluded.values()), default=0)
-    excluded[ALL_REASONS] = table_rows(
-        resolution.exclusions, row_key, id_width=widest, detail_width=longest_detail
+    excluded[ALL_REASONS] = memo.rows(
+        ALL_REASONS,
+        resolution.exclusions,
+        lambda r: table_rows(r, row_key, id_width=widest, detail_width=longest_detail),
     )
     view.excluded_rows = excluded
     view.warning_rows = table_rows(severity_first(resolution.warnings), warning_key)
     view.errors  # noqa: B018 - counted here, off the UI thread
     return view
+
+
+def _excluded_rows(rows: Sequence[Exclusion]) -> TableRows:
+    return table_rows(rows, row_key, excluded_id, details=_excluded_detail)
 
 
 ALL_REASONS = "all"

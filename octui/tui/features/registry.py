@@ -7,6 +7,7 @@ from octui.tui.features.agenda import Agenda
 from octui.tui.features.compare import Compare
 from octui.tui.features.export import Export
 from octui.tui.features.orientation import Orientation
+from octui.tui.features.prefetch import Prefetch
 from octui.tui.features.revisions import Revisions
 from octui.tui.features.timetravel import TimeTravel
 from octui.tui.features.whynot import WhyNot
@@ -24,6 +25,7 @@ class Features:
         self.orientation = Orientation(host)
         self.timetravel = TimeTravel(host)
         self.export = Export(host)
+        self.prefetch = Prefetch(host)
         self.all: tuple[Feature, ...] = (
             self.compare,
             self.agenda,
@@ -32,6 +34,7 @@ class Features:
             self.orientation,
             self.timetravel,
             self.export,
+            self.prefetch,
         )
         """Every feature: the app hands each message to them in this order."""
         self.by_name: dict[str, Feature] = {f.NAME: f for f in self.all}

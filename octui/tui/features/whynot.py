@@ -8,6 +8,7 @@ older answer never overwrites a newer one.
 
 from __future__ import annotations
 
+import asyncio
 from functools import partial
 
 from textual.css.query import NoMatches
@@ -18,6 +19,7 @@ from octui.analysis.whynot import why_not
 from octui.core.model import Exclusion
 from octui.core.textsafe import inert
 from octui.core.textsafe import markup_escape as escape
+from octui.tui.auditapp import ROLES_DELAY
 from octui.tui.background import LatestJob
 from octui.tui.features import Feature
 from octui.tui.host import Host
@@ -64,9 +66,12 @@ class WhyNot(Feature):
         uid = view.exclusion_uid.get(id(item))
         if uid is None:
             return
-        self.run(partial(self._why_not, view, uid, box), name="why not", group="whynot")
+        painted = self.host.paints
+        self.run(partial(self._why_not, view, uid, box, painted), name="why not", group="whynot")
 
-    async def _why_not(self, view: View, uid: int, box: Static) -> None:
+    async def _why_not(self, view: View, uid: int, box: Static, painted: int) -> None:
+        await self.host.after_paint(painted)  # the key's paint first; a newer selection
+        await asyncio.sleep(ROLES_DELAY)  # cancels this wait
         resolution = view.resolution
         try:
             sentences = await self.job.submit(

@@ -78,6 +78,10 @@ class ExplorerScreen(Screen[None]):
         super().__init__(id="_default")  # the id Textual gives the first screen
         self._jump_cycle: tuple[tuple[object, ...], int] | None = None
         """The warning last jumped from and which of its objects was shown."""
+        self._bundled: tuple[Path, bool] | None = None
+        """Whether the root is the bundled sample (resolving two paths: asked once)."""
+        self._shown: tuple[object, object] | None = None
+        """The (view, row) the detail pane last showed (see :meth:`select_again`)."""
 
     @property
     def host(self) -> Host:
@@ -131,7 +135,7 @@ class ExplorerScreen(Screen[None]):
         header.show(
             Context(
                 repository=host.root.name or str(host.root),
-                bundled_sample=is_bundled_sample(host.root),
+                bundled_sample=self.bundled_sample(host.root),
                 revision=host.revision,
                 commit=host.revision_commit,
                 known_at=known_at if host.revision is not None else None,
@@ -141,6 +145,13 @@ class ExplorerScreen(Screen[None]):
                 following_now=following,
             )
         )
+
+    def bundled_sample(self, root: Path) -> bool:
+        """:func:`is_bundled_sample` of ``root``, asked once per root (the header shows it
+        on every input change and every view)."""
+        if self._bundled is None or self._bundled[0] != root:
+            self._bundled = (root, is_bundled_sample(root))
+        return self._bundled[1]
 
     # -- layout --------------------------------------------------------------------------
 
@@ -209,13 +220,23 @@ class ExplorerScreen(Screen[None]):
     def refresh_selection(self) -> None:
         """Select the active table's current row again (a new view or another tab)."""
         table = self.active_table()
-        self.select(table.current_row if table is not None else None)
+        self.select_again(table.current_row if table is not None else None)
+
+    def select_again(self, item: Row | None) -> None:
+        """:meth:`select` unless ``item`` of the view on show is what the pane shows already:
+        a new view's table announces its row, and the app selects it again once painted;
+        the second would draw the same detail, timeline and Roles block again."""
+        shown = self._shown
+        if shown is not None and shown[0] is self.host.view and shown[1] is item:
+            return
+        self.select(item)
 
     def select(self, item: Row | None) -> None:
         """Show ``item`` in the detail pane, the timeline and the Roles block."""
         host = self.host
         host.selected = item
         view = host.view
+        self._shown = (view, item)
         self.query_one(DetailPane).show(view, item)
         host.post_message(SelectionChanged(view, item))
         show_roles_block(host, view, item)
@@ -248,7 +269,7 @@ class ExplorerScreen(Screen[None]):
         if not self.ready():
             return
         if event.table is self.active_table():
-            self.select(event.row)
+            self.select_again(event.row)
 
     def on_row_table_selected(self, event: RowTable.Selected) -> None:
         if isinstance(event.row, Finding):

@@ -116,6 +116,9 @@ class DetailPane(VerticalScroll):
         self.field_rows: list[tuple[str, str]] = []
         """The fields on show, as text (empty for denied objects and warnings)."""
         self._markdown_text: str | None = None
+        self._blocks: tuple[str, int] | None = None
+        """The last content measured by :func:`markdown_blocks` and its count (a new view
+        of the same object shows the same content: it is parsed once)."""
 
     def compose(self) -> ComposeResult:
         yield Static("Select a row to see everything about it.", id="why")
@@ -192,7 +195,9 @@ class DetailPane(VerticalScroll):
         ``MARKDOWN_BLOCKS`` blocks (then as plain text, at most ``PLAIN_LINES`` lines), with a
         note saying what was left out."""
         head = content[:CONTENT_CAP]
-        blocks = markdown_blocks(inert(head))
+        if self._blocks is None or self._blocks[0] != head:
+            self._blocks = (head, markdown_blocks(inert(head)))
+        blocks = self._blocks[1]
         if blocks <= MARKDOWN_BLOCKS:
             self._set_markdown(inert(head), len(content) - len(head))
             return

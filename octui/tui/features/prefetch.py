@@ -1,0 +1,123 @@
+""" "Prefetch": the views of the likely next keys, made while the explorer is idle.
+
+Once a view is on screen and no key is coming (:data:`IDLE` s), the views the next key
+most likely asks for are made on one background thread into the app's
+:class:`~octui.tui.viewcache.ViewCache`: a day on and a day back (``]``/``[``), then the
+next and the previous role of the role list. Such a key is then shown without resolving
+anything. Every key cancels the prefetch (between two queries: one resolution cannot be
+stopped half-way) and it starts again once the explorer is idle again. It never starts
+while a field has the focus (a typist's next key would share the CPU with it), nor for
+the roles while following "now" (their instant would be another minute's).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import datetime
+from functools import partial
+from typing import Any
+
+from textual.timer import Timer
+from textual.widgets import Input
+from textual.worker import Worker
+
+from octui.load.assemble import Repository
+from octui.resolve.result import Query
+from octui.tui.background import LatestJob
+from octui.tui.features import Feature
+from octui.tui.host import Host
+from octui.tui.messages import ViewApplied
+from octui.tui.state import Inputs
+
+IDLE = 0.1
+"""Seconds without a key before the explorer counts as idle and prefetches."""
+
+
+def neighbours(inputs: Inputs, roles: list[str], now: datetime) -> list[Inputs]:
+    """The inputs the next key most likely asks for: a day on, a day back, then the next
+    and the previous role of the list (not while following "now": that instant moves)."""
+    out: list[Inputs] = []
+    for days in (1, -1):
+        moved = inputs.step(days=days, now=now)
+        if moved is not None:
+            out.append(moved)
+    if inputs.as_of is not None and inputs.role in roles and len(roles) > 1:
+        at = roles.index(inputs.role)
+        for other in (roles[(at + 1) % len(roles)], roles[at - 1]):
+            if other != inputs.role:
+                out.append(replace(inputs, role=other))
+    return list(dict.fromkeys(out))
+
+
+class Prefetch(Feature):
+    """Make the likely next views while the explorer is idle (see the module)."""
+
+    NAME = "prefetch"
+
+    def __init__(self, host: Host) -> None:
+        super().__init__(host)
+        self.enabled = True
+        """False: every key computes its own view (the benchmark's "cold" figures)."""
+        self.job: LatestJob[None] = LatestJob("octui-prefetch")
+        self._timer: Timer | None = None
+        self._painted = 0
+        """:attr:`~octui.tui.host.Host.paints` at the last key or view."""
+        self._worker: Worker[Any] | None = None
+
+    def close(self) -> None:
+        self.job.close()
+
+    def on_view_applied(self, message: ViewApplied) -> None:
+        self.poke()
+
+    def poke(self) -> None:
+        """A key (or a new view): stop prefetching; start again once idle for :data:`IDLE` s
+        and the screen has shown what the key asked for."""
+        self.job.cancel()
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.cancel()  # (one waiting for the paint must not submit its queries after all)
+        self._painted = self.host.paints
+        timer, self._timer = self._timer, None
+        if timer is not None:
+            timer.stop()
+        if self.enabled:
+            self._timer = self.host.set_timer(IDLE, self._start)
+
+    def _start(self) -> None:
+        self._timer = None
+        host = self.host
+        if not host.screen_stack:
+            return  # quitting
+        view, repo = host.view, host.session.repository
+        if view is None or repo is None or view.resolution.repository is not repo:
+            return
+        if isinstance(host.focused, Input) or host.applied_generation != host.generation:
+            return  # typing, or a resolution on its way: not idle
+        roles = list(repo.config.roles)
+        now = host.clock()
+        queries = [i.query(now) for i in neighbours(host.inputs, roles, now)]
+        wanted = [q for q in queries if not host.views.known(repo, q)]
+        if wanted:
+            self._worker = self.run(
+                partial(self._fetch, repo, wanted), name="prefetch", group="prefetch"
+            )
+
+    async def _fetch(self, repo: Repository, queries: list[Query]) -> None:
+        await self.host.after_paint(self._painted)  # the key's own paint first
+        session, views = self.host.session, self.host.views
+
+        def work(cancelled: Callable[[], bool]) -> None:
+            for query in queries:
+                if cancelled() or session.repository is not repo:
+                    return
+                try:
+                    views.made(session, repo, query)
+                except Exception:  # the key that asks for it computes it and says what failed
+                    return
+
+        await self.job.submit(work)
+
+
+__all__ = ["IDLE", "Prefetch", "neighbours"]

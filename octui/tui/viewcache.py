@@ -1,0 +1,87 @@
+"""Finished views kept for the keys that ask for them again (or ahead of them).
+
+- :class:`ViewCache` is the app's one cache of finished views (a resolution with its
+  tables indexed and measured, its digest computed): by repository and
+  :class:`~octui.resolve.result.Query`, the few most recently used. A view is a pure
+  function of the two, so a key whose query was made before (a day back after a day on,
+  the role just left, a prefetched neighbour) is shown without resolving anything; a
+  query being made by another thread is waited for, not made twice.
+- :class:`~octui.tui.features.prefetch.Prefetch` fills it ahead of the likely next keys.
+
+Thread-safety: one lock guards the tables; nothing is computed while it is held; two
+threads wanting one query agree that the first computes it and the other waits.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import replace
+
+from octui.load.assemble import Repository
+from octui.resolve.result import Query
+from octui.session import Session
+from octui.tui.state import RowsMemo, View, make_view
+
+VIEWS = 6
+"""Views kept: the one on show, the one before and the four the prefetch makes (each
+holds its resolution and its tables: tens of MB at 50k objects)."""
+
+
+class ViewCache:
+    """Finished views of one repository, by query (the :data:`VIEWS` most recently used)."""
+
+    def __init__(self, bound: int = VIEWS) -> None:
+        self.bound = bound
+        self._lock = threading.Lock()
+        self._repo: Repository | None = None
+        self._views: OrderedDict[Query, View] = OrderedDict()
+        self._making: dict[Query, threading.Event] = {}
+        self.rows = RowsMemo()
+        """The tables' rows, reused by views that share them (see :class:`RowsMemo`)."""
+
+    def known(self, repo: Repository, query: Query) -> bool:
+        """True when ``query``'s view of ``repo`` is made (or being made)."""
+        with self._lock:
+            return self._repo is repo and (query in self._views or query in self._making)
+
+    def view(self, session: Session, query: Query, generation: int) -> View:
+        """``query``'s view of the session's repository, as generation ``generation``:
+        kept, or waited for, or made now (and kept)."""
+        repo = session.repository if session.repository is not None else session.load()
+        return replace(self.made(session, repo, query), generation=generation)
+
+    def made(self, session: Session, repo: Repository, query: Query) -> View:
+        """The view of ``query`` (generation 0), made once per repository."""
+        while True:
+            with self._lock:
+                if self._repo is not repo:  # a reload: the old views are of another repository
+                    self._repo, self._making = repo, {}
+                    self._views.clear()
+                    self.rows = RowsMemo()
+                found = self._views.get(query)
+                if found is not None:
+                    self._views.move_to_end(query)
+                    return found
+                waiting = self._making.get(query)
+                if waiting is None:
+                    mine = self._making[query] = threading.Event()
+                    break
+            waiting.wait()  # another thread makes it: take its answer (or make it, if it failed)
+        try:
+            made = make_view(session.resolve(query), 0, self.rows)
+        finally:
+            with self._lock:
+                if self._making.get(query) is mine:
+                    del self._making[query]
+            mine.set()
+        with self._lock:
+            if self._repo is repo:
+                self._views[query] = made
+                self._views.move_to_end(query)
+                while len(self._views) > self.bound:
+                    self._views.popitem(last=False)
+        return made
+
+
+__all__ = ["VIEWS", "ViewCache"]

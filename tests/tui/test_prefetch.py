@@ -1,0 +1,80 @@
+"""The explorer's view cache and prefetch: the likely next keys' views are made while it is
+idle, a key that asks for one shows it without resolving, and every key stops the prefetch."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from octui.tui.features.prefetch import neighbours
+from octui.tui.state import Inputs
+
+from .conftest import AS_OF, make_app, settle, wait_for
+
+
+def test_neighbours_are_a_day_on_and_back_then_the_next_and_previous_role() -> None:
+    inputs = Inputs(role="b", as_of=AS_OF, chosen=AS_OF)
+    got = neighbours(inputs, ["a", "b", "c"], AS_OF)
+    assert [(i.role, i.as_of) for i in got] == [
+        ("b", AS_OF + timedelta(days=1)),
+        ("b", AS_OF - timedelta(days=1)),
+        ("c", AS_OF),
+        ("a", AS_OF),
+    ]
+
+
+def test_following_now_prefetches_no_role() -> None:
+    got = neighbours(Inputs(role="b"), ["a", "b", "c"], AS_OF)
+    assert {i.role for i in got} == {"b"}
+
+
+async def test_idle_explorer_prefetches_the_neighbours_and_the_key_uses_them() -> None:
+    app = make_app(role="support")
+    async with app.run_test(size=(130, 40)) as pilot:
+        await settle(pilot)
+        repo = app.session.repository
+        assert repo is not None
+        day_on = app.inputs.step(days=1, now=app.clock())
+        assert day_on is not None
+        wanted = day_on.query(app.clock())
+        await wait_for(pilot, lambda: app.views.known(repo, wanted))
+        await app.workers.wait_for_complete()
+        made = app.views.made(app.session, repo, wanted)
+        resolved: list[Any] = []
+        original = app.session.resolve
+
+        def counted(query: Any) -> Any:
+            resolved.append(query)
+            return original(query)
+
+        app.session.resolve = counted  # type: ignore[method-assign]
+        await pilot.press("right_square_bracket")
+        await settle(pilot)
+        assert app.view is not None and app.view.query == wanted
+        assert app.view.resolution is made.resolution
+        assert wanted not in resolved  # shown from the prefetch, not resolved again
+
+
+async def test_a_key_cancels_the_prefetch_and_disabled_it_never_runs() -> None:
+    app = make_app(role="support")
+    app.feature_set.prefetch.enabled = False
+    async with app.run_test(size=(130, 40)) as pilot:
+        await settle(pilot)
+        repo = app.session.repository
+        assert repo is not None
+        await pilot.pause(0.3)
+        day_on = app.inputs.step(days=1, now=app.clock())
+        assert day_on is not None
+        assert not app.views.known(repo, day_on.query(app.clock()))
+        prefetch = app.feature_set.prefetch
+        prefetch.enabled = True
+        cancelled: list[bool] = []
+        original = prefetch.job.cancel
+
+        def cancel() -> None:
+            cancelled.append(True)
+            original()
+
+        prefetch.job.cancel = cancel  # type: ignore[method-assign]
+        await pilot.press("down")
+        assert cancelled

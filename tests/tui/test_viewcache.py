@@ -1,0 +1,106 @@
+"""The app's view cache (a view made once per query, waited for rather than made twice)
+and the memo of the tables' rows (reused when a new resolution holds the very same rows);
+a view joins the held heap."""
+
+from __future__ import annotations
+
+import gc
+import threading
+from datetime import timedelta
+
+from octui.resolve.engine import resolve
+from octui.resolve.result import Query
+from octui.session import Session
+from octui.tui.state import ALL_REASONS, RowsMemo, make_view
+from octui.tui.viewcache import ViewCache
+
+from .conftest import AS_OF, SAMPLE
+
+
+def test_a_view_is_made_once_per_query_and_again_after_a_reload() -> None:
+    session = Session(SAMPLE)
+    session.load()
+    views = ViewCache()
+    query = Query(role="support", as_of=AS_OF)
+    first = views.view(session, query, 3)
+    again = views.view(session, query, 4)
+    assert (first.generation, again.generation) == (3, 4)
+    assert again.resolution is first.resolution and again.digest == first.digest
+    session.load()  # a new repository: its own views
+    assert views.view(session, query, 5).resolution is not first.resolution
+
+
+def test_the_cache_keeps_the_most_recent_views() -> None:
+    session = Session(SAMPLE)
+    repo = session.load()
+    views = ViewCache(bound=2)
+    queries = [Query(role="support", as_of=AS_OF - timedelta(days=d)) for d in range(3)]
+    for q in queries:
+        views.view(session, q, 1)
+    assert [views.known(repo, q) for q in queries] == [False, True, True]
+
+
+def test_a_query_being_made_is_waited_for_not_made_twice() -> None:
+    session = Session(SAMPLE)
+    repo = session.load()
+    views = ViewCache()
+    query = Query(role="support", as_of=AS_OF)
+    calls: list[Query] = []
+    started, release = threading.Event(), threading.Event()
+    original = session.resolve
+
+    def slow(q: Query):  # type: ignore[no-untyped-def]
+        calls.append(q)
+        started.set()
+        release.wait(5)
+        return original(q)
+
+    session.resolve = slow  # type: ignore[method-assign, assignment]
+    first = threading.Thread(target=views.made, args=(session, repo, query))
+    first.start()
+    started.wait(5)
+    second: list[object] = []
+    waiter = threading.Thread(target=lambda: second.append(views.made(session, repo, query)))
+    waiter.start()
+    release.set()
+    first.join(5)
+    waiter.join(5)
+    assert len(calls) == 1 and second and views.known(repo, query)
+
+
+def test_rows_of_the_very_same_exclusions_are_reused() -> None:
+    session = Session(SAMPLE)
+    session.load()
+    memo = RowsMemo()
+    query = Query(role="support", as_of=AS_OF)
+    one = make_view(session.resolve(query), 1, memo)
+    two = make_view(session.resolve(Query(role="support", as_of=AS_OF, task="refund")), 2, memo)
+    shared = [r for r in one.excluded_rows if r != ALL_REASONS and r in two.excluded_rows]
+    assert any(two.excluded_rows[r] is one.excluded_rows[r] for r in shared)
+    for reason in shared:
+        if [id(e) for e in one.excluded_rows[reason].rows] == [
+            id(e) for e in two.excluded_rows[reason].rows
+        ]:
+            assert two.excluded_rows[reason] is one.excluded_rows[reason]
+    fresh = make_view(resolve(session.repository, query), 3, memo)  # type: ignore[arg-type]
+    alone = make_view(resolve(session.repository, query), 4)  # type: ignore[arg-type]
+    assert fresh.excluded_rows[ALL_REASONS] is not one.excluded_rows[ALL_REASONS]
+    for reason, rows in alone.excluded_rows.items():  # the memo never changes what is shown
+        got = fresh.excluded_rows[reason]
+        assert (got.index, got.id_width, got.detail_width) == (
+            rows.index,
+            rows.id_width,
+            rows.detail_width,
+        )
+
+
+def test_a_view_joins_the_held_heap() -> None:
+    session = Session(SAMPLE)
+    session.load()
+    resolution = session.resolve(Query(role="support", as_of=AS_OF))
+    gc.unfreeze()
+    try:
+        make_view(resolution, 1)
+        assert gc.get_freeze_count() > 0  # left young, every full pass would walk it again
+    finally:
+        gc.unfreeze()
