@@ -51,7 +51,9 @@ def dumps_canonical(value: Any) -> bytes:
     if _orjson is not None:
         try:
             if _orjson_agrees(value):
-                return _orjson.dumps(value, option=_orjson.OPT_SORT_KEYS)
+                # orjson's bytes keep the whole buffer it grew (often ten times the text):
+                # a copy of the exact size, as the pieces are kept
+                return bytes(memoryview(_orjson.dumps(value, option=_orjson.OPT_SORT_KEYS)))
         except (TypeError, ValueError, RecursionError):  # JSONEncodeError is a TypeError
             pass
     return json.dumps(

@@ -22,6 +22,9 @@ What is kept, and how much:
   memory they hold stays about what :data:`ROLE_OBJECTS` and :data:`STAGE_OBJECTS` allow;
 - derived values the analyses ask for again and again (the repository as one role sees
   it, with its own cache): the :data:`DERIVED` most recently used.
+- in :attr:`ResolutionCache.memo`, what the bundle derives from the repository's objects
+  (the digest's encoded pieces, :mod:`octui.bundle.pieces`); each stage keeps its own memo
+  (step 8's fixed order and task-token matches, the stage's digest pieces).
 
 Thread-safety, one rule: **one lock guards every read and write of every table, and nothing
 is computed while it is held.** A missing value is computed outside the lock and stored

@@ -138,3 +138,18 @@ def test_bundle_objects_own_their_matches(repo: Repository) -> None:
     assert len(matching) >= 2
     objects[matching[0]]["matched"].clear()
     assert objects[matching[1]]["matched"] == first == res.included[matching[0]].matched
+
+
+def test_kept_pieces_hold_only_their_bytes() -> None:
+    """orjson's bytes keep the buffer it grew; a kept piece must not (memory of a session)."""
+    import tracemalloc
+
+    value = {"content": "x" * 1500, "tags": ["a", "b"], "version": 3}
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        kept = [dumps_canonical(value) for _ in range(200)]
+        used = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert used < 200 * 3 * len(kept[0])
