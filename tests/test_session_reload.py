@@ -265,3 +265,23 @@ def test_hidden_and_foreign_paths_are_ignored(repo: Path) -> None:
     session.load([str(repo / ".git" / "x.md"), str(repo / "notes.txt"), "/elsewhere/y.md"])
     assert session.repository is first
     assert session.loader.fingerprint == Session(repo).fingerprint()
+
+
+def test_carried_entries_never_hold_a_chain_of_old_repositories(repo: Path) -> None:
+    import gc
+    import weakref
+
+    from octui.load.heap import release_heap
+
+    session = Session(repo)
+    first = session.load()
+    _warm(session)
+    gone = weakref.ref(first)
+    del first
+    for i, target in enumerate(_objects(repo)[20:23]):  # edits, nothing asked in between
+        target.write_text(target.read_text(encoding="utf-8") + f"\nedit {i}\n", "utf-8")
+        session.load([str(target)])
+    release_heap()
+    gc.collect()
+    assert gone() is None
+    _same_as_fresh(session, repo)
