@@ -286,3 +286,23 @@ def test_a_body_edit_keeps_the_digest_pieces_of_every_other_object(repo: Path) -
     kept = {k for k in before._by_state if k[0] != edited}
     assert set(after._by_state) == kept
     _same_as_fresh(session, repo)
+
+
+def test_carried_entries_never_hold_a_chain_of_old_repositories(repo: Path) -> None:
+    import gc
+    import weakref
+
+    from octui.load.heap import release_heap
+
+    session = Session(repo)
+    first = session.load()
+    _warm(session)
+    gone = weakref.ref(first)
+    del first
+    for i, target in enumerate(_objects(repo)[20:23]):  # edits, nothing asked in between
+        target.write_text(target.read_text(encoding="utf-8") + f"\nedit {i}\n", "utf-8")
+        session.load([str(target)])
+    release_heap()
+    gc.collect()
+    assert gone() is None
+    _same_as_fresh(session, repo)

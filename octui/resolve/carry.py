@@ -186,18 +186,13 @@ def _carry_memo(old: ResolutionCache, new: ResolutionCache, uids: list[int]) -> 
 def _pending(
     table: Table, what: set[str], keeps: Callable[[frozenset[str]], bool]
 ) -> dict[Hashable, tuple[Any, frozenset[str]]]:
-    """The entries of ``table`` that still hold after a change of the fields ``what``,
-    each with every field changed since it was computed: those it holds, then those it
-    carried and was never asked for."""
-    found: dict[Hashable, tuple[Any, frozenset[str]]] = {}
-    for key, (value, since) in table.pending_items():
-        found[key] = (value, since | what)
-    for key, value in table.items():
-        found[key] = (value, frozenset(what))
-    kept = {k: e for k, e in found.items() if keeps(e[1])}
-    while len(kept) > table.bound:
-        kept.pop(next(iter(kept)))
-    return kept
+    """The entries of ``table`` that still hold after a change of the fields ``what``.
+    Only the entries it holds: what it carried and was never asked for is dropped, so a
+    carried value only ever names the repository just before (never a chain of them)."""
+    changed = frozenset(what)
+    if not keeps(changed):
+        return {}
+    return {key: (value, changed) for key, value in table.items()}
 
 
 def _index(old: RepoIndex, repo: Repository, uids: list[int], what: set[str]) -> RepoIndex:
