@@ -21,6 +21,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.worker import Worker
+from textual.worker_manager import WorkerManager
 
 from octui.session import Session
 from octui.tui.auditmodel import AuditCache
@@ -79,6 +80,11 @@ class Host(Protocol):
     @property
     def screen_stack(self) -> list[Screen[Any]]:
         """The screens, the explorer's own first."""
+        ...
+
+    @property
+    def workers(self) -> WorkerManager:
+        """The app's workers."""
         ...
 
     @property

@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+import pytest
+
 from octui.tui.features.prefetch import neighbours
 from octui.tui.state import Inputs
 
@@ -78,3 +80,21 @@ async def test_a_key_cancels_the_prefetch_and_disabled_it_never_runs() -> None:
         prefetch.job.cancel = cancel  # type: ignore[method-assign]
         await pilot.press("down")
         assert cancelled
+
+
+async def test_the_prefetch_waits_for_the_roles_block(monkeypatch: pytest.MonkeyPatch) -> None:
+    from octui.tui import auditapp
+
+    monkeypatch.setattr(auditapp, "ROLES_DELAY", 30.0)  # the Roles block's worker keeps running
+    app = make_app(role="support")
+    async with app.run_test(size=(130, 40)) as pilot:
+        await app.settled.wait()
+        repo = app.session.repository
+        assert repo is not None
+        day_on = app.inputs.step(days=1, now=app.clock())
+        assert day_on is not None
+        await pilot.pause(0.5)
+        assert not app.views.known(repo, day_on.query(app.clock()))  # what is shown goes first
+        assert app.roles_worker is not None
+        app.roles_worker.cancel()
+        await wait_for(pilot, lambda: app.views.known(repo, day_on.query(app.clock())))

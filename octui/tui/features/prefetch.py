@@ -5,7 +5,8 @@ most likely asks for are made on one background thread into the app's
 :class:`~octui.tui.viewcache.ViewCache`: a day on and a day back (``]``/``[``), then the
 next and the previous role of the role list. Such a key is then shown without resolving
 anything. Every key cancels the prefetch (between two queries: one resolution cannot be
-stopped half-way) and it starts again once the explorer is idle again. It never starts
+stopped half-way) and it starts again once the explorer is idle again, after the
+background work the screen is waiting for (the Roles block, why-not). It never starts
 while a field has the focus (a typist's next key would share the CPU with it), nor for
 the roles while following "now" (their instant would be another minute's).
 """
@@ -27,11 +28,14 @@ from octui.resolve.result import Query
 from octui.tui.background import LatestJob
 from octui.tui.features import Feature
 from octui.tui.host import Host
-from octui.tui.messages import ViewApplied
+from octui.tui.messages import SelectionChanged, ViewApplied
 from octui.tui.state import Inputs
 
 IDLE = 0.1
 """Seconds without a key before the explorer counts as idle and prefetches."""
+SHOWN_FIRST = ("roles-block", "whynot")
+"""The background work the screen waits for (the Roles block, why-not): the prefetch,
+only a guess, starts after it."""
 
 
 def neighbours(inputs: Inputs, roles: list[str], now: datetime) -> list[Inputs]:
@@ -71,6 +75,9 @@ class Prefetch(Feature):
     def on_view_applied(self, message: ViewApplied) -> None:
         self.poke()
 
+    def on_selection_changed(self, message: SelectionChanged) -> None:
+        self.poke()  # (after the selection's own background work has been started)
+
     def poke(self) -> None:
         """A key (or a new view): stop prefetching; start again once idle for :data:`IDLE` s
         and the screen has shown what the key asked for."""
@@ -95,6 +102,9 @@ class Prefetch(Feature):
             return
         if isinstance(host.focused, Input) or host.applied_generation != host.generation:
             return  # typing, or a resolution on its way: not idle
+        if any(w.is_running and w.group in SHOWN_FIRST for w in host.workers):
+            self._timer = host.set_timer(IDLE, self._start)  # what is on screen goes first
+            return
         roles = list(repo.config.roles)
         now = host.clock()
         queries = [i.query(now) for i in neighbours(host.inputs, roles, now)]
@@ -120,4 +130,4 @@ class Prefetch(Feature):
         await self.job.submit(work)
 
 
-__all__ = ["IDLE", "Prefetch", "neighbours"]
+__all__ = ["IDLE", "SHOWN_FIRST", "Prefetch", "neighbours"]
