@@ -9,12 +9,18 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import threading
 from collections.abc import Iterator
 
 _heap_held = False
 """Whether the loaded heap is frozen (:func:`hold_heap`) until the next load."""
 _hold_made = False
 """Whether what a paused section makes joins the held heap (:func:`one_shot`)."""
+_paused_lock = threading.Lock()
+_paused_depth = 0
+"""Paused sections open now, in every thread (the collector is one per process)."""
+_resume = False
+"""Whether the collector was enabled when the first open section paused it."""
 
 
 def hold_heap() -> None:
@@ -64,21 +70,36 @@ def gc_paused() -> Iterator[None]:
 
     Loading 50k objects allocates millions of containers; every full collection walks all
     of them again. Reference counting still frees everything as usual meanwhile, and the
-    collector still sees everything later.
+    collector still sees everything later. Sections nest and overlap across threads (the
+    explorer resolves on worker threads): the collector is paused while any is open and
+    runs again only when the last one closes.
     """
-    was_enabled = gc.isenabled()
-    gc.disable()
+    global _paused_depth, _resume
+    with _paused_lock:
+        if _paused_depth == 0:
+            _resume = gc.isenabled()
+            gc.disable()
+        _paused_depth += 1
     try:
         yield
     finally:
-        if _heap_held and _hold_made:
-            gc.freeze()  # what was made joins the held heap (see one_shot)
-        elif not _heap_held:
-            # Count what was made as old: without this the first allocation after re-enabling
-            # would walk every young object at once. Nothing is exempt for good. (While the
-            # heap is held this would unfreeze it, so what was made stays young and is
-            # collected, if ever, by passes that skip the frozen heap.)
-            gc.freeze()
-            gc.unfreeze()
-        if was_enabled:
-            gc.enable()
+        with _paused_lock:
+            _paused_depth -= 1
+            if _paused_depth == 0:
+                _close_pause()
+
+
+def _close_pause() -> None:
+    """The last open paused section ends (called under the lock): what was made is counted
+    as old or joins the held heap, and the collector runs again if it ran before."""
+    if _heap_held and _hold_made:
+        gc.freeze()  # what was made joins the held heap (see one_shot)
+    elif not _heap_held:
+        # Count what was made as old: without this the first allocation after re-enabling
+        # would walk every young object at once. Nothing is exempt for good. (While the
+        # heap is held this would unfreeze it, so what was made stays young and is
+        # collected, if ever, by passes that skip the frozen heap.)
+        gc.freeze()
+        gc.unfreeze()
+    if _resume:
+        gc.enable()

@@ -46,3 +46,28 @@ def test_release_hands_everything_back() -> None:
         made_in_a_paused_section()
     release_heap()
     assert gc.get_freeze_count() == 0
+
+
+def test_the_collector_stays_paused_while_any_thread_is_in_a_paused_section() -> None:
+    import threading
+
+    entered, leave = threading.Event(), threading.Event()
+    seen: list[bool] = []
+
+    def other() -> None:
+        with gc_paused():
+            entered.set()
+            leave.wait(10)
+            seen.append(gc.isenabled())
+
+    assert gc.isenabled()
+    worker = threading.Thread(target=other)
+    with gc_paused():
+        worker.start()
+        assert entered.wait(10)
+    # this thread's section is closed, the other's is still open
+    assert not gc.isenabled()
+    leave.set()
+    worker.join(10)
+    assert seen == [False]
+    assert gc.isenabled()
