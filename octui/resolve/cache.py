@@ -54,15 +54,20 @@ STAGES = 6
 DERIVED = 8
 """Derived values kept (see :meth:`ResolutionCache.derived`)."""
 ROLE_OBJECTS = 100_000
-"""Roles × objects kept at most: every role up to 25,000 objects, 2 at 50,000, 1 at 100,000."""
+"""Roles × objects kept at most, above :data:`ROLES_KEPT`: every role up to 25,000 objects."""
 STAGE_OBJECTS = 150_000
-"""Stages × objects kept at most: every stage up to 25,000 objects, 3 at 50,000, 1 at 100,000."""
+"""Stages × objects kept at most, above :data:`STAGES_KEPT`: every stage up to 25,000 objects."""
+ROLES_KEPT = 3
+"""Roles kept whatever the size: the explorer's role and the two it prefetches beside it."""
+STAGES_KEPT = 5
+"""Stages kept whatever the size: the explorer's, the day on and back and the two
+neighbouring roles it prefetches (a typed character after a prefetch must find its stage)."""
 
 
-def bound_for(entries: int, budget: int, objects: int) -> int:
+def bound_for(entries: int, budget: int, objects: int, floor: int = 1) -> int:
     """How many entries of a table to keep for a repository of ``objects`` objects: at most
-    ``entries``, at least one, and no more than ``budget`` objects' worth."""
-    return max(1, min(entries, budget // max(objects, 1)))
+    ``entries``, at least ``floor``, and otherwise no more than ``budget`` objects' worth."""
+    return max(min(floor, entries), min(entries, budget // max(objects, 1)))
 
 
 class ResolutionCache:
@@ -75,9 +80,11 @@ class ResolutionCache:
         self._prepared: Prepared | None = None
         self._carry: Callable[[Table, Hashable, Any], Any] | None = None
         size = len(repository.objects)
-        self.roles = Table(bound_for(ROLES, ROLE_OBJECTS, size), self._lock, "roles")
+        roles = bound_for(ROLES, ROLE_OBJECTS, size, ROLES_KEPT)
+        stages = bound_for(STAGES, STAGE_OBJECTS, size, STAGES_KEPT)
+        self.roles = Table(roles, self._lock, "roles")
         """What steps 1–2 leave each role, by role name."""
-        self.stages = Table(bound_for(STAGES, STAGE_OBJECTS, size), self._lock, "stages")
+        self.stages = Table(stages, self._lock, "stages")
         """What steps 3–7 leave, by (role, as_of, include_historical)."""
         self.derived_values = Table(DERIVED, self._lock, "derived")
         """What analyses derive from the repository, by their own keys."""

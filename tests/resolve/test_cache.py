@@ -143,11 +143,13 @@ def test_a_large_repository_keeps_fewer_roles_and_stages(
     synth: Repository, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The tables' bounds are in objects' worth: a repository as large as the budget keeps
-    one role and one stage, whose answers stay those of no cache."""
+    one role and two stages (here, with no floor), whose answers stay those of no cache."""
     size = len(synth.objects)
     assert ResolutionCache(synth).roles.bound == cache_module.ROLES  # a small repository
     monkeypatch.setattr(cache_module, "ROLE_OBJECTS", size)
     monkeypatch.setattr(cache_module, "STAGE_OBJECTS", 2 * size)
+    monkeypatch.setattr(cache_module, "ROLES_KEPT", 1)
+    monkeypatch.setattr(cache_module, "STAGES_KEPT", 1)
     cache = ResolutionCache(synth)
     roles = sorted(synth.config.roles)[:3]
     for role in roles:
@@ -164,3 +166,12 @@ def test_a_bound_keeps_at_least_one_entry() -> None:
     assert cache_module.bound_for(4, 100_000, 50_000) == 2
     assert cache_module.bound_for(4, 100_000, 1_000_000) == 1
     assert cache_module.bound_for(4, 100_000, 0) == 4
+    assert cache_module.bound_for(4, 100_000, 1_000_000, 3) == 3
+    assert cache_module.bound_for(2, 100_000, 1_000_000, 3) == 2
+
+
+def test_a_large_repository_keeps_the_explorers_working_set() -> None:
+    """Whatever the size, the explorer's role and stage survive its prefetch of the day on
+    and back and of the two neighbouring roles."""
+    assert cache_module.bound_for(cache_module.ROLES, cache_module.ROLE_OBJECTS, 10**6, 3) == 3
+    assert cache_module.ROLES_KEPT >= 3 and cache_module.STAGES_KEPT >= 5
