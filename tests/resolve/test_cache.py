@@ -137,3 +137,21 @@ def test_the_session_makes_a_new_cache_with_each_load(tmp_path: Path) -> None:
     assert session.cache is not cache and session.cache is not None
     assert session.cache.repository is second
     assert session.cache_for(first) is None  # an older repository resolves without it
+
+
+def test_carried_entries_count_against_the_bound(synth: Repository) -> None:
+    """Entries carried from an earlier cache and never asked for make room for new ones."""
+    from octui.resolve.cache import ROLES
+
+    cache = ResolutionCache(synth)
+    cache.seed(cache.index(), {}, {"roles": {f"old{i}": i for i in range(ROLES)}}, _no_carry)
+    for i in range(ROLES):
+        cache.role(f"new{i}", lambda: 0)
+    assert len(cache.roles.keys()) + len(cache.roles.pending_items()) == ROLES
+    assert not cache.roles.pending_items()
+
+
+def _no_carry(table: object, key: object, entry: object) -> object:
+    from octui.resolve.cache import NOT_CARRIED
+
+    return NOT_CARRIED
