@@ -171,6 +171,8 @@ class ResolutionCache:
         with self._lock:
             found = table.entries.setdefault(key, made)
             table.entries.move_to_end(key)
+            while table.pending and len(table.entries) + len(table.pending) > table.bound:
+                del table.pending[next(iter(table.pending))]  # carried, never asked for: first
             while len(table.entries) > table.bound:
                 table.entries.popitem(last=False)
         return found  # type: ignore[no-any-return]

@@ -175,3 +175,21 @@ def test_a_large_repository_keeps_the_explorers_working_set() -> None:
     and back and of the two neighbouring roles."""
     assert cache_module.bound_for(cache_module.ROLES, cache_module.ROLE_OBJECTS, 10**6, 3) == 3
     assert cache_module.ROLES_KEPT >= 3 and cache_module.STAGES_KEPT >= 5
+
+
+def test_carried_entries_count_against_the_bound(synth: Repository) -> None:
+    """Entries carried from an earlier cache and never asked for make room for new ones."""
+    from octui.resolve.cache import ROLES
+
+    cache = ResolutionCache(synth)
+    cache.seed(cache.index(), {}, {"roles": {f"old{i}": i for i in range(ROLES)}}, _no_carry)
+    for i in range(ROLES):
+        cache.role(f"new{i}", lambda: 0)
+    assert len(cache.roles.keys()) + len(cache.roles.pending_items()) == ROLES
+    assert not cache.roles.pending_items()
+
+
+def _no_carry(table: object, key: object, entry: object) -> object:
+    from octui.resolve.cache import NOT_CARRIED
+
+    return NOT_CARRIED
