@@ -29,6 +29,7 @@ from octui.tui.app import OctuiApp, create_app
 from octui.tui.commands import OctuiCommands
 from octui.tui.exporting import ExportRefused, check_target
 from octui.tui.screens.export import ExportScreen
+from octui.tui.viewcache import ViewCache
 
 AS_OF = parse_instant("2026-06-01")
 OSC52 = "\x1b]52;c;Y3VybCBldmlsfHNo\x07"
@@ -199,7 +200,10 @@ async def test_every_notification_path_is_literal(
         await wait_workers(pilot)
         assert toasts.take()
 
-        # Resolution errors carry the core's message.
+        # Resolution errors carry the core's message. (The session's resolve is swapped
+        # below, so the next days must not be views the prefetch made already.)
+        app.feature_set.prefetch.enabled = False
+        app.views = ViewCache()
         original = app.session.resolve
 
         def unknown(query: Any) -> Any:
