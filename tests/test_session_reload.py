@@ -306,3 +306,23 @@ def test_carried_entries_never_hold_a_chain_of_old_repositories(repo: Path) -> N
     gc.collect()
     assert gone() is None
     _same_as_fresh(session, repo)
+
+
+def test_an_edited_sessions_old_caches_are_freed_at_once(repo: Path) -> None:
+    """The carried cache holds no cycle back to itself: the old cache is freed by reference
+    counting as soon as the session drops it, even while the loaded heap is held out of the
+    collector's passes (a cycle would keep every old cache until some full collection)."""
+    import weakref
+
+    session = Session(repo)
+    session.load()
+    _warm(session)
+    assert session.cache is not None
+    caches = [weakref.ref(session.cache)]
+    for i, target in enumerate(_objects(repo)[30:33]):
+        target.write_text(target.read_text(encoding="utf-8") + f"\nedit {i}\n", "utf-8")
+        session.load([str(target)])
+        _warm(session)
+        assert session.cache is not None
+        caches.append(weakref.ref(session.cache))
+    assert [c() is None for c in caches] == [True, True, True, False]

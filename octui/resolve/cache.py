@@ -78,7 +78,7 @@ class ResolutionCache:
         self._lock = threading.Lock()
         self._index: RepoIndex | None = None
         self._prepared: Prepared | None = None
-        self._carry: Callable[[Table, Hashable, Any], Any] | None = None
+        self._carry: Callable[[ResolutionCache, Table, Hashable, Any], Any] | None = None
         size = len(repository.objects)
         roles = bound_for(ROLES, ROLE_OBJECTS, size, ROLES_KEPT)
         stages = bound_for(STAGES, STAGE_OBJECTS, size, STAGES_KEPT)
@@ -126,7 +126,7 @@ class ResolutionCache:
         index: RepoIndex,
         derived: dict[Hashable, Any],
         pending: dict[str, dict[Hashable, Any]],
-        carry: Callable[[Table, Hashable, Any], Any],
+        carry: Callable[[ResolutionCache, Table, Hashable, Any], Any],
     ) -> None:
         """Start from what the cache of an earlier repository knew (:mod:`octui.resolve.carry`):
         its index carried, ``derived`` values that still hold, and ``pending`` entries of the
@@ -165,7 +165,7 @@ class ResolutionCache:
             carried = table.pending.pop(key, NOT_CARRIED) if table.pending else NOT_CARRIED
         made: Any = NOT_CARRIED  # outside the lock, carried or computed: see the module's rule
         if carried is not NOT_CARRIED and self._carry is not None:
-            made = self._carry(table, key, carried)
+            made = self._carry(self, table, key, carried)
         if made is NOT_CARRIED:
             made = compute()
         with self._lock:

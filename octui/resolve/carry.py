@@ -153,7 +153,12 @@ def carried(old: ResolutionCache, new: Repository, uids: list[int]) -> Resolutio
         "stages": _pending(old.stages, what, lambda w: not w - STAGE_FREE),
     }
 
-    def carry(table: Table, key: Hashable, entry: tuple[Any, frozenset[str]]) -> Any:
+    def carry(
+        cache: ResolutionCache, table: Table, key: Hashable, entry: tuple[Any, frozenset[str]]
+    ) -> Any:
+        # The cache is an argument, not a name this closure keeps: the cache keeps the
+        # closure, and a cycle between them would outlive the reload (the held heap is
+        # exempt from the collector until the next load).
         value = entry[0]
         if table is cache.roles and isinstance(value, Admitted):
             return _admitted(value, fresh)

@@ -189,7 +189,7 @@ def test_carried_entries_count_against_the_bound(synth: Repository) -> None:
     assert not cache.roles.pending_items()
 
 
-def _no_carry(table: object, key: object, entry: object) -> object:
+def _no_carry(cache: object, table: object, key: object, entry: object) -> object:
     from octui.resolve.cache import NOT_CARRIED
 
     return NOT_CARRIED
