@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import difflib
 import os
-import subprocess
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -28,7 +27,7 @@ from octui.core.timeutil import format_instant
 from octui.load.assemble import object_from_fields
 from octui.load.config import CONFIG_FILE
 from octui.load.frontmatter import parse_file
-from octui.load.gitrun import GitRevisionError, hardened_git
+from octui.load.gitrun import GitRevisionError, git, parse_batch
 from octui.load.known_at import git_toplevel
 from octui.load.tree import MAX_FILE_BYTES
 from octui.load.walk import OBJECT_SUFFIXES
@@ -85,11 +84,6 @@ class ObjectLog:
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "commits": [c.to_json() for c in self.commits]}
-
-
-def _git(cwd: str, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    argv, env = hardened_git(cwd)
-    return subprocess.run([*argv, *args], input=stdin, capture_output=True, env=env, check=False)
 
 
 def _prefix(toplevel: str, path: str) -> str:
@@ -193,7 +187,7 @@ def _read_blobs(toplevel: str, shas: set[str], needle: bytes) -> dict[str, bytes
     if not shas:
         return {}
     ordered = sorted(shas)
-    checked = _git(
+    checked = git(
         toplevel,
         "cat-file",
         "--batch-check=%(objectname) %(objecttype) %(objectsize)",
@@ -208,21 +202,10 @@ def _read_blobs(toplevel: str, shas: set[str], needle: bytes) -> dict[str, bytes
     out: dict[str, bytes] = {}
     for start in range(0, len(wanted), 512):
         batch = wanted[start : start + 512]
-        result = _git(toplevel, "cat-file", "--batch", stdin="\n".join(batch).encode() + b"\n")
-        data, pos = result.stdout, 0
-        while pos < len(data):
-            end = data.find(b"\n", pos)
-            if end < 0:
-                break
-            header = data[pos:end].decode("ascii", "replace").split()
-            pos = end + 1
-            if len(header) != 3 or not header[2].isdigit():
-                continue
-            size = int(header[2])
-            blob = data[pos : pos + size]
-            pos += size + 1
+        result = git(toplevel, "cat-file", "--batch", stdin="\n".join(batch).encode() + b"\n")
+        for sha, blob in parse_batch(result.stdout):
             if needle in blob:
-                out[header[0]] = blob
+                out[sha] = blob
     return out
 
 
@@ -346,7 +329,7 @@ def object_log(path: str, object_id: str, *, max_commits: int = MAX_COMMITS) -> 
         f"--max-count={max(1, max_commits)}",
     )
     paths = ("--end-of-options", "HEAD", "--", prefix or ".")
-    log = _git(
+    log = git(
         toplevel,
         *walk,
         "--no-ext-diff",
@@ -360,7 +343,7 @@ def object_log(path: str, object_id: str, *, max_commits: int = MAX_COMMITS) -> 
     )
     if log.returncode != 0:
         return ObjectLog(object_id, ())  # no commits yet
-    meta = _git(toplevel, *walk, "--format=%H%x00%an%x00%ae%x00%ct%x00%s%x00", *paths)
+    meta = git(toplevel, *walk, "--format=%H%x00%an%x00%ae%x00%ct%x00%s%x00", *paths)
     raw_commits = _parse_raw(log.stdout, _parse_meta(meta.stdout))
     for raw in raw_commits:
         raw.touches = [

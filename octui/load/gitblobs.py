@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import IO
 
 from octui.load.config import CONFIG_FILE
-from octui.load.gitrun import git, hardened_git
+from octui.load.gitrun import git, hardened_git, parse_batch
 from octui.load.tree import MAX_FILE_BYTES
 from octui.load.walk import OBJECT_SUFFIXES
 
@@ -154,18 +154,7 @@ class GitBlobs:
         result = git(self.toplevel, "cat-file", "--batch", stdin="\n".join(batch).encode() + b"\n")
         if result.returncode != 0:
             return
-        data, pos = result.stdout, 0
-        while pos < len(data):
-            end = data.find(b"\n", pos)
-            if end < 0:
-                break
-            header = data[pos:end].decode("ascii", "replace").split()
-            pos = end + 1
-            if len(header) != 3 or not header[2].isdigit():
-                continue  # "<id> missing"
-            size = int(header[2])
-            self._fetched[header[0]] = data[pos : pos + size]
-            pos += size + 1
+        self._fetched.update(parse_batch(result.stdout))
 
     def _cat_one(self, sha: str) -> bytes:
         """One blob from the long-lived ``git cat-file --batch``; after any surprise the

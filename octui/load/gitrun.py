@@ -176,6 +176,23 @@ def _parse_listing(data: bytes) -> Iterator[tuple[str, str, str, str]]:
         yield mode, kind, sha, os.fsdecode(raw_path)
 
 
+def parse_batch(data: bytes) -> Iterator[tuple[str, bytes]]:
+    """``(object id, contents)`` of each object in ``cat-file --batch`` output; an object git
+    calls missing (a header not ``<id> <type> <size>``) is skipped, a truncated one ends it."""
+    pos = 0
+    while pos < len(data):
+        end = data.find(b"\n", pos)
+        if end < 0:
+            break
+        header = data[pos:end].decode("ascii", "replace").split()
+        pos = end + 1
+        if len(header) != 3 or not header[2].isdigit():
+            continue  # "<id> missing"
+        size = int(header[2])
+        yield header[0], data[pos : pos + size]
+        pos += size + 1
+
+
 def _parse_sizes(data: bytes) -> dict[str, int]:
     """``object id -> size`` from ``cat-file --batch-check='%(objectname) %(objectsize)'``;
     an object git calls missing (or any line not in this shape) is left out."""

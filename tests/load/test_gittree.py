@@ -293,3 +293,12 @@ def test_list_revisions_newest_first(git_sample: GitSample, tmp_path: Path) -> N
     assert list_revisions(git_sample.context, limit=1) == revisions[:1]
     with pytest.raises(GitRevisionError):
         list_revisions(tmp_path)
+
+
+def test_cat_file_batch_output_is_split_per_object() -> None:
+    """``cat-file --batch``: a missing object is skipped, contents may hold newlines, and a
+    truncated last object ends the listing without an error."""
+    from octui.load.gitrun import parse_batch
+
+    data = b"aaa blob 5\nab\ncd\nbbb missing\nccc blob 2\nxy\nddd blob 9\nshort"
+    assert list(parse_batch(data)) == [("aaa", b"ab\ncd"), ("ccc", b"xy"), ("ddd", b"short")]
