@@ -36,16 +36,11 @@ from octui.core.timeutil import format_instant
 from octui.core.tokens import tokenize
 from octui.load.assemble import Repository
 from octui.resolve.cache import ResolutionCache
-from octui.resolve.engine import admitted_for
-from octui.resolve.findings import freshness_window, is_stale, version_findings
+from octui.resolve.engine import admitted_for, steps_3_to_7
+from octui.resolve.findings import freshness_window, is_stale
 from octui.resolve.ranking import score
 from octui.resolve.result import Included, Query, Resolution
 from octui.resolve.steps.s2_approval import approval
-from octui.resolve.steps.s3_temporal import temporal
-from octui.resolve.steps.s4_scope import scope
-from octui.resolve.steps.s5_supersession import supersession
-from octui.resolve.steps.s6_competition import competition
-from octui.resolve.steps.s7_conflicts import conflicts
 
 _DYNAMIC_CODES = frozenset(
     {
@@ -196,27 +191,18 @@ class Sweep:
         index, reader = self.index, self.reader
         objects = [o for c in clusters for o in self.members[c]]
         s2 = approval(index, reader, query, objects)
-        s3 = temporal(index, reader, query, s2.standing)
-        s4 = scope(index, reader, query, s3.standing)
-        s5 = supersession(index, reader, query, s4.standing)
-        # supersession cycles (s5's findings) are fixed for the role and kept apart
-        historical = s5.historical | s3.historical  # expired before superseded
-        current = [o for o in s5.standing if o.uid not in historical]
-        found = version_findings(index, current)
-        s6 = competition(index, reader, query, current)
-        s7 = conflicts(index, reader, query, s6.standing)
-        found += s6.findings + s7.findings
-        exclusions = s2.exclusions | s3.exclusions | s4.exclusions | s5.exclusions
-        exclusions |= s6.exclusions | s7.exclusions
+        judged = steps_3_to_7(index, reader, query, s2.standing)
+        # supersession cycles (judged.cycles) are fixed for the role and kept apart
+        historical, found = judged.historical, judged.findings
+        exclusions = s2.exclusions | judged.exclusions
         states = {c: ClusterState({}, [], {}, {}) for c in clusters}
         cluster_of = self.cluster_of
         for uid, ex in exclusions.items():
             states[cluster_of[ex.id]].exclusions[uid] = ex
-        for obj in s7.standing:
+        for obj in judged.current:
             states[cluster_of[obj.id]].standing[obj.uid] = Lifecycle.ACTIVE
-        for obj in s5.standing:
-            if obj.uid in historical:
-                states[cluster_of[obj.id]].standing[obj.uid] = historical[obj.uid]
+        for obj in judged.past:
+            states[cluster_of[obj.id]].standing[obj.uid] = historical[obj.uid]
         config = self.config
         for state in states.values():
             for uid in state.standing:

@@ -157,12 +157,27 @@ def admit(
     return Admitted(reader, s1.exclusions | s2.exclusions, s2.standing, findings)
 
 
-def judge(
-    index: RepoIndex, admitted: Admitted, query: Query, prepared: Prepared | None = None
-) -> Stage:
-    """Steps 3–7 at ``query.as_of`` over what steps 1–2 left standing."""
-    reader = admitted.reader
-    s3 = temporal(index, reader, query, admitted.standing)
+@dataclass(frozen=True)
+class Judged:
+    """What steps 3–7 leave of the objects step 2 left standing, at one instant: the
+    current objects kept, the historical ones kept by ``include_historical`` (and their
+    lifecycle), every exclusion in the order the steps made them, the supersession cycles
+    (step 5's findings, which depend on the role alone) and the other findings."""
+
+    current: list[ContextObject]
+    past: list[ContextObject]
+    historical: dict[int, Lifecycle]
+    exclusions: dict[int, Exclusion]
+    cycles: list[Finding]
+    findings: list[Finding]
+
+
+def steps_3_to_7(
+    index: RepoIndex, reader: Reader, query: Query, standing: list[ContextObject]
+) -> Judged:
+    """Steps 3–7, in SPEC order, over ``standing`` (what step 2 left): the one sequence
+    :func:`judge` and the agenda's sweep (over a few clusters at a time) both run."""
+    s3 = temporal(index, reader, query, standing)
     s4 = scope(index, reader, query, s3.standing)
     s5 = supersession(index, reader, query, s4.standing)
     historical = s5.historical | s3.historical  # expired before superseded
@@ -171,16 +186,27 @@ def judge(
     s6 = competition(index, reader, query, current)
     s7 = conflicts(index, reader, query, s6.standing)
     past = [o for o in s5.standing if o.uid in historical]
-    exclusions = admitted.exclusions | s3.exclusions | s4.exclusions | s5.exclusions
-    exclusions |= s6.exclusions | s7.exclusions
-    findings = s5.findings + repeated + s6.findings + s7.findings
-    standing = s7.standing + past
+    exclusions = s3.exclusions | s4.exclusions | s5.exclusions | s6.exclusions | s7.exclusions
+    findings = repeated + s6.findings + s7.findings
+    return Judged(s7.standing, past, historical, exclusions, s5.findings, findings)
+
+
+def judge(
+    index: RepoIndex, admitted: Admitted, query: Query, prepared: Prepared | None = None
+) -> Stage:
+    """Steps 3–7 at ``query.as_of`` over what steps 1–2 left standing."""
+    judged = steps_3_to_7(index, admitted.reader, query, admitted.standing)
+    historical, past = judged.historical, judged.past
+    exclusions = admitted.exclusions | judged.exclusions
+    findings = judged.cycles + judged.findings
+    standing = judged.current + past
     is_stale_at, stale_finding_of = _freshness(index, prepared)
     stale = {o.uid: is_stale_at(o, query.as_of) for o in standing}
     stale_findings = [stale_finding_of(o) for o in standing if stale[o.uid]]
     all_findings = findings + stale_findings + admitted.findings
     untrimmed = _sorted(index, exclusions, all_findings, prepared)
-    return Stage(admitted, exclusions, findings, historical, s7.standing, past, stale, untrimmed)
+    current = judged.current
+    return Stage(admitted, exclusions, findings, historical, current, past, stale, untrimmed)
 
 
 def rank(
