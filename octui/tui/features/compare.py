@@ -34,6 +34,7 @@ from octui.tui.screens.diff import DiffScreen, Pin
 from octui.tui.state import View
 from octui.tui.widgets.cells import Cell
 from octui.tui.widgets.rowtable import RowTable
+from octui.tui.widgets.status import above_status
 
 NEW_STYLE = "on #1f4d1f"
 GONE_STYLE = "on #5a1e1e"
@@ -225,18 +226,9 @@ class Compare(Feature):
 
     def show_bar(self) -> None:
         """The bar above the status line: the revision being read and what is pinned."""
-        main = self.host.main
-        try:
-            bar = main.query_one("#extras-bar", Static)
-        except NoMatches:
-            try:
-                status = main.query_one("#status")
-            except NoMatches:
-                return
-            bar = Static("", id="extras-bar")
-            bar.styles.height = "auto"
-            bar.styles.padding = (0, 1)
-            main.mount(bar, before=status)
+        bar = above_status(self.host.main, Static, "extras-bar", _extras_bar)
+        if bar is None:
+            return
         lines = []
         if self.host.revision is not None:
             lines.append(revision_text(self.host.revision, self.host.revision_commit))
@@ -244,6 +236,13 @@ class Compare(Feature):
             lines.append(bar_text(self.pinned, self.diff))
         bar.update("\n".join(lines))
         bar.display = bool(lines)
+
+
+def _extras_bar() -> Static:
+    bar = Static("", id="extras-bar")
+    bar.styles.height = "auto"
+    bar.styles.padding = (0, 1)
+    return bar
 
 
 __all__ = ["Compare", "marks_for", "row_mark_key"]

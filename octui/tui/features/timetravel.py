@@ -32,6 +32,7 @@ from octui.tui.screens.believe import BelieveScreen
 from octui.tui.state import View
 from octui.tui.widgets.axes import AxesBar, axes_text, day_text
 from octui.tui.widgets.objectlog import ObjectLogView
+from octui.tui.widgets.status import above_status
 
 
 class TimeTravel(Feature):
@@ -88,15 +89,9 @@ class TimeTravel(Feature):
             main = host.main
         except NoMatches:
             return
-        try:
-            bar = main.query_one("#axes", AxesBar)
-        except NoMatches:
-            try:
-                status = main.query_one("#status")
-            except NoMatches:
-                return
-            bar = AxesBar("", id="axes")
-            main.mount(bar, before=status)
+        bar = above_status(main, AxesBar, "axes", lambda: AxesBar("", id="axes"))
+        if bar is None:
+            return
         commit = host.revision_commit
         if commit is None:
             bar.display = False  # the files on disk: the inputs pane's as_of says it all

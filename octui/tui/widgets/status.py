@@ -7,12 +7,35 @@ alone (``NO_COLOR``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
+from textual.css.query import NoMatches
+from textual.widget import Widget
 from textual.widgets import Static
 
 from octui.core.textsafe import inert
 from octui.core.textsafe import markup_escape as escape
 from octui.core.timeutil import format_day
 from octui.tui.state import View
+
+W = TypeVar("W", bound=Widget)
+
+
+def above_status(main: Widget, kind: type[W], widget_id: str, make: Callable[[], W]) -> W | None:
+    """The bar ``#widget_id`` just above the explorer's status line, mounted there by
+    ``make()`` the first time it is asked for (None when the screen has no status line)."""
+    try:
+        return main.query_one(f"#{widget_id}", kind)
+    except NoMatches:
+        pass
+    try:
+        status = main.query_one("#status")
+    except NoMatches:
+        return None
+    bar = make()
+    main.mount(bar, before=status)
+    return bar
 
 
 def strict_text(failed: bool, errors: int, *, strict: bool) -> str:
