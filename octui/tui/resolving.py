@@ -62,10 +62,6 @@ class ResolvingHost(Host, Protocol):
 
     def request_resolve(self, *, debounce: bool = True) -> None: ...
 
-    def call_after_refresh(
-        self, callback: Callable[..., Any], *args: Any, **kwargs: Any
-    ) -> bool: ...
-
 
 class Resolving:
     """Loads, watches and resolves the app's repository (the bodies of its workers)."""
@@ -229,6 +225,9 @@ class Resolving:
             self.remembered_role = view.query.role
             remember_role(app.root, view.query.role)  # the explorer reopens on it
         app.post_message(ViewApplied(view))  # the features follow
-        app.call_after_refresh(app._refresh_selection)
+        # the new view's row into the detail pane now: one layout and one paint show the
+        # tables and the detail together, and no later refresh is waited for (the table's
+        # Highlighted then finds the row shown)
+        app._refresh_selection()
         app.settled.set()  # (never waits for the app's queue: an action may be awaiting it)
         return True

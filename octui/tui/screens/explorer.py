@@ -224,8 +224,8 @@ class ExplorerScreen(Screen[None]):
 
     def select_again(self, item: Row | None) -> None:
         """:meth:`select` unless ``item`` of the view on show is what the pane shows already:
-        a new view's table announces its row, and the app selects it again once painted;
-        the second would draw the same detail, timeline and Roles block again."""
+        the app selects a new view's row when it applies the view, and the table announces it
+        again; the second would draw the same detail, timeline and Roles block again."""
         shown = self._shown
         if shown is not None and shown[0] is self.host.view and shown[1] is item:
             return
