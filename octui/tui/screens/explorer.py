@@ -44,6 +44,7 @@ from octui.tui.settings import initial_role, load_settings
 from octui.tui.state import warning_key
 from octui.tui.widgets.detail import DetailPane
 from octui.tui.widgets.filterbar import FilterBar
+from octui.tui.widgets.footer import SteadyFooter
 from octui.tui.widgets.header import Context, ContextHeader, is_bundled_sample, utc_text
 from octui.tui.widgets.inputs import InputsPane, parse_as_of, parse_limit, parse_min
 from octui.tui.widgets.results import ExcludedPane, IncludedTable, WarningsTable
@@ -107,7 +108,7 @@ class ExplorerScreen(Screen[None]):
                 yield TimelinePane(id="timeline")
                 yield DetailPane(id="detail")
         yield StatusBar(id="status")
-        yield Footer(compact=True)
+        yield SteadyFooter(compact=True)
 
     def show_loading(self) -> None:
         """Before the first load: the inputs, the context and "loading …" everywhere."""
