@@ -144,29 +144,55 @@ def _denied(fate: Included | Exclusion | None) -> bool:
     return isinstance(fate, Exclusion) and fate.reason.is_denial
 
 
-def _graph(resolution: Resolution) -> tuple[dict[int, set[int]], dict[int, ContextObject]]:
-    """Supersession neighbours by uid, and the objects on an edge (linear in the edges the
-    role may read: cheap enough for the explorer to ask on every cursor move)."""
+@dataclass(frozen=True)
+class LineageIndex:
+    """A resolution's supersession indexed by object, for :func:`lineage`: each uid's
+    neighbours, the objects on an edge, and where (in ``Resolution.edges``) the edges
+    touching each uid are. It is a pure function of the resolution's graph, so one index
+    serves every resolution of that graph (the explorer keeps one per graph: a cursor
+    move then walks one lineage, not every edge the role may read)."""
+
+    neighbours: dict[int, set[int]]
+    objs: dict[int, ContextObject]
+    touching: dict[int, list[int]]
+    """Positions in ``Resolution.edges`` of the edges with the uid at either end."""
+
+    def edges_among(self, uids: set[int]) -> list[int]:
+        """Positions of the edges touching ``uids``, in ``Resolution.edges`` order."""
+        return sorted({i for uid in uids for i in self.touching.get(uid, ())})
+
+
+def lineage_index(resolution: Resolution) -> LineageIndex:
+    """Index ``resolution``'s supersession edges (linear in the edges the role may read)."""
     neighbours: dict[int, set[int]] = defaultdict(set)
     objs: dict[int, ContextObject] = {}
-    for e in resolution.edges:
+    touching: dict[int, list[int]] = defaultdict(list)
+    for i, e in enumerate(resolution.edges):
         a, b = e.replacement.uid, e.replaced.uid
         neighbours[a].add(b)
         neighbours[b].add(a)
         objs[a], objs[b] = e.replacement, e.replaced
-    return neighbours, objs
+        touching[a].append(i)
+        if b != a:
+            touching[b].append(i)
+    return LineageIndex(dict(neighbours), objs, dict(touching))
 
 
-def lineage(resolution: Resolution, object_id: str) -> list[HistoryRow]:
-    """Oldest first; objects denied to the role last, as id and reason only."""
+def lineage(
+    resolution: Resolution, object_id: str, index: LineageIndex | None = None
+) -> list[HistoryRow]:
+    """Oldest first; objects denied to the role last, as id and reason only. ``index``:
+    :func:`lineage_index` of ``resolution`` (of its graph), when the caller keeps one."""
     fates = resolution.fates
     same_id = resolution.by_id.get(object_id, [])
     # a denied id is one row, however many objects hold it (as in the bundle)
     denied_rows = [
         HistoryRow(o.id, state_of(fates.get(o.uid))) for o in same_id if _denied(fates.get(o.uid))
     ][:1]
-    neighbours, joined = _graph(resolution)
-    objs = dict(joined)
+    if index is None:
+        index = lineage_index(resolution)
+    neighbours = index.neighbours
+    objs = dict(index.objs)
     readable = [o for o in same_id if not _denied(fates.get(o.uid))]
     if not readable and not denied_rows:
         hint = did_you_mean(object_id, resolution.by_id)
@@ -182,7 +208,8 @@ def lineage(resolution: Resolution, object_id: str) -> list[HistoryRow]:
                 seen.add(n)
                 frontier.append(n)
     edges_of: dict[int, list[EdgeFact]] = defaultdict(list)
-    for e in resolution.edges:  # described only where they touch the lineage
+    edges = resolution.edges
+    for e in map(edges.__getitem__, index.edges_among(seen)):  # those touching the lineage
         a, b = e.replacement.uid, e.replaced.uid
         if a in seen:  # an edge joins two members or neither
             in_cycle = (a, b) in resolution.cycle_edges

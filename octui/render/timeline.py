@@ -19,7 +19,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from octui.analysis.history import HistoryRow, edge_effective, edge_note, lineage
+from octui.analysis.history import (
+    HistoryRow,
+    LineageIndex,
+    edge_effective,
+    edge_note,
+    lineage,
+    lineage_index,
+)
 from octui.core.model import ContextObject
 from octui.core.timeutil import BEGINNING_OF_TIME, END_OF_TIME, format_day, month_index, shift
 from octui.resolve.result import Resolution
@@ -69,9 +76,10 @@ def _month_start(t: datetime) -> datetime:
     return datetime(t.year, t.month, 1, tzinfo=UTC)
 
 
-def _edge_infos(resolution: Resolution, members: set[int]) -> list[EdgeInfo]:
+def _edge_infos(resolution: Resolution, members: set[int], index: LineageIndex) -> list[EdgeInfo]:
     infos = []
-    for e in resolution.edges:
+    edges = resolution.edges
+    for e in map(edges.__getitem__, index.edges_among(members)):
         if e.replacement.uid not in members or e.replaced.uid not in members:
             continue
         in_cycle = (e.replacement.uid, e.replaced.uid) in resolution.cycle_edges
@@ -306,15 +314,20 @@ def _edge_lines(edges: list[EdgeInfo]) -> list[Line]:
     return lines
 
 
-def layout(resolution: Resolution, object_id: str, width: int) -> Timeline:
-    """Draw the lineage of ``object_id`` in ``width`` columns.
+def layout(
+    resolution: Resolution, object_id: str, width: int, index: LineageIndex | None = None
+) -> Timeline:
+    """Draw the lineage of ``object_id`` in ``width`` columns (``index``: the resolution's
+    :func:`~octui.analysis.history.lineage_index`, when the caller keeps one).
 
     Raises :class:`octui.analysis.history.UnknownId` when the id names nothing.
     """
     as_of = resolution.query.as_of
-    rows = lineage(resolution, object_id)
+    if index is None:
+        index = lineage_index(resolution)
+    rows = lineage(resolution, object_id, index)
     members = {r.obj.uid for r in rows if r.obj is not None}
-    edges = _edge_infos(resolution, members)
+    edges = _edge_infos(resolution, members, index)
     f = _frame(rows, object_id, width, as_of)
     lines, marker = _axis(f, as_of)
     lines += _bars(f, rows, edges, marker)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TypeVar
 
+from octui.analysis.history import LineageIndex, lineage_index
 from octui.bundle.bundle import digest
 from octui.core.enums import ExclusionReason
 from octui.core.model import ContextObject, Exclusion, Finding
@@ -159,6 +160,36 @@ class RowsMemo:
         return made
 
 
+class LineageMemo:
+    """The timeline's :class:`~octui.analysis.history.LineageIndex` of each supersession
+    graph, by the graph's identity: resolutions that share a graph (a new task re-ranks;
+    steps 1–7, the graph with them, are the same) share one index. The ``bound`` most
+    recently used are kept; each entry holds its graph, so no identity is reused while it
+    is kept. Owned by the app's view cache; a lock guards the table, nothing is computed
+    while it is held."""
+
+    def __init__(self, bound: int = 8) -> None:
+        self.bound = bound
+        self._lock = threading.Lock()
+        self._kept: OrderedDict[int, tuple[object, LineageIndex]] = OrderedDict()
+
+    def index(self, resolution: Resolution) -> LineageIndex:
+        """``lineage_index(resolution)``, or the one made for the same graph."""
+        graph = resolution.graph
+        with self._lock:
+            found = self._kept.get(id(graph))
+            if found is not None and found[0] is graph:
+                self._kept.move_to_end(id(graph))
+                return found[1]
+        made = lineage_index(resolution)
+        with self._lock:
+            self._kept[id(graph)] = (graph, made)
+            self._kept.move_to_end(id(graph))
+            while len(self._kept) > self.bound:
+                self._kept.popitem(last=False)
+        return made
+
+
 @dataclass
 class View:
     """One resolution, with what the panes need precomputed."""
@@ -175,6 +206,8 @@ class View:
     """Exclusions for the excluded table: ``"all"`` and each reason present (its value)."""
     warning_rows: TableRows | None = None
     error_count: int | None = None
+    lineages: LineageIndex | None = None
+    """The supersession indexed for the timeline (see :attr:`lineage_index`)."""
 
     @property
     def query(self) -> Query:
@@ -200,13 +233,26 @@ class View:
         return self.resolution.repository.objects[uid]
 
     @property
+    def lineage_index(self) -> LineageIndex:
+        """The resolution's supersession indexed for the timeline: made with the view (off
+        the UI thread, shared by views of one graph), or here once when it was not."""
+        if self.lineages is None:
+            self.lineages = lineage_index(self.resolution)
+        return self.lineages
+
+    @property
     def errors(self) -> int:
         if self.error_count is None:  # counted once (by make_view, in the worker thread)
             self.error_count = self.resolution.error_count
         return self.error_count
 
 
-def make_view(resolution: Resolution, generation: int, memo: RowsMemo | None = None) -> View:
+def make_view(
+    resolution: Resolution,
+    generation: int,
+    memo: RowsMemo | None = None,
+    lineages: LineageMemo | None = None,
+) -> View:
     """Compute the view (runs in a worker thread), the garbage collector paused: the rows
     of a 50k-object view are hundreds of thousands of containers that make no cycles.
 
@@ -217,6 +263,8 @@ def make_view(resolution: Resolution, generation: int, memo: RowsMemo | None = N
     view that is dropped; the next load gives every frozen object back to the collector."""
     with gc_paused():
         view = _make_view(resolution, generation, memo if memo is not None else RowsMemo(0))
+        if lineages is not None:  # the timeline's index, off the UI thread
+            view.lineages = lineages.index(resolution)
     hold_heap()
     return view
 

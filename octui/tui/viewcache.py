@@ -21,7 +21,7 @@ from dataclasses import replace
 from octui.load.assemble import Repository
 from octui.resolve.result import Query
 from octui.session import Session
-from octui.tui.state import RowsMemo, View, make_view
+from octui.tui.state import LineageMemo, RowsMemo, View, make_view
 
 VIEWS = 6
 """Views kept: the one on show, the one before and the four the prefetch makes (each
@@ -39,6 +39,8 @@ class ViewCache:
         self._making: dict[Query, threading.Event] = {}
         self.rows = RowsMemo()
         """The tables' rows, reused by views that share them (see :class:`RowsMemo`)."""
+        self.lineages = LineageMemo()
+        """The timeline's index of each graph, shared by its views (see :class:`LineageMemo`)."""
 
     def known(self, repo: Repository, query: Query) -> bool:
         """True when ``query``'s view of ``repo`` is made (or being made)."""
@@ -59,6 +61,7 @@ class ViewCache:
                     self._repo, self._making = repo, {}
                     self._views.clear()
                     self.rows = RowsMemo()
+                    self.lineages = LineageMemo()
                 found = self._views.get(query)
                 if found is not None:
                     self._views.move_to_end(query)
@@ -69,7 +72,7 @@ class ViewCache:
                     break
             waiting.wait()  # another thread makes it: take its answer (or make it, if it failed)
         try:
-            made = make_view(session.resolve(query), 0, self.rows)
+            made = make_view(session.resolve(query), 0, self.rows, self.lineages)
         finally:
             with self._lock:
                 if self._making.get(query) is mine:

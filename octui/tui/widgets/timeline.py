@@ -93,7 +93,8 @@ class TimelinePane(VerticalScroll):
             return
         width = max(self.scrollable_content_region.width, 40)
         try:
-            self.timeline = layout(self.view.resolution, self.object_id, width)
+            view = self.view
+            self.timeline = layout(view.resolution, self.object_id, width, view.lineage_index)
         except UnknownId:
             body.update(
                 Text(f"Timeline: {literal_line(self.object_id)} has no lineage", style="dim italic")
