@@ -21,7 +21,7 @@ from octui.core.textsafe import inert
 from octui.core.textsafe import markup_escape as escape
 from octui.resolve.result import Included
 from octui.tui.looks import ansi_markup
-from octui.tui.state import View
+from octui.tui.state import View, row_key
 from octui.tui.widgets.results import LIFECYCLE_STYLE, REASON_STYLE, one_line, warning_style
 
 
@@ -95,6 +95,18 @@ def fields_table(rows: list[tuple[str, str]]) -> Table:
     for name, value in rows:
         table.add_row(name, Text(value, style="dim" if name == "content" else ""))
     return table
+
+
+def included_rank(view: View, inc: Included) -> int:
+    """``inc``'s place in the bundle (1 for the first; 0 if it is not in it): looked up in
+    the included table's index when the view has one (a scan of thousands of rows
+    otherwise, on every cursor move)."""
+    prepared = view.included_rows
+    if prepared is not None:
+        at = prepared.index.get(row_key(inc))
+        if at is not None and at < len(view.included) and view.included[at] is inc:
+            return at + 1
+    return next((i for i, x in enumerate(view.included, 1) if x is inc), 0)
 
 
 class DetailPane(VerticalScroll):
@@ -208,7 +220,7 @@ class DetailPane(VerticalScroll):
 
     def _included_why(self, view: View, inc: Included) -> str:
         o = inc.obj
-        rank = next((i for i, x in enumerate(view.included, 1) if x is inc), 0)
+        rank = included_rank(view, inc)
         lines = [
             f"[b ansi_green]✓ included[/] at rank {rank} of {len(view.included)} · "
             f"{escape(one_line(o.id))} v{o.version}",

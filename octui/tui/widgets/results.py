@@ -144,8 +144,10 @@ class ReasonCounts(Static):
         """None until the first resolution (nothing is claimed while loading)."""
 
     def show_counts(self, counts: Counter[ExclusionReason]) -> None:
-        self.parts = count_parts(counts)
-        self.refresh(layout=True)
+        parts = count_parts(counts)
+        if parts != self.parts:  # (the same counts: nothing to lay out again)
+            self.parts = parts
+            self.refresh(layout=True)
 
     def _lines(self, width: int) -> list[str]:
         if self.parts is None:
@@ -223,6 +225,8 @@ class ExcludedPane(Vertical):
         super().__init__(id=id)
         self.view: View | None = None
         self.reason: str = ALL
+        self.options: list[tuple[str, str]] = []
+        """The reason filter's options on show (set by :meth:`show_view`)."""
 
     def compose(self) -> ComposeResult:
         with Horizontal():
@@ -271,10 +275,12 @@ class ExcludedPane(Vertical):
                 options.append((f"{reason.value} ({counts[reason]})", reason.value))
         if self.reason != ALL and not counts.get(ExclusionReason(self.reason)):
             options.append((f"{self.reason} (0)", self.reason))
-        select = self.query_one("#reason-filter", Select)
-        with select.prevent(Select.Changed):
-            select.set_options(options)
-            select.value = self.reason
+        if options != self.options:  # (the same options: the list is not rebuilt)
+            self.options = options
+            select = self.query_one("#reason-filter", Select)
+            with select.prevent(Select.Changed):
+                select.set_options(options)
+                select.value = self.reason
         self.query_one("#reason-counts", ReasonCounts).show_counts(counts)
         self._refill()
 
