@@ -43,9 +43,17 @@ class ViewCache:
         """The timeline's index of each graph, shared by its views (see :class:`LineageMemo`)."""
 
     def known(self, repo: Repository, query: Query) -> bool:
-        """True when ``query``'s view of ``repo`` is made (or being made)."""
+        """True when ``query``'s view of ``repo`` is made (or being made). A kept view asked
+        about counts as just used: the prefetch asks about the views the next key most
+        likely wants, and those must not be the next ones dropped to make room (a day
+        back after two days on would have to be resolved again)."""
         with self._lock:
-            return self._repo is repo and (query in self._views or query in self._making)
+            if self._repo is not repo:
+                return False
+            if query in self._views:
+                self._views.move_to_end(query)
+                return True
+            return query in self._making
 
     def view(self, session: Session, query: Query, generation: int) -> View:
         """``query``'s view of the session's repository, as generation ``generation``:

@@ -98,3 +98,37 @@ async def test_the_prefetch_waits_for_the_roles_block(monkeypatch: pytest.Monkey
         assert app.roles_worker is not None
         app.roles_worker.cancel()
         await wait_for(pilot, lambda: app.views.known(repo, day_on.query(app.clock())))
+
+
+async def test_a_day_back_after_two_days_on_is_still_kept() -> None:
+    app = make_app(role="support")
+    async with app.run_test(size=(130, 40)) as pilot:
+        resolved: list[Any] = []
+        original = app.session.resolve
+
+        def counted(query: Any) -> Any:
+            resolved.append(query)
+            return original(query)
+
+        app.session.resolve = counted  # type: ignore[method-assign]
+
+        async def idle() -> None:  # shown, and the neighbours made
+            await settle(pilot)
+            repo = app.session.repository
+            assert repo is not None
+            now = app.clock()
+            roles = list(repo.config.roles)
+            wanted = [i.query(now) for i in neighbours(app.inputs, roles, now)]
+            await wait_for(pilot, lambda: all(app.views.known(repo, q) for q in wanted))
+            await app.workers.wait_for_complete()
+
+        await idle()
+        for key in ("right_square_bracket", "right_square_bracket"):
+            await pilot.press(key)
+            await idle()
+        resolved.clear()
+        await pilot.press("left_square_bracket")
+        await settle(pilot)
+        assert app.view is not None
+        assert app.view.query.as_of == AS_OF + timedelta(days=1)
+        assert app.view.query not in resolved  # kept, not resolved again
