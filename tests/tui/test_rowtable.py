@@ -65,3 +65,27 @@ async def test_click_selects_and_empty_table() -> None:
         await pilot.click(RowTable, offset=(3, 4), times=2)
         await pilot.pause()
         assert app.selected == [3]
+
+
+async def test_a_paint_works_out_the_column_widths_once() -> None:
+    app = TableApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        table = app.query_one(RowTable)
+        table.set_rows(list(range(100)))
+        await pilot.pause()
+        worked: list[int] = []
+        original = table.widths
+
+        def counted(total: int) -> list[int]:
+            worked.append(total)
+            return original(total)
+
+        table.widths = counted  # type: ignore[method-assign]
+        region = table.size.region
+        table.refresh()  # (no line kept from the last paint: every line drawn)
+        lines = table.render_lines(region)
+        assert len(lines) == region.height > 10
+        assert len(worked) == 1
+        assert [line.text.rstrip() for line in lines] == [
+            table.render_line(y).text.rstrip() for y in range(region.height)
+        ]

@@ -15,9 +15,10 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from rich.segment import Segment
+from rich.style import Style
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -139,6 +140,8 @@ class RowTable(ScrollView, can_focus=True):
         """The column rows are sorted by (None: the order they were given in)."""
         self._natural: dict[int, int] = {}
         """Longest cell of each ``fit`` column (index → cells), measured by :meth:`set_rows`."""
+        self._pass: tuple[int, Style, list[int]] | None = None
+        """Width, base style and column widths while :meth:`render_lines` draws."""
         self.row_style: RowStyle | None = None
         """The row-style hook: restyles a row's cells as they are drawn (e.g. the compare
         marks); set it, then :meth:`refresh` to redraw."""
@@ -320,16 +323,33 @@ class RowTable(ScrollView, can_focus=True):
 
     # -- rendering -----------------------------------------------------------------------
 
-    def render_line(self, y: int) -> Strip:
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Draw the lines of ``crop``, with the style and the column widths worked out
+        once for them all (each is a walk of the styles: per line, a paint of forty lines
+        paid it forty times)."""
         width = self.scrollable_content_region.width
-        base = self.rich_style
+        self._pass = (width, self.rich_style, self.widths(width))
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._pass = None
+
+    def _pass_style(self) -> tuple[int, Style, list[int]]:
+        """The width, base style and column widths of this paint (see :meth:`render_lines`)."""
+        if self._pass is not None:
+            return self._pass
+        width = self.scrollable_content_region.width
+        return width, self.rich_style, self.widths(width)
+
+    def render_line(self, y: int) -> Strip:
+        width, base, widths = self._pass_style()
         if y == 0:
             header = self.get_component_rich_style("rowtable--header")
             cells = [
                 (c.label + (" ↑" if i == self.sort_column else ""), "")
                 for i, c in enumerate(self.columns)
             ]
-            return cells_line(cells, self.columns, self.widths(width), width, base + header)
+            return cells_line(cells, self.columns, widths, width, base + header)
         line = round(self.scroll_y) + y - 1
         index, sub = divmod(line, self.row_height)
         if not self.rows:
@@ -351,6 +371,6 @@ class RowTable(ScrollView, can_focus=True):
             cell_style = cursor_style
         if sub == 0:
             cells = list(self.row_cells(row, index))
-            return cells_line(cells, self.columns, self.widths(width), width, style, cell_style)
+            return cells_line(cells, self.columns, widths, width, style, cell_style)
         assert self._extra is not None
         return runs_line(self._extra(row, index, sub), width, style, cell_style)
