@@ -374,6 +374,10 @@ class OctuiApp(App[None]):
             return
         self.generation += 1
         self.settled.clear()
+        kept = self.resolving.kept_view(self.generation, self.inputs)
+        if kept is not None:  # made before (or by the prefetch): shown now, in this paint
+            self.apply_view(kept)
+            return
         self.main.query_one(StatusBar).show(
             self.view, pending=True, following_now=self.inputs.as_of is None
         )

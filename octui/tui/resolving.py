@@ -172,6 +172,15 @@ class Resolving:
 
     # -- resolving -----------------------------------------------------------------------
 
+    def kept_view(self, generation: int, inputs: Inputs) -> View | None:
+        """The view of ``inputs`` as generation ``generation`` when the view cache has it
+        made (a key asking for it again, or for one the prefetch made): no debounce, no
+        thread, no "resolving…" paint before it."""
+        repo = self.app.session.repository
+        if repo is None:
+            return None
+        return self.app.views.kept(repo, inputs.query(self.app.clock()), generation)
+
     async def resolve(self, generation: int, inputs: Inputs, delay: float) -> None:
         """Debounce, then resolve on the single resolver thread.
 

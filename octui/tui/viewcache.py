@@ -55,6 +55,16 @@ class ViewCache:
                 return True
             return query in self._making
 
+    def kept(self, repo: Repository, query: Query, generation: int) -> View | None:
+        """``query``'s view of ``repo`` as generation ``generation`` if it is made already
+        (None otherwise: one being made is not waited for here)."""
+        with self._lock:
+            found = self._views.get(query) if self._repo is repo else None
+            if found is None:
+                return None
+            self._views.move_to_end(query)
+        return replace(found, generation=generation)
+
     def view(self, session: Session, query: Query, generation: int) -> View:
         """``query``'s view of the session's repository, as generation ``generation``:
         kept, or waited for, or made now (and kept)."""

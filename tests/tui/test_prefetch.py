@@ -132,3 +132,31 @@ async def test_a_day_back_after_two_days_on_is_still_kept() -> None:
         assert app.view is not None
         assert app.view.query.as_of == AS_OF + timedelta(days=1)
         assert app.view.query not in resolved  # kept, not resolved again
+
+
+async def test_a_kept_view_is_shown_by_the_key_itself() -> None:
+    app = make_app(role="support")
+    async with app.run_test(size=(130, 40)) as pilot:
+        await settle(pilot)
+        repo = app.session.repository
+        assert repo is not None
+        day_on = app.inputs.step(days=1, now=app.clock())
+        assert day_on is not None
+        wanted = day_on.query(app.clock())
+        await wait_for(pilot, lambda: app.views.known(repo, wanted))
+        await app.workers.wait_for_complete()
+        workers: list[Any] = []
+        original = app._resolve
+
+        def counted(*args: Any) -> Any:
+            workers.append(args)
+            return original(*args)
+
+        app._resolve = counted  # type: ignore[method-assign]
+        app.action_step_day(1)  # what ] does
+        # shown before the handler returns: no worker, no "resolving…" paint first
+        assert app.view is not None and app.view.query == wanted
+        assert app.applied_generation == app.generation and app.settled.is_set()
+        assert workers == []
+        await settle(pilot)
+        assert app.selected is not None and any(app.selected is r for r in app.view.included)
