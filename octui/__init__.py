@@ -14,14 +14,29 @@ The supported Python API is what this module exports (see :mod:`octui.api`)::
     print(bundle.digest, [o["id"] for o in bundle.objects])
 """
 
-from octui.api import (
-    Bundle,
-    ContextRepository,
-    Finding,
-    OpenContextError,
-    open_repository,
-)
+from typing import TYPE_CHECKING, Any
+
 from octui.core.version import __version__
+
+if TYPE_CHECKING:
+    from octui.api import (
+        Bundle,
+        ContextRepository,
+        Finding,
+        OpenContextError,
+        open_repository,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    """The API's names, imported on first use: a command that never asks for them (the
+    CLI imports what it runs, no more) does not pay for importing them."""
+    if name in __all__ and name != "__version__":
+        from octui import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'octui' has no attribute {name!r}")
+
 
 __all__ = [
     "Bundle",

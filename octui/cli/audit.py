@@ -14,7 +14,6 @@ from octui.cli.args import add_as_of_arg, add_format_arg, add_repo_arg, add_sour
 from octui.cli.common import UsageError, emit, load_for
 from octui.core.enums import AuditFormat, ExitCode
 from octui.core.timeutil import now_utc
-from octui.load.locate import reader_for
 
 if TYPE_CHECKING:
     from octui.analysis.audit import Audit
@@ -62,6 +61,7 @@ def add_parser(sub: Any, name: str) -> argparse.ArgumentParser:
 def audit_for(args: argparse.Namespace) -> Audit:
     """The audit of the repository ``args`` names (files on disk or ``--rev``)."""
     from octui.analysis.audit import audit  # imported when used: not on every start
+    from octui.load.locate import reader_for
 
     repo = load_for(args)
     as_of = args.as_of or now_utc()

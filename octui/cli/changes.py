@@ -24,7 +24,6 @@ from octui.cli.args import (
 from octui.cli.common import UsageError, emit, load_for
 from octui.core.enums import ExitCode
 from octui.core.timeutil import add_days, now_utc, parse_duration, parse_instant
-from octui.load.known_at import describe_source
 from octui.resolve.result import Query
 
 
@@ -99,6 +98,7 @@ def run(args: argparse.Namespace) -> ExitCode:
     if until is not None and until <= since:
         raise UsageError("--until must be later than --since (which defaults to --as-of)")
     from octui.analysis.agenda import change_agenda  # imported when used: not on every start
+    from octui.load.known_at import describe_source
     from octui.render.agenda import render_text as render_agenda
 
     repo = load_for(args)

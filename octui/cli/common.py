@@ -3,7 +3,9 @@ read from, print a text layout, and report the user's mistakes as :class:`UsageE
 
 A repository is read from exactly one place: the files on disk (through the persistent
 parse cache unless ``--no-cache`` or ``OCTUI_NO_CACHE=1``), a git revision (``--rev``,
-from git objects, never cached) or the commit known at an instant (``--known-at``).
+from git objects, never cached) or the commit known at an instant (``--known-at``). The git
+readers are imported only by a run that reads from git: a run over the files on disk never
+pays for them.
 """
 
 from __future__ import annotations
@@ -15,11 +17,8 @@ from pathlib import Path
 
 from octui.load.assemble import Repository
 from octui.load.config import ConfigError, NotARepository
-from octui.load.gitrun import GitRevisionError
-from octui.load.known_at import check_axes, describe_source, load_known_at
 from octui.load.loader import load_repository
 from octui.load.parse_cache import open_store
-from octui.load.revisions import load_revision
 from octui.render.ansi import paint_marks
 from octui.render.explain import WORKING_TREE_SOURCE
 
@@ -39,6 +38,9 @@ def open_repository(path: str, *, cache: bool = True) -> Repository:
 
 def open_revision(path: str, rev: str) -> Repository:
     """The repository at ``path`` exactly as it was at git revision ``rev`` (read from git)."""
+    from octui.load.gitrun import GitRevisionError
+    from octui.load.revisions import load_revision
+
     try:
         return load_revision(path, rev)
     except (GitRevisionError, NotARepository, ConfigError) as exc:
@@ -48,6 +50,9 @@ def open_revision(path: str, rev: str) -> Repository:
 def open_known_at(path: str, when: datetime) -> Repository:
     """The repository at ``path`` as committed at the last first-parent commit of HEAD
     whose committer date is at or before ``when``."""
+    from octui.load.gitrun import GitRevisionError
+    from octui.load.known_at import load_known_at
+
     try:
         return load_known_at(path, when)
     except (GitRevisionError, NotARepository, ConfigError) as exc:
@@ -56,6 +61,8 @@ def open_known_at(path: str, when: datetime) -> Repository:
 
 def check_exclusive(rev: str | None, known_at: datetime | None, what: str = "--rev") -> None:
     """A usage error when both ``--rev`` (or ``what``) and ``--known-at`` are given."""
+    from octui.load.known_at import check_axes
+
     try:
         check_axes(rev, known_at, what=what)
     except ValueError as exc:
@@ -84,6 +91,8 @@ def source_of(args: argparse.Namespace, repo: Repository | None = None) -> str:
     """Where the repository was read from, as the explain header names it (with the commit
     and its subject when it was read at ``--known-at``)."""
     if repo is not None and getattr(args, "known_at", None) is not None:
+        from octui.load.known_at import describe_source
+
         return describe_source(args.repo, repo.source)
     rev = getattr(args, "rev", None)
     return WORKING_TREE_SOURCE if rev is None else f"git revision {rev}"

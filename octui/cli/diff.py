@@ -41,7 +41,6 @@ from octui.cli.common import (
 )
 from octui.core.enums import ExitCode
 from octui.load.assemble import Repository
-from octui.load.known_at import describe_source
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query
 
@@ -154,6 +153,8 @@ class _Sides:
         commit known at an instant (``known at … · commit …``), or None for the files on disk."""
         if known_at is None:
             return self.load(rev), rev
+        from octui.load.known_at import describe_source  # git: imported when used
+
         repo = open_known_at(self.path, known_at)
         return repo, describe_source(self.path, repo.source)
 

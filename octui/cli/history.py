@@ -15,7 +15,6 @@ from octui.cli.args import add_format_arg, add_repo_args, add_source_args, examp
 from octui.cli.common import UsageError, emit, load_for
 from octui.core.enums import ExitCode
 from octui.core.timeutil import format_instant, now_utc
-from octui.load.gitrun import GitRevisionError
 
 
 def add_parser(sub: Any, name: str) -> argparse.ArgumentParser:
@@ -71,6 +70,7 @@ def run_log(args: argparse.Namespace) -> ExitCode:
     if args.rev is not None or args.known_at is not None:
         raise UsageError("history --log reads every commit of HEAD: not with --rev or --known-at")
     from octui.analysis.objlog import object_log  # imported when used: not on every start
+    from octui.load.gitrun import GitRevisionError
     from octui.render.history import render_log
 
     try:

@@ -20,7 +20,6 @@ from octui.core.enums import ExitCode, ReportFormat, Severity
 from octui.core.model import Finding
 from octui.core.timeutil import format_instant, now_utc
 from octui.load.assemble import Repository
-from octui.load.locate import locate, reader_for
 from octui.render.findings import finding_lines
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query
@@ -121,5 +120,7 @@ def ci_report(
 def located(args: argparse.Namespace, repo: Repository, findings: list[Finding]) -> list[Finding]:
     """``findings`` with the line of the offending key (or YAML error) where it is known,
     read again from the repository ``args`` names (its files, or the commit ``--rev`` named)."""
+    from octui.load.locate import locate, reader_for  # imported when used: not on every start
+
     with reader_for(args.repo, repo.source.commit) as read:
         return locate(findings, read)

@@ -54,10 +54,15 @@ class Loader:
     budget are the same whatever is cached).
     """
 
-    def __init__(self, tree: Tree, root: str, store: ParseStore | None = None) -> None:
+    def __init__(
+        self, tree: Tree, root: str, store: ParseStore | None = None, *, one_shot: bool = False
+    ) -> None:
         self.tree = tree
         self.root = root
         self.store = store
+        self.one_shot = one_shot
+        """Loaded once and never again (:func:`load_repository`): nothing is kept for a
+        reload — no fingerprint, walk record or per-file parse cache."""
         self._cache: dict[FileKey, ParsedFile] = {}
         self._objects: Reuse = {}
         self._config_raw: bytes | None = None
@@ -191,8 +196,11 @@ class Loader:
         for parsed_file, _source, obj in record.values():
             if parsed_file.tokens is not None:  # kept by the persistent parse cache
                 self.tokens.put(obj, parsed_file.tokens)
-        self.tokens.keep_only(repo.objects)
         repo.tokens = self.tokens
+        if self.one_shot:  # no reload follows: what only a reload reads is not made
+            self.repository = repo
+            return repo
+        self.tokens.keep_only(repo.objects)
         self.fingerprint = fingerprint_of(raw_config, files, problems, unavailable)
         self.repository, self.walked = repo, walked(files, problems, unavailable)
         self.by_path = None
@@ -210,6 +218,7 @@ class Loader:
         content_key = getattr(self.tree, "content_key", None)
         same_content: dict[object, ParsedFile] = {}
         counted: set[object] = set()
+        keep = not self.one_shot  # a one-shot load keeps no per-file cache for a reload
         for source_name, entry in files:
             blob = content_key(entry.rel) if content_key is not None else None
             if entry.size <= MAX_FILE_BYTES and (blob is None or blob not in counted):
@@ -228,7 +237,8 @@ class Loader:
                 result = self._parse(entry, blob, same_content)
                 if result.error != VANISHED:
                     fresh[key] = result
-            cache[key] = result
+            if keep:
+                cache[key] = result
             parsed.append((source_name, result))
         if self.store is not None and fresh:
             self.store.put_many(fresh)
@@ -309,4 +319,4 @@ class ParseStore(Protocol):
 def load_repository(root: str | Path, store: ParseStore | None = None) -> Repository:
     """Load the repository at ``root`` (raises NotARepository / ConfigError)."""
     path = Path(root)
-    return Loader(FsTree(path), str(path), store).load()
+    return Loader(FsTree(path), str(path), store, one_shot=True).load()

@@ -16,6 +16,10 @@ never changes results:
   since a second write in the same clock tick could keep its size and timestamps;
 - anything unexpected on reading (missing, truncated, corrupt, foreign, wrong shape)
   is a miss: the file is parsed again, as if there were no cache;
+- it is untrusted input: it is read only when private to this user, and then by an
+  unpickler that builds plain data and nothing else (:class:`_PlainUnpickler`: the only
+  classes it will name are the datetimes and enumerations a parse holds), so even a
+  hostile file runs no code;
 - it is written atomically (a temporary file, then a rename), so readers never see a
   half-written cache, and a failure to write is silently a cache that stays cold.
 
@@ -110,6 +114,30 @@ def open_store(root: str | Path, directory: Path | None = None) -> ParseStore | 
         return None
 
 
+_ALLOWED_GLOBALS = frozenset(
+    {
+        ("datetime", "datetime"),
+        ("datetime", "date"),
+        ("datetime", "timedelta"),
+        ("datetime", "timezone"),
+        ("octui.core.enums", "Status"),
+        ("octui.core.enums", "Layer"),
+    }
+)
+"""Every class a stored parse names (its instants and its enumerations); calling any of them
+on stored arguments builds a value and runs nothing else."""
+
+
+class _PlainUnpickler(pickle.Unpickler):
+    """An unpickler that refuses every global outside :data:`_ALLOWED_GLOBALS` (so no
+    ``os.system`` or other callable can be reached from the file) and every persistent id."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) not in _ALLOWED_GLOBALS:
+            raise pickle.UnpicklingError(f"the cache names {module}.{name}: refused")
+        return super().find_class(module, name)
+
+
 class UntrustedCache(OSError):
     """The cache file could be written by someone else: never unpickle it."""
 
@@ -159,7 +187,7 @@ class ParseStore:
             try:
                 self._fingerprint = _parser_fingerprint()
                 with _open_trusted(self.path) as handle:
-                    doc = pickle.load(handle)
+                    doc = _PlainUnpickler(handle).load()
                 if (
                     type(doc) is dict
                     and doc.get("fingerprint") == self._fingerprint

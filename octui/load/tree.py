@@ -100,6 +100,16 @@ class FsTree:
         (saves a realpath and the path checks of every file read); ``regular``: the names its
         last listing saw as regular files, not links, whose ``lstat`` stands for the one
         before opening (saves a system call per file read)."""
+        self._folders: dict[str, set[str]] = {}
+        """``rel -> names`` the listing of folder ``rel`` saw as folders, not links, during
+        the current walk (:meth:`start_walk`): such a folder's real path is its parent's
+        followed by its name, which saves a ``realpath`` (a system call per path component)
+        for every folder listed."""
+
+    def start_walk(self) -> None:
+        """Forget what earlier walks saw of folders: only the current walk's listings stand
+        for a ``realpath`` (the tree may have changed since)."""
+        self._folders = {}
 
     def _path(self, rel: str) -> Path:
         return self.root / rel if rel not in ("", ".") else self.root
@@ -145,9 +155,10 @@ class FsTree:
     def scandir(self, rel: str) -> list[Entry]:
         base = self._path(rel)
         key = "" if rel in ("", ".") else rel
-        real_dir = self._real if not key else os.path.realpath(base)
+        real_dir = self._real if not key else self._real_dir(key, base)
         entries: list[Entry] = []
         regular: set[str] = set()
+        folders: set[str] = set()
         with os.scandir(base) as it:
             for item in it:
                 child = item.name if not key else f"{key}/{item.name}"
@@ -160,12 +171,24 @@ class FsTree:
                     entries.append(Entry(name, child, _is_dir(item), problem=problem))
                     continue
                 entry = self._entry(item, child, real_dir)
-                if entry.identity is not None and not entry.is_dir and not entry.link:
-                    regular.add(entry.name)  # made from the lstat of a regular file
+                if entry.identity is not None and not entry.link:
+                    # made from the lstat of a regular file or of a folder
+                    (folders if entry.is_dir else regular).add(entry.name)
                 entries.append(entry)
         plain = inside(real_dir, self._real) and not hidden_below(real_dir, self._real)
         self._real_dirs[key] = (real_dir, plain, regular)
+        self._folders[key] = folders
         return entries
+
+    def _real_dir(self, key: str, base: Path) -> str:
+        """The real path of the folder ``key``: when this walk listed its parent and saw it
+        as a folder, not a link, the parent's real path and its name (what ``realpath``
+        gives then); else ``realpath``."""
+        parent, _, name = key.rpartition("/")
+        real_parent = self._real_dirs.get(parent)
+        if real_parent is not None and name in self._folders.get(parent, ()):
+            return os.path.join(real_parent[0], name)
+        return os.path.realpath(base)
 
     def _entry(self, item: os.DirEntry[str], rel: str, real_dir: str) -> Entry:
         try:

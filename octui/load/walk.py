@@ -120,6 +120,8 @@ def scan(
     problems: list[tuple[str, str]] = []
     unavailable: list[tuple[str, str]] = []
     walk = _Walk(tree, problems)
+    if isinstance(tree, FsTree):
+        tree.start_walk()
     for source in config.sources:
         base = "" if source.path == "." else source.path
         if any(part.startswith(".") for part in base.split("/")):

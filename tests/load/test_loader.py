@@ -278,3 +278,32 @@ def test_content_key_in_markdown_is_unknown(tmp_path: Path) -> None:
     root = make_repo(tmp_path, {"a.md": "---\nid: a\ncontent: fake\n---\nreal\n"})
     o = load_repository(root).objects[0]
     assert o.content == "real\n" and "content" in o.unknown_fields
+
+
+def test_a_one_shot_load_gives_what_a_reloadable_loader_gives_and_keeps_nothing(
+    tmp_path: Path,
+) -> None:
+    """``load_repository`` loads once: the same objects, findings and token tables as a
+    :class:`Loader` kept for reloads, without the per-file cache, walk record and
+    fingerprint only a reload reads."""
+    from dataclasses import fields
+
+    from octui.load.loader import Loader
+    from octui.load.tree import FsTree
+    from octui.synth.repository import write_repository
+
+    root = tmp_path / "repo"
+    write_repository(root, 120, seed=3)
+    one = Loader(FsTree(root), str(root), one_shot=True)
+    kept = Loader(FsTree(root), str(root))
+    a, b = one.load(), kept.load()
+    assert [[getattr(o, f.name) for f in fields(o)] for o in a.objects] == [
+        [getattr(o, f.name) for f in fields(o)] for o in b.objects
+    ]
+    assert a.findings == b.findings and a.invalid_files == b.invalid_files
+    assert [a.tokens.get(o) for o in a.objects] == [b.tokens.get(o) for o in b.objects]
+    assert one._cache == {} and one.fingerprint is None and one.walked is None
+    assert kept._cache and kept.fingerprint is not None and kept.walked is not None
+    loader = Loader(FsTree(root), str(root))
+    assert not loader.one_shot  # a loader is kept for reloads unless told otherwise
+    assert len(load_repository(root).objects) == len(a.objects)

@@ -431,3 +431,31 @@ def test_an_edit_with_its_mtime_restored_is_never_served_stale(
     (obj,) = repo.objects
     assert obj.access_roles == ("finance",) and (again.hits, again.misses) == (0, 1)
     assert readers(repo) == ["finance"]
+
+
+class _Planted:
+    """Pickles as a call of ``builtins.exec``: what a hostile cache file would hold."""
+
+    def __init__(self, code: str) -> None:
+        self.code = code
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (exec, (self.code,))
+
+
+def test_a_hostile_cache_runs_no_code_and_is_a_miss(synth_repo: Path, tmp_path: Path) -> None:
+    """A private cache file can still be hostile (written by another program of this user):
+    the unpickler names only the classes a parse holds, so a planted call is refused before
+    it runs, and the load parses every file as with no cache."""
+    directory = tmp_path / "cache"
+    store = ParseStore(synth_repo, directory)
+    load_repository(synth_repo, store=store)
+    marker = tmp_path / "ran"
+    doc = pickle.loads(store.path.read_bytes())
+    rel = sorted(doc["entries"])[0]
+    doc["entries"][rel] = _Planted(f"open({str(marker)!r}, 'w').close()")
+    store.path.write_bytes(pickle.dumps(doc))
+    again = ParseStore(synth_repo, directory)
+    same_objects(load_repository(synth_repo, store=again), load_repository(synth_repo))
+    assert not marker.exists()
+    assert again.hits == 0

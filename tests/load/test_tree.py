@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from octui.load.config import Config, load_config
 from octui.load.fsread import RefusedFile
 from octui.load.tree import Entry, FsTree
+from octui.load.walk import scan
 
 
 def listed(root: Path, rel: str) -> tuple[FsTree, Entry]:
@@ -96,3 +98,53 @@ def test_a_listed_regular_file_is_opened_without_another_lstat(
     assert calls == []
     assert FsTree(root).read("docs/a.md") == b"---\nid: a\n---\nbody\n"  # not listed
     assert calls  # the full rules lstat before opening
+
+
+def _nested(root: Path) -> None:
+    (root / "opencontext.yaml").write_text("spec: 1\n", encoding="utf-8")
+    for rel in ("a/b/c", "a/d", "e"):
+        (root / rel).mkdir(parents=True)
+        (root / rel / "x.md").write_bytes(f"---\nid: {rel.replace('/', '.')}\n---\n".encode())
+
+
+def _walk(tree: FsTree, config: Config | None = None) -> None:
+    scan(tree, config if config is not None else load_config(tree.root))
+
+
+def test_a_walk_takes_no_realpath_for_a_folder_listed_as_a_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder its parent's listing saw as a folder (not a link) has the parent's real path
+    followed by its name: the walk asks ``realpath`` for none of them, and gets the same."""
+    _nested(tmp_path)
+    tree = FsTree(tmp_path)
+    config = load_config(tmp_path)
+    calls: list[str] = []
+    real = os.path.realpath
+
+    def counted(path: str) -> str:
+        calls.append(str(path))
+        return real(path)
+
+    monkeypatch.setattr(os.path, "realpath", counted)
+    _walk(tree, config)
+    monkeypatch.setattr(os.path, "realpath", real)
+    assert calls == []
+    for rel in ("a", "a/b", "a/b/c", "a/d", "e"):
+        assert tree._real_dirs[rel][0] == os.path.realpath(tmp_path / rel)
+
+
+def test_a_folder_that_became_a_link_since_the_last_walk_is_resolved_again(
+    tmp_path: Path,
+) -> None:
+    """What an earlier walk saw of folders never stands for a realpath in a later walk of the
+    same tree (a session's tree): a folder replaced by a link is resolved to its target."""
+    _nested(tmp_path)
+    tree = FsTree(tmp_path)
+    _walk(tree)
+    (tmp_path / "e" / "x.md").unlink()
+    (tmp_path / "e").rmdir()
+    (tmp_path / "e").symlink_to(tmp_path / "a" / "d")
+    tree.start_walk()
+    tree.scandir("e")  # before the root is listed again: only a realpath can say
+    assert tree._real_dirs["e"][0] == os.path.realpath(tmp_path / "a" / "d")

@@ -1,0 +1,41 @@
+"""A run over the files on disk imports what it runs: not the git readers (and the
+``subprocess`` they need), nor the public API module the package root re-exports."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+SAMPLE = Path(__file__).resolve().parents[2] / "sample-repo"
+NEVER = ["octui.api", "octui.load.gitrun", "octui.load.known_at", "octui.load.revisions"]
+
+PROBE = """
+import contextlib, io, json, sys
+from octui.cli.main import main
+with contextlib.redirect_stdout(io.StringIO()):
+    code = main(sys.argv[1:])
+print(json.dumps([code, sorted(sys.modules)]))
+"""
+
+
+def test_resolve_over_the_working_tree_imports_no_git_reader() -> None:
+    argv = [str(SAMPLE), "--role", "support", "--as-of", "2026-03-15", "--format", "json"]
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE, "resolve", *argv, "--no-cache"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    code, modules = json.loads(out)
+    assert code == 0
+    assert [m for m in NEVER if m in modules] == []
+
+
+def test_the_package_root_still_exports_the_api() -> None:
+    import octui
+    from octui import api
+
+    for name in ("Bundle", "ContextRepository", "Finding", "OpenContextError", "open_repository"):
+        assert getattr(octui, name) is getattr(api, name)
