@@ -26,9 +26,15 @@ import operator
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any
 
-from octui.bundle.forms import exclusion_digest_form, object_digest_form, warning_digest_form
-from octui.bundle.jsonout import dumps_canonical
-from octui.core.enums import Lifecycle
+from octui.bundle.forms import (
+    ObjectParts,
+    exclusion_digest_form,
+    object_digest_form,
+    object_parts,
+    warning_digest_form,
+)
+from octui.bundle.jsonout import dumps_canonical, dumps_plain
+from octui.core.enums import ExclusionReason, Lifecycle
 from octui.core.model import ContextObject, Exclusion, Finding
 from octui.resolve.memo import Memo
 from octui.resolve.result import Included
@@ -37,12 +43,23 @@ if TYPE_CHECKING:
     from hashlib import _Hash
 
 EXCLUSIONS = 1 << 18
-"""Exclusion or warning pieces kept per repository at most (the table is emptied when full)."""
+"""Exclusion or warning pieces kept per repository at most (a table is emptied when full)."""
 
 _HEAD = b'{"exclusions":['
 _MIDDLE = b'],"objects":['
 _WARNINGS = b'],"warnings":['
 _TAIL = b"]}"
+_COMMA = b","
+_TRUE, _FALSE = b"true", b"false"
+_LIFECYCLES = {lifecycle: dumps_canonical(lifecycle.value) for lifecycle in Lifecycle}
+_DENIALS = frozenset(reason for reason in ExclusionReason if reason.is_denial)
+_REASONS = {reason: dumps_canonical(reason.value) for reason in ExclusionReason}
+_WHOLE: ObjectParts = (b"", b"", b"", b"")
+"""The parts kept for an object whose form is encoded whole each time (see object_parts)."""
+
+
+class _Unusual(Exception):
+    """A value the fast writers do not vouch for: encode it by the definition."""
 
 
 def object_piece(obj: ContextObject, lifecycle: Lifecycle, stale: bool) -> bytes:
@@ -58,7 +75,21 @@ def exclusion_key(ex: Exclusion) -> tuple[Any, ...]:
 
 
 def exclusion_piece(ex: Exclusion) -> bytes:
-    """The canonical JSON of an exclusion's digest form."""
+    """The canonical JSON of an exclusion's digest form: written from its fields when they
+    have the model's types, else by :func:`dumps_canonical` (which raises what it raises)."""
+    try:
+        reason = _REASONS[ex.reason]
+        if type(ex.id) is str and ex.reason in _DENIALS:
+            return b'{"id":' + dumps_plain(ex.id) + b',"reason":' + reason + b"}"
+        version = ex.version
+        if type(ex.id) is str and (version is None or type(version) is int):
+            related = ex.related
+            if type(related) is tuple and type("".join(related)) is str:
+                head = b'{"id":' + dumps_plain(ex.id) + b',"reason":' + reason
+                tail = b',"version":' + dumps_plain(version) + b"}"
+                return head + b',"related":' + dumps_plain(related) + tail
+    except (KeyError, TypeError, ValueError):  # an unknown reason, a lone surrogate, ...
+        pass
     return dumps_canonical(exclusion_digest_form(ex))
 
 
@@ -71,44 +102,135 @@ class Pieces:
     """The digest's pieces encoded for one repository's resolutions (see the module)."""
 
     def __init__(self, objects: list[ContextObject] | None = None) -> None:
-        self._objects = objects
-        """The repository's objects by uid: a piece by uid serves only that very object."""
-        self._by_state: dict[tuple[int, Lifecycle, bool], bytes] = {}
+        self._objects = objects if objects is not None else []
+        """The repository's objects by uid: parts by uid serve only that very object."""
+        self._parts: dict[int, ObjectParts] = {}
+        self._contents: dict[int, bytes] = {}
+        """The JSON of the contents of the objects in the last digest, by uid: the next one
+        (a new task, role or instant) mostly shows the same objects, and only one bundle's
+        bodies are held."""
+        self._records: dict[int, bytes] = {}
+        """Pieces of exclusion records by the record's identity; each record is held in
+        :attr:`_held` while it is a key, so its address is never another's."""
+        self._held: list[Exclusion] = []
         self._exclusions: dict[tuple[Any, ...], bytes] = {}
         self._warnings: dict[tuple[Any, ...], bytes] = {}
 
-    def included(self, inc: Included) -> bytes:
-        obj = inc.obj
+    def parts(self, obj: ContextObject) -> ObjectParts:
+        """``obj``'s digest form around its content, lifecycle and staleness (see
+        :func:`object_parts`; ``_WHOLE`` when it is encoded whole), kept if it is this
+        repository's object."""
+        uid = obj.uid
         objects = self._objects
-        if objects is None or obj.uid >= len(objects) or objects[obj.uid] is not obj:
-            return object_piece(obj, inc.lifecycle, inc.stale)
-        key = (obj.uid, inc.lifecycle, inc.stale)
-        piece = self._by_state.get(key)
-        if piece is None:
-            piece = self._by_state[key] = object_piece(obj, inc.lifecycle, inc.stale)
-        return piece
+        ours = 0 <= uid < len(objects) and objects[uid] is obj
+        found = self._parts.get(uid) if ours else None
+        if found is None:
+            found = object_parts(obj) or _WHOLE
+            if ours:
+                self._parts[uid] = found
+        return found
+
+    def included(self, inc: Included) -> bytes:
+        """The canonical JSON of ``inc``'s digest form (made from its object's parts)."""
+        out: list[bytes] = []
+        try:
+            self._append(out, [inc])
+        except (_Unusual, KeyError, TypeError, ValueError):
+            return object_piece(inc.obj, inc.lifecycle, inc.stale)
+        return b"".join(out[:-1])
+
+    def objects_bytes(self, included: list[Included]) -> bytes:
+        """The included objects' pieces joined by commas."""
+        out: list[bytes] = []
+        try:
+            self._append(out, included)
+        except (_Unusual, KeyError, TypeError, ValueError):  # one object by the definition
+            return b",".join([self.included(i) for i in included])
+        return b"".join(out[:-1])
+
+    def _append(self, out: list[bytes], included: list[Included]) -> None:
+        """Add to ``out`` each object's piece, in parts, and a comma after each; raises when
+        a piece must be encoded by the definition instead (an odd value)."""
+        add = out.extend
+        known = self._parts.get
+        objects = self._objects
+        count = len(objects)
+        lifecycles = _LIFECYCLES
+        last = self._contents.get
+        contents: dict[int, bytes] = {}
+        for inc in included:
+            obj = inc.obj
+            uid = obj.uid
+            ours = 0 <= uid < count and objects[uid] is obj
+            parts = known(uid) if ours else None
+            if parts is None:
+                parts = self.parts(obj)
+            if parts is _WHOLE:
+                add((object_piece(obj, inc.lifecycle, inc.stale), _COMMA))
+                continue
+            stale = inc.stale
+            if stale is True:
+                flag = _TRUE
+            elif stale is False:
+                flag = _FALSE
+            else:
+                raise _Unusual
+            pre, mid, review, tail = parts
+            text = last(uid) if ours else None
+            if text is None:  # a slice: orjson's own bytes keep ten times their size
+                text = dumps_plain(obj.content)[1:-1]
+            if ours:
+                contents[uid] = text
+            add((pre, text, mid, lifecycles[inc.lifecycle], review, flag, tail, _COMMA))
+        self._contents = contents
 
     def carried(self, objects: Sequence[ContextObject], replaced: Collection[int]) -> Pieces:
         """These pieces for the repository whose objects are ``objects``: the same but for the
-        places ``replaced`` (a piece is a function of its object, which the other places
-        still hold; exclusions and warnings are kept by value)."""
+        places ``replaced`` (parts are a function of their object, which the other places
+        still hold; exclusions and warnings are kept by value and by the held record)."""
         made = Pieces(list(objects))
-        made._by_state = {k: v for k, v in self._by_state.items() if k[0] not in replaced}
+        made._parts = {k: v for k, v in self._parts.items() if k not in replaced}
+        made._records = dict(self._records)
+        made._held = list(self._held)
         made._exclusions = dict(self._exclusions)
         made._warnings = dict(self._warnings)
         return made
 
     def exclusion(self, ex: Exclusion) -> bytes:
-        key = exclusion_key(ex)
-        piece = self._exclusions.get(key)
-        if piece is None:
-            if len(self._exclusions) >= EXCLUSIONS:
-                self._exclusions.clear()
-            piece = self._exclusions[key] = exclusion_piece(ex)
+        """The piece of ``ex``: a record of an object without related ids (shared by every
+        stage that excludes the object so) by its identity, any other by its value."""
+        piece = self._records.get(id(ex))
+        if piece is not None:
+            return piece
+        if ex.version is None or ex.related:  # denials and related ids: made anew each stage
+            key = exclusion_key(ex)
+            piece = self._exclusions.get(key)
+            if piece is None:
+                if len(self._exclusions) >= EXCLUSIONS:
+                    self._exclusions.clear()
+                piece = self._exclusions[key] = exclusion_piece(ex)
+            return piece
+        if len(self._held) >= EXCLUSIONS:
+            self._records, self._held = {}, []
+        piece = exclusion_piece(ex)
+        self._held.append(ex)
+        self._records[id(ex)] = piece
         return piece
 
+    def exclusions_bytes(self, exclusions: list[Exclusion]) -> bytes:
+        """The exclusions' pieces joined by commas: those kept by identity found in one pass."""
+        got: list[bytes | None] = list(map(self._records.get, map(id, exclusions)))
+        at = -1
+        try:
+            while True:
+                at = got.index(None, at + 1)
+                got[at] = self.exclusion(exclusions[at])
+        except ValueError:  # no None left
+            pass
+        return b",".join(got)  # type: ignore[arg-type]
+
     def warning(self, w: Finding) -> bytes:
-        key = (w.code, w.severity, w.ids)
+        key = (w.code, w.ids)  # the severity is the code's
         piece = self._warnings.get(key)
         if piece is None:
             if len(self._warnings) >= EXCLUSIONS:
@@ -116,13 +238,10 @@ class Pieces:
             piece = self._warnings[key] = warning_piece(w)
         return piece
 
-    def objects_bytes(self, included: list[Included]) -> bytes:
-        return b",".join([self.included(i) for i in included])
-
     def listing(self, exclusions: list[Exclusion], warnings: list[Finding]) -> Listing:
         """The hash state after ``exclusions`` and the joined ``warnings``."""
         hashed = hashlib.sha256(_HEAD)
-        hashed.update(b",".join([self.exclusion(e) for e in exclusions]))
+        hashed.update(self.exclusions_bytes(exclusions))
         hashed.update(_MIDDLE)
         tail = _WARNINGS + b",".join([self.warning(w) for w in warnings]) + _TAIL
         return Listing(exclusions, warnings, hashed, tail)
