@@ -126,21 +126,27 @@ def digest(resolution: Resolution) -> str:
 
 def _digest(resolution: Resolution, pieces: Pieces, memos: ResolutionMemos | None) -> str:
     with gc_paused():  # thousands of pieces, no cycles: never a full pass over the heap
-        exclusions, warnings = resolution.exclusions, resolution.warnings
-        if memos is None:
-            listing = pieces.listing(exclusions, warnings)
-        else:
-            stage = memos.stage
-            q = resolution.query
-            trims = q.limit is not None or q.min_relevance is not None
-            key = ("listing", q.task, q.limit, q.min_relevance) if trims else ("listing",)
-            listing = stage.known(key)
-            if not isinstance(listing, Listing) or not listing.serves(exclusions, warnings):
-                made = pieces.listing(exclusions, warnings)
-                if listing is None:
-                    stage.put(key, made)
-                listing = made
+        listing = _listing(resolution, pieces, memos)
         return listing.digest(pieces.objects_bytes(resolution.included))
+
+
+def _listing(resolution: Resolution, pieces: Pieces, memos: ResolutionMemos | None) -> Listing:
+    """The resolution's exclusions and warnings hashed, kept in its stage's memo (for every
+    task when step 8 trimmed nothing)."""
+    exclusions, warnings = resolution.exclusions, resolution.warnings
+    if memos is None:
+        return pieces.listing(exclusions, warnings)
+    stage = memos.stage
+    q = resolution.query
+    trims = q.limit is not None or q.min_relevance is not None
+    key = ("listing", q.task, q.limit, q.min_relevance) if trims else ("listing",)
+    kept = stage.known(key)
+    if isinstance(kept, Listing) and kept.serves(exclusions, warnings):
+        return kept
+    made = pieces.listing(exclusions, warnings)
+    if kept is None:
+        stage.put(key, made)
+    return made
 
 
 _DIGEST_OBJECT_DROP = ("score", "matched", "path", "source")
