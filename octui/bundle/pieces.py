@@ -197,12 +197,12 @@ class Pieces:
         return made
 
     def exclusion(self, ex: Exclusion) -> bytes:
-        """The piece of ``ex``: a record of an object without related ids (shared by every
-        stage that excludes the object so) by its identity, any other by its value."""
+        """The piece of ``ex``: a record shared by the stages that exclude its object so (a
+        denial, one without related ids) by its identity, any other by its value."""
         piece = self._records.get(id(ex))
         if piece is not None:
             return piece
-        if ex.version is None or ex.related:  # denials and related ids: made anew each stage
+        if ex.related or ex.reason is ExclusionReason.SOURCE_UNAVAILABLE:  # made anew each time
             key = exclusion_key(ex)
             piece = self._exclusions.get(key)
             if piece is None:
@@ -243,7 +243,9 @@ class Pieces:
         hashed = hashlib.sha256(_HEAD)
         hashed.update(self.exclusions_bytes(exclusions))
         hashed.update(_MIDDLE)
-        tail = _WARNINGS + b",".join([self.warning(w) for w in warnings]) + _TAIL
+        known, warning = self._warnings.get, self.warning
+        joined = b",".join([known((w.code, w.ids)) or warning(w) for w in warnings])
+        tail = _WARNINGS + joined + _TAIL
         return Listing(exclusions, warnings, hashed, tail)
 
 
