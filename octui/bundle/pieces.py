@@ -197,12 +197,13 @@ class Pieces:
         return made
 
     def exclusion(self, ex: Exclusion) -> bytes:
-        """The piece of ``ex``: a record shared by the stages that exclude its object so (a
-        denial, one without related ids) by its identity, any other by its value."""
+        """The piece of ``ex``: a record of an object without related ids (shared by every
+        stage that excludes the object so) by its identity; any other (made anew by each
+        role or stage, equal to others: denials, related ids, sources) by its value."""
         piece = self._records.get(id(ex))
         if piece is not None:
             return piece
-        if ex.related or ex.reason is ExclusionReason.SOURCE_UNAVAILABLE:  # made anew each time
+        if ex.version is None or ex.related:
             key = exclusion_key(ex)
             piece = self._exclusions.get(key)
             if piece is None:
