@@ -6,23 +6,29 @@ pieces, each item encoded once:
 
 - :class:`Pieces`, one per repository (kept in its
   :class:`~octui.resolve.cache.ResolutionCache`'s memo, so it dies with the repository):
-  each object's digest form by (uid, lifecycle, staleness), and each exclusion's and
-  warning's by the values its digest form holds (equal records made by another stage share
-  it; nothing but strings is kept alive);
-- per stage (kept in the stage's memo): the stage's object pieces by uid (an object's
-  lifecycle and staleness are the stage's), and — for resolutions whose exclusions and
-  warnings are the very records the stage sorted (step 8 trimmed nothing) — the hash state
-  after the exclusions and the warnings' joined bytes, so a new task hashes only its
-  objects.
+  each object's form once, in parts around its body, lifecycle and staleness (no body is
+  kept but the last digest's, as every role and instant shares the parts); each exclusion
+  record shared by stages (an object's, without related ids) by its identity, the record
+  held while it is a key; denials, related ids and warnings by the values their forms hold
+  (equal records made by another role share the piece);
+- per stage (kept in the stage's memo): for resolutions whose exclusions and warnings are
+  the very records the stage sorted (step 8 trimmed nothing), the hash state after the
+  exclusions and the warnings' joined bytes, so a new task hashes only its objects.
 
-Thread-safety: tables are only added to (a dict item stored is atomic); two threads racing
-for one piece encode equal bytes and either is kept.
+Every piece is the canonical JSON of SPEC §5's digest form, byte for byte: a value the
+fast writers do not vouch for is written by :func:`~octui.bundle.jsonout.dumps_canonical`.
+
+Thread-safety: value tables are only added to (a dict item stored is atomic; a full one is
+emptied); two threads racing for one piece encode equal bytes and either is kept. Holding a
+record and keying its piece by its address happen together under a lock, so no key ever
+outlives its record.
 """
 
 from __future__ import annotations
 
 import hashlib
 import operator
+import threading
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -113,6 +119,7 @@ class Pieces:
         """Pieces of exclusion records by the record's identity; each record is held in
         :attr:`_held` while it is a key, so its address is never another's."""
         self._held: list[Exclusion] = []
+        self._holding = threading.Lock()
         self._exclusions: dict[tuple[Any, ...], bytes] = {}
         self._warnings: dict[tuple[Any, ...], bytes] = {}
 
@@ -190,8 +197,8 @@ class Pieces:
         still hold; exclusions and warnings are kept by value and by the held record)."""
         made = Pieces(list(objects))
         made._parts = {k: v for k, v in self._parts.items() if k not in replaced}
-        made._records = dict(self._records)
-        made._held = list(self._held)
+        with self._holding:
+            made._records, made._held = dict(self._records), list(self._held)
         made._exclusions = dict(self._exclusions)
         made._warnings = dict(self._warnings)
         return made
@@ -211,11 +218,12 @@ class Pieces:
                     self._exclusions.clear()
                 piece = self._exclusions[key] = exclusion_piece(ex)
             return piece
-        if len(self._held) >= EXCLUSIONS:
-            self._records, self._held = {}, []
         piece = exclusion_piece(ex)
-        self._held.append(ex)
-        self._records[id(ex)] = piece
+        with self._holding:
+            if len(self._held) >= EXCLUSIONS:
+                self._records, self._held = {}, []
+            self._held.append(ex)
+            self._records[id(ex)] = piece
         return piece
 
     def exclusions_bytes(self, exclusions: list[Exclusion]) -> bytes:
