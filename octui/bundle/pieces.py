@@ -75,7 +75,7 @@ def object_piece(obj: ContextObject, lifecycle: Lifecycle, stale: bool) -> bytes
 
 def exclusion_key(ex: Exclusion) -> tuple[Any, ...]:
     """What an exclusion's digest form holds (a denial: its id and reason)."""
-    if ex.reason.is_denial:
+    if ex.reason in _DENIALS:
         return (ex.id, ex.reason)
     return (ex.id, ex.version, ex.reason, ex.related)
 
