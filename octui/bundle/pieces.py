@@ -111,10 +111,10 @@ class Pieces:
         self._objects = objects if objects is not None else []
         """The repository's objects by uid: parts by uid serve only that very object."""
         self._parts: dict[int, ObjectParts] = {}
-        self._contents: dict[int, bytes] = {}
-        """The JSON of the contents of the objects in the last digest, by uid: the next one
-        (a new task, role or instant) mostly shows the same objects, and only one bundle's
-        bodies are held."""
+        self._last: dict[int, tuple[bytes, Lifecycle, bool]] = {}
+        """The pieces of the objects in the last digest, with the lifecycle and staleness
+        they were made for, by uid: the next digest (a new task, role or instant) mostly
+        shows the same objects so, and only one bundle's bodies are held."""
         self._records: dict[int, bytes] = {}
         """Pieces of exclusion records by the record's identity; each record is held in
         :attr:`_held` while it is a key, so its address is never another's."""
@@ -156,19 +156,26 @@ class Pieces:
         return b"".join(out[:-1])
 
     def _append(self, out: list[bytes], included: list[Included]) -> None:
-        """Add to ``out`` each object's piece, in parts, and a comma after each; raises when
-        a piece must be encoded by the definition instead (an odd value)."""
+        """Add to ``out`` each object's piece and a comma after each (made from its parts
+        unless the last digest made it); raises when a piece must be encoded by the
+        definition instead (an odd value)."""
         add = out.extend
         known = self._parts.get
         objects = self._objects
         count = len(objects)
         lifecycles = _LIFECYCLES
-        last = self._contents.get
-        contents: dict[int, bytes] = {}
+        last = self._last.get
+        made: dict[int, tuple[bytes, Lifecycle, bool]] = {}
         for inc in included:
             obj = inc.obj
             uid = obj.uid
             ours = 0 <= uid < count and objects[uid] is obj
+            if ours:
+                kept = last(uid)
+                if kept is not None and kept[1] is inc.lifecycle and kept[2] is inc.stale:
+                    made[uid] = kept
+                    add((kept[0], _COMMA))
+                    continue
             parts = known(uid) if ours else None
             if parts is None:
                 parts = self.parts(obj)
@@ -183,13 +190,12 @@ class Pieces:
             else:
                 raise _Unusual
             pre, mid, review, tail = parts
-            text = last(uid) if ours else None
-            if text is None:  # a slice: orjson's own bytes keep ten times their size
-                text = dumps_plain(obj.content)[1:-1]
+            text = dumps_plain(obj.content)[1:-1]  # a slice: orjson's bytes keep 10x their size
+            piece = b"".join((pre, text, mid, lifecycles[inc.lifecycle], review, flag, tail))
             if ours:
-                contents[uid] = text
-            add((pre, text, mid, lifecycles[inc.lifecycle], review, flag, tail, _COMMA))
-        self._contents = contents
+                made[uid] = (piece, inc.lifecycle, stale)
+            add((piece, _COMMA))
+        self._last = made
 
     def carried(self, objects: Sequence[ContextObject], replaced: Collection[int]) -> Pieces:
         """These pieces for the repository whose objects are ``objects``: the same but for the
