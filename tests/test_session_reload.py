@@ -274,7 +274,7 @@ def test_a_body_edit_keeps_the_digest_pieces_of_every_other_object(repo: Path) -
     _warm(session)
     assert session.cache is not None and session.cache.memo is not None
     before = session.cache.memo.known(("digest-pieces",))
-    assert isinstance(before, Pieces) and before._by_state
+    assert isinstance(before, Pieces) and before._parts
     target = _objects(repo)[9]
     target.write_text(target.read_text(encoding="utf-8") + "\nanother line\n", "utf-8")
     session.load([str(target)])
@@ -283,8 +283,8 @@ def test_a_body_edit_keeps_the_digest_pieces_of_every_other_object(repo: Path) -
     edited = next(o.uid for o in session.repository.objects if o.path.endswith(target.name))
     after = session.cache.memo.known(("digest-pieces",))
     assert isinstance(after, Pieces) and after is not before
-    kept = {k for k in before._by_state if k[0] != edited}
-    assert set(after._by_state) == kept
+    kept = {uid for uid in before._parts if uid != edited}
+    assert set(after._parts) == kept
     _same_as_fresh(session, repo)
 
 

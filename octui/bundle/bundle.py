@@ -103,9 +103,10 @@ def digest(resolution: Resolution) -> str:
     """``digest_of`` the resolution's digest forms, byte for byte, from kept pieces.
 
     Each item's canonical JSON is encoded once and kept by its owner (see
-    :mod:`octui.bundle.pieces`): the repository's pieces in its resolution cache, a stage's
-    in the stage's memo, with the hash state after the stage's exclusions, so a new task
-    hashes only its objects, and the digest of each task asked again is kept too.
+    :mod:`octui.bundle.pieces`): the repository's pieces in its resolution cache (an
+    object's in parts that leave out its body, lifecycle and staleness), the hash state
+    after a stage's exclusions in the stage's memo, so a new task hashes only its objects,
+    and the digest of each task asked again is kept too.
     Without memos (a resolution made without the engine's), everything is encoded here.
     """
     memos = resolution.memos
@@ -125,35 +126,27 @@ def digest(resolution: Resolution) -> str:
 
 def _digest(resolution: Resolution, pieces: Pieces, memos: ResolutionMemos | None) -> str:
     with gc_paused():  # thousands of pieces, no cycles: never a full pass over the heap
-        exclusions, warnings = resolution.exclusions, resolution.warnings
-        if memos is None:
-            return pieces.listing(exclusions, warnings).digest(
-                pieces.objects_bytes(resolution.included)
-            )
-        stage = memos.stage
-        q = resolution.query
-        trims = q.limit is not None or q.min_relevance is not None
-        key = ("listing", q.task, q.limit, q.min_relevance) if trims else ("listing",)
-        listing = stage.known(key)
-        if not isinstance(listing, Listing) or not listing.serves(exclusions, warnings):
-            made = pieces.listing(exclusions, warnings)
-            if listing is None:
-                stage.put(key, made)
-            listing = made
-        table: dict[int, bytes] = stage.get(("objects",), dict)
-        return listing.digest(stage_objects(table, pieces, resolution.included))
+        listing = _listing(resolution, pieces, memos)
+        return listing.digest(pieces.objects_bytes(resolution.included))
 
 
-def stage_objects(table: dict[int, bytes], pieces: Pieces, included: list[Included]) -> bytes:
-    """The included objects' pieces joined, from ``table`` (a stage's pieces by uid: an
-    object's lifecycle and staleness are the stage's), filled from ``pieces`` if missing."""
-    try:
-        return b",".join([table[i.obj.uid] for i in included])
-    except KeyError:
-        for inc in included:
-            if inc.obj.uid not in table:
-                table[inc.obj.uid] = pieces.included(inc)
-        return b",".join([table[i.obj.uid] for i in included])
+def _listing(resolution: Resolution, pieces: Pieces, memos: ResolutionMemos | None) -> Listing:
+    """The resolution's exclusions and warnings hashed, kept in its stage's memo (for every
+    task when step 8 trimmed nothing)."""
+    exclusions, warnings = resolution.exclusions, resolution.warnings
+    if memos is None:
+        return pieces.listing(exclusions, warnings)
+    stage = memos.stage
+    q = resolution.query
+    trims = q.limit is not None or q.min_relevance is not None
+    key = ("listing", q.task, q.limit, q.min_relevance) if trims else ("listing",)
+    kept = stage.known(key)
+    if isinstance(kept, Listing) and kept.serves(exclusions, warnings):
+        return kept
+    made = pieces.listing(exclusions, warnings)
+    if kept is None:
+        stage.put(key, made)
+    return made
 
 
 _DIGEST_OBJECT_DROP = ("score", "matched", "path", "source")

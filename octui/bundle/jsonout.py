@@ -61,6 +61,17 @@ def dumps_canonical(value: Any) -> bytes:
     ).encode("utf-8")
 
 
+def dumps_plain(value: Any) -> bytes:
+    """orjson's bytes for ``value``, which the caller knows holds only what orjson writes as
+    the standard library does when it writes it at all (dicts with string keys in sorted
+    order, lists, tuples, strings, ints, booleans, None, floats checked by the caller): its
+    canonical JSON. orjson's refusals (an int over 64 bits, a lone surrogate) raise a
+    ``TypeError``. Without orjson, :func:`dumps_canonical`."""
+    if _orjson is None:  # pragma: no cover - orjson is a dependency
+        return dumps_canonical(value)
+    return _orjson.dumps(value)
+
+
 def _orjson_agrees(o: Any) -> bool:
     """Whether orjson writes ``o`` byte for byte as ``json.dumps`` does (see the module)."""
     kind = type(o)

@@ -6,29 +6,41 @@ pieces, each item encoded once:
 
 - :class:`Pieces`, one per repository (kept in its
   :class:`~octui.resolve.cache.ResolutionCache`'s memo, so it dies with the repository):
-  each object's digest form by (uid, lifecycle, staleness), and each exclusion's and
-  warning's by the values its digest form holds (equal records made by another stage share
-  it; nothing but strings is kept alive);
-- per stage (kept in the stage's memo): the stage's object pieces by uid (an object's
-  lifecycle and staleness are the stage's), and — for resolutions whose exclusions and
-  warnings are the very records the stage sorted (step 8 trimmed nothing) — the hash state
-  after the exclusions and the warnings' joined bytes, so a new task hashes only its
-  objects.
+  each object's form once, in parts around its body, lifecycle and staleness (no body is
+  kept but the last digest's, as every role and instant shares the parts); each exclusion
+  record shared by stages (an object's, without related ids) by its identity, the record
+  held while it is a key; denials, related ids and warnings by the values their forms hold
+  (equal records made by another role share the piece);
+- per stage (kept in the stage's memo): for resolutions whose exclusions and warnings are
+  the very records the stage sorted (step 8 trimmed nothing), the hash state after the
+  exclusions and the warnings' joined bytes, so a new task hashes only its objects.
 
-Thread-safety: tables are only added to (a dict item stored is atomic); two threads racing
-for one piece encode equal bytes and either is kept.
+Every piece is the canonical JSON of SPEC §5's digest form, byte for byte: a value the
+fast writers do not vouch for is written by :func:`~octui.bundle.jsonout.dumps_canonical`.
+
+Thread-safety: value tables are only added to (a dict item stored is atomic; a full one is
+emptied); two threads racing for one piece encode equal bytes and either is kept. Holding a
+record and keying its piece by its address happen together under a lock, so no key ever
+outlives its record.
 """
 
 from __future__ import annotations
 
 import hashlib
 import operator
+import threading
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any
 
-from octui.bundle.forms import exclusion_digest_form, object_digest_form, warning_digest_form
-from octui.bundle.jsonout import dumps_canonical
-from octui.core.enums import Lifecycle
+from octui.bundle.forms import (
+    ObjectParts,
+    exclusion_digest_form,
+    object_digest_form,
+    object_parts,
+    warning_digest_form,
+)
+from octui.bundle.jsonout import dumps_canonical, dumps_plain
+from octui.core.enums import ExclusionReason, Lifecycle
 from octui.core.model import ContextObject, Exclusion, Finding
 from octui.resolve.memo import Memo
 from octui.resolve.result import Included
@@ -37,12 +49,23 @@ if TYPE_CHECKING:
     from hashlib import _Hash
 
 EXCLUSIONS = 1 << 18
-"""Exclusion or warning pieces kept per repository at most (the table is emptied when full)."""
+"""Exclusion or warning pieces kept per repository at most (a table is emptied when full)."""
 
 _HEAD = b'{"exclusions":['
 _MIDDLE = b'],"objects":['
 _WARNINGS = b'],"warnings":['
 _TAIL = b"]}"
+_COMMA = b","
+_TRUE, _FALSE = b"true", b"false"
+_LIFECYCLES = {lifecycle: dumps_canonical(lifecycle.value) for lifecycle in Lifecycle}
+_DENIALS = frozenset(reason for reason in ExclusionReason if reason.is_denial)
+_REASONS = {reason: dumps_canonical(reason.value) for reason in ExclusionReason}
+_WHOLE: ObjectParts = (b"", b"", b"", b"")
+"""The parts kept for an object whose form is encoded whole each time (see object_parts)."""
+
+
+class _Unusual(Exception):
+    """A value the fast writers do not vouch for: encode it by the definition."""
 
 
 def object_piece(obj: ContextObject, lifecycle: Lifecycle, stale: bool) -> bytes:
@@ -52,13 +75,27 @@ def object_piece(obj: ContextObject, lifecycle: Lifecycle, stale: bool) -> bytes
 
 def exclusion_key(ex: Exclusion) -> tuple[Any, ...]:
     """What an exclusion's digest form holds (a denial: its id and reason)."""
-    if ex.reason.is_denial:
+    if ex.reason in _DENIALS:
         return (ex.id, ex.reason)
     return (ex.id, ex.version, ex.reason, ex.related)
 
 
 def exclusion_piece(ex: Exclusion) -> bytes:
-    """The canonical JSON of an exclusion's digest form."""
+    """The canonical JSON of an exclusion's digest form: written from its fields when they
+    have the model's types, else by :func:`dumps_canonical` (which raises what it raises)."""
+    try:
+        reason = _REASONS[ex.reason]
+        if type(ex.id) is str and ex.reason in _DENIALS:
+            return b'{"id":' + dumps_plain(ex.id) + b',"reason":' + reason + b"}"
+        version = ex.version
+        if type(ex.id) is str and (version is None or type(version) is int):
+            related = ex.related
+            if type(related) is tuple and type("".join(related)) is str:
+                head = b'{"id":' + dumps_plain(ex.id) + b',"reason":' + reason
+                tail = b',"version":' + dumps_plain(version) + b"}"
+                return head + b',"related":' + dumps_plain(related) + tail
+    except (KeyError, TypeError, ValueError):  # an unknown reason, a lone surrogate, ...
+        pass
     return dumps_canonical(exclusion_digest_form(ex))
 
 
@@ -71,44 +108,144 @@ class Pieces:
     """The digest's pieces encoded for one repository's resolutions (see the module)."""
 
     def __init__(self, objects: list[ContextObject] | None = None) -> None:
-        self._objects = objects
-        """The repository's objects by uid: a piece by uid serves only that very object."""
-        self._by_state: dict[tuple[int, Lifecycle, bool], bytes] = {}
+        self._objects = objects if objects is not None else []
+        """The repository's objects by uid: parts by uid serve only that very object."""
+        self._parts: dict[int, ObjectParts] = {}
+        self._last: dict[int, tuple[bytes, Lifecycle, bool]] = {}
+        """The pieces of the objects in the last digest, with the lifecycle and staleness
+        they were made for, by uid: the next digest (a new task, role or instant) mostly
+        shows the same objects so, and only one bundle's bodies are held."""
+        self._records: dict[int, bytes] = {}
+        """Pieces of exclusion records by the record's identity; each record is held in
+        :attr:`_held` while it is a key, so its address is never another's."""
+        self._held: list[Exclusion] = []
+        self._holding = threading.Lock()
         self._exclusions: dict[tuple[Any, ...], bytes] = {}
         self._warnings: dict[tuple[Any, ...], bytes] = {}
 
-    def included(self, inc: Included) -> bytes:
-        obj = inc.obj
+    def parts(self, obj: ContextObject) -> ObjectParts:
+        """``obj``'s digest form around its content, lifecycle and staleness (see
+        :func:`object_parts`; ``_WHOLE`` when it is encoded whole), kept if it is this
+        repository's object."""
+        uid = obj.uid
         objects = self._objects
-        if objects is None or obj.uid >= len(objects) or objects[obj.uid] is not obj:
-            return object_piece(obj, inc.lifecycle, inc.stale)
-        key = (obj.uid, inc.lifecycle, inc.stale)
-        piece = self._by_state.get(key)
-        if piece is None:
-            piece = self._by_state[key] = object_piece(obj, inc.lifecycle, inc.stale)
-        return piece
+        ours = 0 <= uid < len(objects) and objects[uid] is obj
+        found = self._parts.get(uid) if ours else None
+        if found is None:
+            found = object_parts(obj) or _WHOLE
+            if ours:
+                self._parts[uid] = found
+        return found
+
+    def included(self, inc: Included) -> bytes:
+        """The canonical JSON of ``inc``'s digest form (made from its object's parts)."""
+        out: list[bytes] = []
+        try:
+            self._append(out, [inc])
+        except (_Unusual, KeyError, TypeError, ValueError):
+            return object_piece(inc.obj, inc.lifecycle, inc.stale)
+        return b"".join(out[:-1])
+
+    def objects_bytes(self, included: list[Included]) -> bytes:
+        """The included objects' pieces joined by commas."""
+        out: list[bytes] = []
+        try:
+            self._append(out, included)
+        except (_Unusual, KeyError, TypeError, ValueError):  # one object by the definition
+            return b",".join([self.included(i) for i in included])
+        return b"".join(out[:-1])
+
+    def _append(self, out: list[bytes], included: list[Included]) -> None:
+        """Add to ``out`` each object's piece and a comma after each (made from its parts
+        unless the last digest made it); raises when a piece must be encoded by the
+        definition instead (an odd value)."""
+        add = out.extend
+        known = self._parts.get
+        objects = self._objects
+        count = len(objects)
+        lifecycles = _LIFECYCLES
+        last = self._last.get
+        made: dict[int, tuple[bytes, Lifecycle, bool]] = {}
+        for inc in included:
+            obj = inc.obj
+            uid = obj.uid
+            ours = 0 <= uid < count and objects[uid] is obj
+            if ours:
+                kept = last(uid)
+                if kept is not None and kept[1] is inc.lifecycle and kept[2] is inc.stale:
+                    made[uid] = kept
+                    add((kept[0], _COMMA))
+                    continue
+            parts = known(uid) if ours else None
+            if parts is None:
+                parts = self.parts(obj)
+            if parts is _WHOLE:
+                add((object_piece(obj, inc.lifecycle, inc.stale), _COMMA))
+                continue
+            stale = inc.stale
+            if stale is True:
+                flag = _TRUE
+            elif stale is False:
+                flag = _FALSE
+            else:
+                raise _Unusual
+            pre, mid, review, tail = parts
+            text = dumps_plain(obj.content)[1:-1]  # a slice: orjson's bytes keep 10x their size
+            piece = b"".join((pre, text, mid, lifecycles[inc.lifecycle], review, flag, tail))
+            if ours:
+                made[uid] = (piece, inc.lifecycle, stale)
+            add((piece, _COMMA))
+        self._last = made
 
     def carried(self, objects: Sequence[ContextObject], replaced: Collection[int]) -> Pieces:
         """These pieces for the repository whose objects are ``objects``: the same but for the
-        places ``replaced`` (a piece is a function of its object, which the other places
-        still hold; exclusions and warnings are kept by value)."""
+        places ``replaced`` (parts are a function of their object, which the other places
+        still hold; exclusions and warnings are kept by value and by the held record)."""
         made = Pieces(list(objects))
-        made._by_state = {k: v for k, v in self._by_state.items() if k[0] not in replaced}
+        made._parts = {k: v for k, v in self._parts.items() if k not in replaced}
+        with self._holding:
+            made._records, made._held = dict(self._records), list(self._held)
         made._exclusions = dict(self._exclusions)
         made._warnings = dict(self._warnings)
         return made
 
     def exclusion(self, ex: Exclusion) -> bytes:
-        key = exclusion_key(ex)
-        piece = self._exclusions.get(key)
-        if piece is None:
-            if len(self._exclusions) >= EXCLUSIONS:
-                self._exclusions.clear()
-            piece = self._exclusions[key] = exclusion_piece(ex)
+        """The piece of ``ex``: a record of an object without related ids (shared by every
+        stage that excludes the object so) by its identity; any other (made anew by each
+        role or stage, equal to others: denials, related ids, sources) by its value."""
+        piece = self._records.get(id(ex))
+        if piece is not None:
+            return piece
+        if ex.version is None or ex.related:
+            key = exclusion_key(ex)
+            piece = self._exclusions.get(key)
+            if piece is None:
+                if len(self._exclusions) >= EXCLUSIONS:
+                    self._exclusions.clear()
+                piece = self._exclusions[key] = exclusion_piece(ex)
+            return piece
+        piece = exclusion_piece(ex)
+        with self._holding:
+            if len(self._held) >= EXCLUSIONS:
+                self._records, self._held = {}, []
+            self._held.append(ex)
+            self._records[id(ex)] = piece
         return piece
 
+    def exclusions_bytes(self, exclusions: list[Exclusion]) -> bytes:
+        """The exclusions' pieces joined by commas: those kept by identity found in one pass."""
+        got: list[bytes | None] = list(map(self._records.get, map(id, exclusions)))
+        at = -1
+        try:
+            while True:
+                at = got.index(None, at + 1)
+                got[at] = self.exclusion(exclusions[at])
+        except ValueError:  # no None left
+            pass
+        return b",".join(got)  # type: ignore[arg-type]
+
     def warning(self, w: Finding) -> bytes:
-        key = (w.code, w.severity, w.ids)
+        key = (w.code, w.ids)  # the severity is the code's
         piece = self._warnings.get(key)
         if piece is None:
             if len(self._warnings) >= EXCLUSIONS:
@@ -116,15 +253,14 @@ class Pieces:
             piece = self._warnings[key] = warning_piece(w)
         return piece
 
-    def objects_bytes(self, included: list[Included]) -> bytes:
-        return b",".join([self.included(i) for i in included])
-
     def listing(self, exclusions: list[Exclusion], warnings: list[Finding]) -> Listing:
         """The hash state after ``exclusions`` and the joined ``warnings``."""
         hashed = hashlib.sha256(_HEAD)
-        hashed.update(b",".join([self.exclusion(e) for e in exclusions]))
+        hashed.update(self.exclusions_bytes(exclusions))
         hashed.update(_MIDDLE)
-        tail = _WARNINGS + b",".join([self.warning(w) for w in warnings]) + _TAIL
+        known, warning = self._warnings.get, self.warning
+        joined = b",".join([known((w.code, w.ids)) or warning(w) for w in warnings])
+        tail = _WARNINGS + joined + _TAIL
         return Listing(exclusions, warnings, hashed, tail)
 
 

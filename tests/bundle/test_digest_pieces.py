@@ -153,3 +153,24 @@ def test_kept_pieces_hold_only_their_bytes() -> None:
     finally:
         tracemalloc.stop()
     assert used < 200 * 3 * len(kept[0])
+
+
+def test_kept_pieces_hold_one_bundles_bodies(repo: Repository) -> None:
+    """Every role and instant shares each object's parts, which hold no body; whole pieces
+    (with the body) are kept for the last digest's objects alone."""
+    cache = ResolutionCache(repo)
+    for query in QUERIES:
+        last = resolve(repo, query, cache)
+        B.digest(last)
+    pieces = cache.memo.known(("digest-pieces",)) if cache.memo is not None else None
+    assert isinstance(pieces, Pieces) and pieces._parts
+    bodies = {
+        json.dumps(o.content, ensure_ascii=False)[1:-1].encode()
+        for o in repo.objects
+        if len(o.content) > 40
+    }
+    assert bodies
+    assert not any(
+        body in part for parts in pieces._parts.values() for part in parts for body in bodies
+    )
+    assert set(pieces._last) == {i.obj.uid for i in last.included}

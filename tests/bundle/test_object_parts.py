@@ -1,0 +1,277 @@
+"""The digest's pieces written from parts and from an exclusion's fields are the definition's
+bytes (``dumps_canonical`` of the digest form), for every value a field may hold: whatever
+orjson writes differently (floats, ints over 64 bits, lone surrogates, odd types) is written
+by the definition, and what it refuses is refused alike."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from octui.bundle import forms
+from octui.bundle import jsonout as fastjson
+from octui.bundle.forms import exclusion_digest_form, object_parts
+from octui.bundle.jsonout import dumps_canonical
+from octui.bundle.pieces import Pieces, exclusion_piece, object_piece
+from octui.core.enums import Authority, ExclusionReason, Layer, Lifecycle, Status
+from octui.core.model import OBJECT_FIELDS, ContextObject, Exclusion
+from octui.core.timeutil import format_instant
+from octui.resolve.result import Included
+
+WHEN = datetime(2026, 3, 1, tzinfo=UTC)
+
+
+def make(**fields: Any) -> ContextObject:
+    base: dict[str, Any] = {
+        "id": "policies.refunds",
+        "version": 2,
+        "authority": "canonical",
+        "status": Status.ACTIVE,
+        "title": "Refunds",
+        "summary": None,
+        "type": "policy",
+        "owner": "finance",
+        "layer": Layer.L2,
+        "tags": ("billing", "refund"),
+        "applies_to": (),
+        "classification": "internal",
+        "access_roles": None,
+        "created": WHEN,
+        "updated": None,
+        "valid_from": WHEN,
+        "valid_until": None,
+        "review_every": 90,
+        "confidence": 0.75,
+        "supersedes": ("policies.old@1",),
+        "superseded_by": (),
+        "conflicts_with": (),
+        "content": 'Line one.\nA "quote", a \\ and a tab\t.\n',
+        "path": "policies/refunds.md",
+        "source": "",
+    }
+    return ContextObject(**(base | fields), uid=0)
+
+
+def every_state(obj: ContextObject) -> None:
+    """The piece from parts is the definition's for every lifecycle and staleness, raising
+    what the definition raises."""
+    pieces = Pieces([obj])
+    for lifecycle in Lifecycle:
+        for stale in (True, False):
+            inc = Included(obj, lifecycle, stale, 0, {})
+            try:
+                want = object_piece(obj, lifecycle, stale)
+            except Exception as error:
+                with pytest.raises(type(error)):
+                    pieces.included(inc)
+                with pytest.raises(type(error)):
+                    pieces.objects_bytes([inc])
+                continue
+            assert pieces.included(inc) == want
+            assert pieces.objects_bytes([inc, inc]) == want + b"," + want
+
+
+def test_the_typed_form_names_every_field() -> None:
+    obj = make()
+    skeleton = forms._typed_skeleton(obj)
+    assert skeleton is not None
+    assert list(skeleton) == sorted([*OBJECT_FIELDS, "lifecycle", "stale"])
+    assert skeleton == forms.object_fields(obj) | forms._EMPTY | {
+        "applies_to": obj.applies_to,  # tuples: orjson writes them as the lists they become
+        "tags": obj.tags,
+        "supersedes": obj.supersedes,
+        "superseded_by": obj.superseded_by,
+        "conflicts_with": obj.conflicts_with,
+    }
+
+
+def test_parts_hold_no_body() -> None:
+    obj = make(content="the body, " * 50)
+    parts = object_parts(obj)
+    assert parts is not None
+    assert all(b"the body" not in part for part in parts)
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {},
+        {"confidence": 1e-07},  # orjson: 1e-7
+        {"confidence": 1e16},  # orjson: 1e16, json: 1e+16
+        {"confidence": 5e-324},
+        {"confidence": 0.1},
+        {"confidence": None},
+        {"confidence": 1},  # an int where a float is expected
+        {"confidence": True},
+        {"confidence": float("nan")},  # json refuses (allow_nan=False); orjson writes null
+        {"confidence": float("inf")},
+        {"version": 2**64},  # orjson refuses ints over 64 bits
+        {"version": -(2**63) - 1},
+        {"version": 2**70},
+        {"version": True},  # a bool where an int is expected
+        {"authority": Authority.CANONICAL},  # forced by a source: a StrEnum
+        {"authority": None},
+        {"title": "lone \ud800 surrogate"},
+        {"content": "lone \udfff surrogate"},
+        {"content": "controls \x00\x01\x1f\x7f \u2028 \u202e é 😀"},
+        {"content": 'x","content":"","lifecycle":"","stale":false,'},
+        {"title": ',"content":"",', "tags": (',"lifecycle":""', ',"stale":false')},
+        {"tags": ("a", 1)},  # not strings
+        {"tags": ["a", "b"]},  # a list where a tuple is expected
+        {"tags": ("a", type("Sub", (str,), {})("b"))},  # a str subclass
+        {"access_roles": ("support", "sales")},
+        {"access_roles": ()},
+        {"created": datetime(99, 3, 1, 12, 30, 5, 120, tzinfo=UTC)},
+        {"updated": datetime(2026, 1, 1, 23, 0, tzinfo=timezone(timedelta(hours=-5)))},
+        {"valid_until": "2026-01-01"},  # a string where an instant is expected
+        {"review_every": None, "layer": None, "status": None},
+        {"content": ""},
+        {"content": 3},  # not a string: the whole form by the definition
+        {"summary": 1.5},
+        {"owner": {"k": 1}},
+    ],
+)
+def test_pieces_from_parts_are_the_definitions(fields: dict[str, Any]) -> None:
+    every_state(make(**fields))
+
+
+@pytest.mark.parametrize("fields", [{}, {"confidence": 1e-07}, {"version": 2**64}])
+def test_pieces_without_orjson_are_the_same(
+    fields: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    obj = make(**fields)
+    with_orjson = Pieces([obj]).included(Included(obj, Lifecycle.ACTIVE, True, 0, {}))
+    monkeypatch.setattr(fastjson, "_orjson", None)
+    assert Pieces([obj]).included(Included(obj, Lifecycle.ACTIVE, True, 0, {})) == with_orjson
+
+
+def test_an_odd_staleness_or_lifecycle_is_written_by_the_definition() -> None:
+    obj = make()
+    pieces = Pieces([obj])
+    odd = Included(obj, Lifecycle.ACTIVE, 1, 0, {})  # type: ignore[arg-type]
+    assert pieces.included(odd) == object_piece(obj, Lifecycle.ACTIVE, 1)  # type: ignore[arg-type]
+    assert b'"stale":1' in pieces.objects_bytes([odd])
+
+
+def test_parts_serve_only_their_own_object() -> None:
+    obj = make()
+    pieces = Pieces([obj])
+    pieces.included(Included(obj, Lifecycle.ACTIVE, False, 0, {}))
+    other = replace(obj, title="Another")  # the same uid, another object
+    inc = Included(other, Lifecycle.ACTIVE, False, 0, {})
+    assert pieces.included(inc) == object_piece(other, Lifecycle.ACTIVE, False)
+    carried = pieces.carried([other], {0})
+    assert carried.objects_bytes([inc]) == object_piece(other, Lifecycle.ACTIVE, False)
+
+
+_TEXT = st.text() | st.sampled_from(["\ud800", "a\udfffb", '","content":""', "\x00\n\t\\"])
+_INSTANTS = st.none() | st.datetimes(
+    min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30), timezones=st.timezones()
+)
+_STRINGS = st.lists(_TEXT, max_size=3).map(tuple)
+
+
+@st.composite
+def objects(draw: st.DrawFn) -> ContextObject:
+    return make(
+        id=draw(_TEXT),
+        version=draw(st.integers(min_value=1, max_value=2**70)),
+        authority=draw(st.none() | _TEXT | st.sampled_from(list(Authority))),
+        status=draw(st.none() | st.sampled_from(list(Status))),
+        title=draw(st.none() | _TEXT),
+        summary=draw(st.none() | _TEXT),
+        layer=draw(st.none() | st.sampled_from(list(Layer))),
+        tags=draw(_STRINGS),
+        applies_to=draw(_STRINGS),
+        access_roles=draw(st.none() | _STRINGS),
+        created=draw(_INSTANTS),
+        updated=draw(_INSTANTS),
+        valid_until=draw(_INSTANTS),
+        review_every=draw(st.none() | st.integers(min_value=0, max_value=10**6)),
+        confidence=draw(st.none() | st.floats(min_value=0, max_value=1)),
+        supersedes=draw(_STRINGS),
+        content=draw(_TEXT),
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(objects())
+def test_pieces_of_any_object_are_the_definitions(obj: ContextObject) -> None:
+    every_state(obj)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.datetimes(timezones=st.timezones()))
+def test_instants_format_as_format_instant(value: datetime) -> None:
+    try:
+        want = format_instant(value)
+    except OverflowError:
+        with pytest.raises(OverflowError):
+            forms._format_instant.__wrapped__(value)
+        return
+    assert forms._format_instant.__wrapped__(value) == want
+
+
+@st.composite
+def exclusions(draw: st.DrawFn) -> Exclusion:
+    return Exclusion(
+        draw(_TEXT),
+        draw(st.none() | st.integers(min_value=-(2**70), max_value=2**70)),
+        draw(st.sampled_from(list(ExclusionReason))),
+        draw(_STRINGS),
+        draw(st.none() | _TEXT),
+    )
+
+
+def _definition(ex: Exclusion) -> bytes:
+    return json.dumps(
+        exclusion_digest_form(ex), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    ).encode("utf-8")
+
+
+@settings(max_examples=300, deadline=None)
+@given(exclusions())
+def test_exclusion_pieces_are_the_definitions(ex: Exclusion) -> None:
+    try:
+        want = _definition(ex)
+    except UnicodeEncodeError:
+        with pytest.raises(UnicodeEncodeError):
+            exclusion_piece(ex)
+        return
+    assert exclusion_piece(ex) == want == dumps_canonical(exclusion_digest_form(ex))
+    pieces = Pieces()
+    assert pieces.exclusions_bytes([ex, ex]) == want + b"," + want
+
+
+@pytest.mark.parametrize(
+    "ex",
+    [
+        Exclusion("a", None, ExclusionReason.PERMISSION_DENIED),
+        Exclusion("a", 3, ExclusionReason.EXPIRED, (), "detail", "a.md"),
+        Exclusion("a", 2**64, ExclusionReason.SUPERSEDED, ("b@2", "c"), None, "a.md"),
+        Exclusion("src", None, ExclusionReason.SOURCE_UNAVAILABLE, (), "gone"),
+        Exclusion("a", True, ExclusionReason.CONFLICT, ("b",)),
+        Exclusion("a", 1, ExclusionReason.OUTRANKED, ["b"]),  # type: ignore[arg-type]
+        Exclusion("a", 1, ExclusionReason.OUTRANKED, ("b", 2)),  # type: ignore[arg-type]
+    ],
+)
+def test_exclusion_pieces_of_odd_values(ex: Exclusion) -> None:
+    assert exclusion_piece(ex) == _definition(ex)
+
+
+def test_an_exclusion_record_is_kept_by_identity_and_held() -> None:
+    pieces = Pieces()
+    record = Exclusion("a", 3, ExclusionReason.EXPIRED, (), "detail", "a.md")
+    piece = pieces.exclusion(record)
+    assert pieces.exclusions_bytes([record]) == piece
+    assert pieces._held == [record]  # its address is never another record's while kept
+    denial = Exclusion("a", None, ExclusionReason.PERMISSION_DENIED)
+    again = Exclusion("a", None, ExclusionReason.PERMISSION_DENIED)  # made anew by each role
+    assert pieces.exclusion(denial) is pieces.exclusion(again)  # shared by value
+    assert pieces._held == [record]
