@@ -22,6 +22,7 @@ from octui.load.fsread import RefusedFile
 from octui.load.heap import gc_paused, hold_heap, release_heap
 from octui.load.hinted import Change, Walked, apply_changes, changes_of, walked
 from octui.load.in_place import Kept, objects_by_path, replace_in_place
+from octui.load.kept import keep_made
 from octui.load.tree import MAX_FILE_BYTES, Entry, FileKey, FsTree, Tree
 from octui.load.walk import scan
 
@@ -156,6 +157,9 @@ class Loader:
             repo = self._assemble(raw_config, config, files, seen.problems, seen.unavailable)
         else:
             assert self.by_path is not None
+            for change in changes:
+                parsed, _source, obj = self.by_path[change.rel]
+                keep_made(parsed, obj)
             uids = sorted({self.by_path[c.rel][2].uid for c in changes})
             self.replaced = (self.repository, uids)
             self.walked = seen.updated(files, changes)
@@ -191,6 +195,7 @@ class Loader:
         for parsed_file, _source, obj in record.values():
             if parsed_file.tokens is not None:  # kept by the persistent parse cache
                 self.tokens.put(obj, parsed_file.tokens)
+            keep_made(parsed_file, obj)  # its fields read from its object from now on
         self.tokens.keep_only(repo.objects)
         repo.tokens = self.tokens
         self.fingerprint = fingerprint_of(raw_config, files, problems, unavailable)
