@@ -185,7 +185,7 @@ class Loader:
         unavailable: list[tuple[str, str]],
     ) -> Repository:
         """Parse (or reuse) every walked file and assemble the repository."""
-        parsed = self._parse_all(files)
+        parsed, keys = self._parse_all(files)
         previous = self._objects if raw_config == self._config_raw else None
         record: Reuse = {}
         repo = assemble(
@@ -198,15 +198,19 @@ class Loader:
             keep_made(parsed_file, obj)  # its fields read from its object from now on
         self.tokens.keep_only(repo.objects)
         repo.tokens = self.tokens
-        self.fingerprint = fingerprint_of(raw_config, files, problems, unavailable)
+        self.fingerprint = fingerprint_of(raw_config, files, problems, unavailable, keys)
         self.repository, self.walked = repo, walked(files, problems, unavailable)
         self.by_path = None
         return repo
 
-    def _parse_all(self, files: list[tuple[str, Entry]]) -> list[tuple[str, ParsedFile]]:
+    def _parse_all(
+        self, files: list[tuple[str, Entry]]
+    ) -> tuple[list[tuple[str, ParsedFile]], list[FileKey]]:
         """``(source name, parsed file)`` of every file, in walk order: from this loader's
-        cache, the store, or read and parsed (and then stored)."""
+        cache, the store, or read and parsed (and then stored); and every file's key (the
+        very tuples the cache of parsed files is keyed by, for the fingerprint to share)."""
         parsed: list[tuple[str, ParsedFile]] = []
+        keys: list[FileKey] = []
         cache: dict[FileKey, ParsedFile] = {}
         fresh: dict[FileKey, ParsedFile] = {}
         budget, used = READ_BUDGET_BYTES, 0
@@ -216,6 +220,8 @@ class Loader:
         same_content: dict[object, ParsedFile] = {}
         counted: set[object] = set()
         for source_name, entry in files:
+            key = entry.key
+            keys.append(key)
             blob = content_key(entry.rel) if content_key is not None else None
             if entry.size <= MAX_FILE_BYTES and (blob is None or blob not in counted):
                 # A bigger file is refused unread; equal content counts once.
@@ -225,7 +231,6 @@ class Loader:
                 if used > budget:
                     parsed.append((source_name, ParsedFile(entry.rel, error=over_budget(budget))))
                     continue
-            key = entry.key
             result = self._cache.get(key)
             if result is None and self.store is not None:
                 result = self.store.get(key)
@@ -239,7 +244,7 @@ class Loader:
             self.store.put_many(fresh)
         self._cache = cache
         self.used = used
-        return parsed
+        return parsed, keys
 
     def parse_one(self, entry: Entry) -> ParsedFile:
         """The parse of one walked file: from this loader's cache, the store, or read and
@@ -291,13 +296,15 @@ def fingerprint_of(
     files: list[tuple[str, Entry]],
     problems: list[tuple[str, str]],
     unavailable: list[tuple[str, str]],
+    keys: list[FileKey] | None = None,
 ) -> tuple[object, ...]:
     """What a load saw: the config bytes and every file's key (path, size, mtime, inode,
     ctime), plus the unreadable paths and sources. Equal fingerprints mean nothing to
-    reload; restoring a file's mtime after an edit does not make them equal."""
+    reload; restoring a file's mtime after an edit does not make them equal. ``keys``:
+    the files' keys when already made (in the order of ``files``)."""
     return (
         raw_config,
-        tuple(e.key for _, e in files),
+        tuple(e.key for _, e in files) if keys is None else tuple(keys),
         tuple(problems),
         tuple(unavailable),
     )

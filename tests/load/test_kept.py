@@ -102,3 +102,17 @@ def test_a_hinted_reload_keeps_the_changed_file_read_from_its_object(tmp_path: P
 
 def vars_of(o: object) -> tuple[object, ...]:
     return tuple(getattr(o, name) for name in o.__slots__)  # type: ignore[attr-defined]
+
+
+def test_the_fingerprint_shares_the_keys_of_the_kept_parses(tmp_path: Path) -> None:
+    """The last load's fingerprint names each file by the very key its parse is kept under
+    (one tuple per file, not two), and equals a fresh scan's."""
+    root = make_repo(tmp_path, FILES)
+    loader = loaded(root)
+    assert loader.fingerprint is not None
+    keys = loader.fingerprint[1]
+    assert isinstance(keys, tuple) and len(keys) == len(loader._cache)
+    assert all(a is b for a, b in zip(keys, loader._cache, strict=True))
+    from octui.session import Session
+
+    assert Session(root).fingerprint() == loader.fingerprint
