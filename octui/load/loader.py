@@ -17,6 +17,7 @@ from octui.core.model import ContextObject
 from octui.core.tokens import TokenTables
 from octui.load.assemble import Repository, Reuse, assemble
 from octui.load.config import CONFIG_FILE, Config, load_config_bytes, read_config
+from octui.load.fastpath import forget_values
 from octui.load.frontmatter import ParsedFile, parse_file
 from octui.load.fsread import RefusedFile
 from octui.load.heap import gc_paused, hold_heap, release_heap
@@ -96,6 +97,7 @@ class Loader:
             repo = self._reload(changed) if changed is not None else None
             if repo is None:
                 repo = self._load()
+            forget_values()  # what this load's parses shared is held by its objects now
         hold_heap()
         return repo
 

@@ -116,3 +116,20 @@ def test_the_fingerprint_shares_the_keys_of_the_kept_parses(tmp_path: Path) -> N
     from octui.session import Session
 
     assert Session(root).fingerprint() == loader.fingerprint
+
+
+def test_a_load_keeps_no_table_of_the_values_its_parses_met(tmp_path: Path) -> None:
+    """The parser's tables of repeated values serve one load; after it the objects hold
+    the values, and a reload parses an edited file to the same object without them."""
+    from octui.load import fastpath
+
+    tables = (fastpath._plain, fastpath._value_of, fastpath._key, fastpath._instant)
+    root = make_repo(tmp_path, FILES)
+    loader = loaded(root)
+    assert [t.cache_info().currsize for t in tables] == [0, 0, 0, 0]
+    make_repo(root, {"dated.md": obj("dated", created="2024-01-02", review_every="30d")})
+    repo = loader.load()
+    assert [t.cache_info().currsize for t in tables] == [0, 0, 0, 0]
+    fresh = loaded(root).repository
+    assert fresh is not None
+    assert [vars_of(o) for o in repo.objects] == [vars_of(o) for o in fresh.objects]
