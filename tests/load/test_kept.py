@@ -98,6 +98,9 @@ def test_a_hinted_reload_keeps_the_changed_file_read_from_its_object(tmp_path: P
     parsed = loader.by_path["plain.md"][0] if loader.by_path else None
     assert parsed is not None and isinstance(parsed.fields, MadeFields)
     assert parsed.fields.obj is edited and parsed.fields["title"] == "Edited"
+    # the table by path holds the record's very entries, not a copy of each
+    assert loader.by_path is not None
+    assert all(entry is loader._objects[id(entry[0])] for entry in loader.by_path.values())
 
 
 def vars_of(o: object) -> tuple[object, ...]:
