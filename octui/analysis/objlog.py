@@ -16,6 +16,7 @@ from __future__ import annotations
 import difflib
 import os
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -228,7 +229,7 @@ def _versions(
     return cache[key]
 
 
-def _object(f: dict[str, Any], rel: str) -> ContextObject:
+def _object(f: Mapping[str, Any], rel: str) -> ContextObject:
     """The object a file's parsed fields describe, as declared (no source forcing authority,
     no classification default: what the file itself says)."""
     return object_from_fields(f, rel, authority=f["authority"], classification=f["classification"])

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Mapping
 from typing import Any
 
 from octui.core.model import ContextObject
@@ -142,7 +143,7 @@ def token_table(obj: ContextObject) -> TokenTable:
     )
 
 
-def fields_token_table(fields: dict[str, Any]) -> TokenTable:
+def fields_token_table(fields: Mapping[str, Any]) -> TokenTable:
     """:func:`token_table` of the object a file's parsed fields make (see ``assemble``)."""
     return _table_of(
         fields["applies_to"],

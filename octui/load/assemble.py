@@ -4,6 +4,7 @@ finding."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -142,7 +143,7 @@ def _number(
 
 
 def object_from_fields(
-    f: dict[str, Any],
+    f: Mapping[str, Any],
     rel: str,
     *,
     authority: str | None,

@@ -402,3 +402,12 @@ def _fields(data: dict[str, Any]) -> dict[str, Any]:
         "conflicts_with": _refs(field("conflicts_with"), _ID_RE),
         "content": content,
     }
+
+
+def forget_values() -> None:
+    """Empty the tables of values met while parsing. They pay off while one load parses
+    thousands of files that repeat values; between loads they would keep tens of megabytes
+    of a large repository's texts alive (every file's values up to their bounds) for the
+    few files a reload parses again. Parsing gives equal values with or without them."""
+    for table in (_plain, _value_of, _key, _instant):
+        table.cache_clear()

@@ -8,6 +8,7 @@ configuration happens afterwards (:mod:`octui.load.assemble`).
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +26,9 @@ class ParsedFile:
     """The result of parsing one file: front matter and body, an error, or not an object."""
 
     rel: str
-    fields: dict[str, Any] | None = None
+    fields: Mapping[str, Any] | None = None
+    """The validated front matter by field name (a dictionary; once the file made an object,
+    the loader keeps it as an equal mapping read from the object: :mod:`octui.load.kept`)."""
     unknown: tuple[str, ...] = ()
     error: str | None = None
     skipped: bool = False

@@ -37,8 +37,8 @@ class Kept:
 
 
 def objects_by_path(record: Reuse) -> ByPath:
-    """``path -> (parsed file, source name, object)`` of a loader's record."""
-    return {obj.path: (p, source, obj) for p, source, obj in record.values()}
+    """``path -> (parsed file, source name, object)`` of a loader's record (its very entries)."""
+    return {entry[2].path: entry for entry in record.values()}
 
 
 def replace_in_place(loader: Kept, changes: list[Change]) -> Repository | None:
@@ -80,8 +80,7 @@ def replace_in_place(loader: Kept, changes: list[Change]) -> Repository | None:
         obj.uid = before.uid
         objects[obj.uid] = obj
         record.pop(id(old_parsed), None)
-        record[id(parsed)] = (parsed, source_name, obj)
-        by_path[obj.path] = (parsed, source_name, obj)
+        record[id(parsed)] = by_path[obj.path] = (parsed, source_name, obj)
         if parsed.tokens is not None:
             loader.tokens.put(obj, parsed.tokens)
     loader.used = used

@@ -17,11 +17,13 @@ from octui.core.model import ContextObject
 from octui.core.tokens import TokenTables
 from octui.load.assemble import Repository, Reuse, assemble
 from octui.load.config import CONFIG_FILE, Config, load_config_bytes, read_config
+from octui.load.fastpath import forget_values
 from octui.load.frontmatter import ParsedFile, parse_file
 from octui.load.fsread import RefusedFile
 from octui.load.heap import gc_paused, hold_heap, release_heap
 from octui.load.hinted import Change, Walked, apply_changes, changes_of, walked
 from octui.load.in_place import Kept, objects_by_path, replace_in_place
+from octui.load.kept import keep_made
 from octui.load.tree import MAX_FILE_BYTES, Entry, FileKey, FsTree, Tree
 from octui.load.walk import scan
 
@@ -100,6 +102,7 @@ class Loader:
             repo = self._reload(changed) if changed is not None else None
             if repo is None:
                 repo = self._load()
+            forget_values()  # what this load's parses shared is held by its objects now
         hold_heap()
         return repo
 
@@ -161,6 +164,9 @@ class Loader:
             repo = self._assemble(raw_config, config, files, seen.problems, seen.unavailable)
         else:
             assert self.by_path is not None
+            for change in changes:
+                parsed, _source, obj = self.by_path[change.rel]
+                keep_made(parsed, obj)
             uids = sorted({self.by_path[c.rel][2].uid for c in changes})
             self.replaced = (self.repository, uids)
             self.walked = seen.updated(files, changes)
@@ -186,7 +192,7 @@ class Loader:
         unavailable: list[tuple[str, str]],
     ) -> Repository:
         """Parse (or reuse) every walked file and assemble the repository."""
-        parsed = self._parse_all(files)
+        parsed, keys = self._parse_all(files)
         previous = self._objects if raw_config == self._config_raw else None
         record: Reuse = {}
         repo = assemble(
@@ -196,20 +202,26 @@ class Loader:
         for parsed_file, _source, obj in record.values():
             if parsed_file.tokens is not None:  # kept by the persistent parse cache
                 self.tokens.put(obj, parsed_file.tokens)
+            if not self.one_shot:
+                keep_made(parsed_file, obj)  # its fields read from its object from now on
         repo.tokens = self.tokens
         if self.one_shot:  # no reload follows: what only a reload reads is not made
             self.repository = repo
             return repo
         self.tokens.keep_only(repo.objects)
-        self.fingerprint = fingerprint_of(raw_config, files, problems, unavailable)
+        self.fingerprint = fingerprint_of(raw_config, files, problems, unavailable, keys)
         self.repository, self.walked = repo, walked(files, problems, unavailable)
         self.by_path = None
         return repo
 
-    def _parse_all(self, files: list[tuple[str, Entry]]) -> list[tuple[str, ParsedFile]]:
+    def _parse_all(
+        self, files: list[tuple[str, Entry]]
+    ) -> tuple[list[tuple[str, ParsedFile]], list[FileKey]]:
         """``(source name, parsed file)`` of every file, in walk order: from this loader's
-        cache, the store, or read and parsed (and then stored)."""
+        cache, the store, or read and parsed (and then stored); and every file's key (the
+        very tuples the cache of parsed files is keyed by, for the fingerprint to share)."""
         parsed: list[tuple[str, ParsedFile]] = []
+        keys: list[FileKey] = []
         cache: dict[FileKey, ParsedFile] = {}
         fresh: dict[FileKey, ParsedFile] = {}
         budget, used = READ_BUDGET_BYTES, 0
@@ -220,6 +232,8 @@ class Loader:
         counted: set[object] = set()
         keep = not self.one_shot  # a one-shot load keeps no per-file cache for a reload
         for source_name, entry in files:
+            key = entry.key
+            keys.append(key)
             blob = content_key(entry.rel) if content_key is not None else None
             if entry.size <= MAX_FILE_BYTES and (blob is None or blob not in counted):
                 # A bigger file is refused unread; equal content counts once.
@@ -229,7 +243,6 @@ class Loader:
                 if used > budget:
                     parsed.append((source_name, ParsedFile(entry.rel, error=over_budget(budget))))
                     continue
-            key = entry.key
             result = self._cache.get(key)
             if result is None and self.store is not None:
                 result = self.store.get(key)
@@ -244,7 +257,7 @@ class Loader:
             self.store.put_many(fresh)
         self._cache = cache
         self.used = used
-        return parsed
+        return parsed, keys
 
     def parse_one(self, entry: Entry) -> ParsedFile:
         """The parse of one walked file: from this loader's cache, the store, or read and
@@ -296,13 +309,15 @@ def fingerprint_of(
     files: list[tuple[str, Entry]],
     problems: list[tuple[str, str]],
     unavailable: list[tuple[str, str]],
+    keys: list[FileKey] | None = None,
 ) -> tuple[object, ...]:
     """What a load saw: the config bytes and every file's key (path, size, mtime, inode,
     ctime), plus the unreadable paths and sources. Equal fingerprints mean nothing to
-    reload; restoring a file's mtime after an edit does not make them equal."""
+    reload; restoring a file's mtime after an edit does not make them equal. ``keys``:
+    the files' keys when already made (in the order of ``files``)."""
     return (
         raw_config,
-        tuple(e.key for _, e in files),
+        tuple(e.key for _, e in files) if keys is None else tuple(keys),
         tuple(problems),
         tuple(unavailable),
     )
