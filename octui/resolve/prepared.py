@@ -19,6 +19,7 @@ from octui.resolve.findings import freshness_window, stale_finding
 from octui.resolve.graph_whole import WholeGraph
 from octui.resolve.index import RepoIndex
 from octui.resolve.order import ExclusionOrder
+from octui.resolve.tables import Records, ScopeIds
 
 
 class Prepared:
@@ -36,6 +37,16 @@ class Prepared:
     def graph(self) -> WholeGraph:
         """Declared supersession among every object, from which a role's graph is derived."""
         return WholeGraph(self.index)
+
+    @cached_property
+    def scope_ids(self) -> ScopeIds:
+        """The sorted ids, from which a role's scope verdicts are made per id range."""
+        return ScopeIds(self.index.objects)
+
+    @cached_property
+    def records(self) -> Records:
+        """Per object, the exclusion records whose detail is fixed, made once."""
+        return Records(len(self.index.objects))
 
     @cached_property
     def freshness(self) -> Freshness:

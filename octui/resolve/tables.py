@@ -1,0 +1,122 @@
+"""Per-object tables that let a new role or instant skip per-object work: scope verdicts by
+prefix ranges of the sorted ids, and exclusion records whose detail depends on the object
+alone, made once and handed out again.
+
+Kept by :class:`~octui.resolve.prepared.Prepared` (one per repository): a resolution without
+a cache never builds them. Every answer equals the function it stands for (the tests compare
+them over generated ids and patterns).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Callable
+from itertools import compress
+
+from octui.core.enums import ExclusionReason
+from octui.core.model import ContextObject, Exclusion
+from octui.load.config import RoleConfig
+from octui.resolve.steps.base import excluded, excluded_for
+
+R = ExclusionReason
+IN_SCOPE, NOT_IN_SCOPE, EXCLUDED = 0, 1, 2
+"""Scope codes: in scope, no include pattern matches, and from 2 on, excluded by the
+exclude pattern numbered ``code - 2``."""
+_WILD = "*?["
+_LAST = chr(0x10FFFF)
+
+
+class ScopeIds:
+    """The repository's ids in sorted order and each object's place among them: a glob's
+    literal prefix (what comes before its first wildcard) picks a contiguous range of them,
+    so a role's patterns are matched against the ids inside their ranges only."""
+
+    __slots__ = ("ids", "rank")
+
+    def __init__(self, objects: list[ContextObject]) -> None:
+        self.ids = sorted({o.id for o in objects})
+        where = {i: n for n, i in enumerate(self.ids)}
+        self.rank = [where[o.id] for o in objects]
+        """Per uid, the place of the object's id in :attr:`ids`."""
+
+    def codes(self, role: RoleConfig) -> bytes | None:
+        """Per uid, the object's scope code for ``role`` (see :data:`IN_SCOPE`); None when
+        the role has too many exclude patterns for a byte."""
+        include, exclude = role.scope.include, role.scope.exclude
+        if len(exclude) > 250:
+            return None
+        n = len(self.ids)
+        by_id = bytearray(b"\x01" * n) if include is not None else bytearray(n)
+        for pattern in include or ():
+            self._mark(by_id, pattern, IN_SCOPE)
+        for k in range(len(exclude) - 1, -1, -1):  # the first matching pattern wins
+            self._mark(by_id, exclude[k], EXCLUDED + k)
+        return bytes(map(by_id.__getitem__, self.rank))
+
+    def _mark(self, codes: bytearray, pattern: str, code: int) -> None:
+        """Set ``code`` at every id ``pattern`` matches (a whole-id shell glob)."""
+        cut = min((i for c in _WILD if (i := pattern.find(c)) >= 0), default=len(pattern))
+        prefix, ids = pattern[:cut], self.ids
+        lo = bisect_left(ids, prefix)
+        hi = len(ids) if not prefix or prefix[-1] == _LAST else bisect_left(ids, _after(prefix))
+        if cut == len(pattern):  # no wildcard: the id itself
+            if lo < hi and ids[lo] == prefix:
+                codes[lo] = code
+        elif pattern == prefix + "*":  # every id with the prefix
+            codes[lo:hi] = bytes([code]) * (hi - lo)
+        else:
+            regex = _regex(pattern)
+            for i in compress(range(lo, hi), map(regex.match, ids[lo:hi])):
+                codes[i] = code
+
+
+def _after(prefix: str) -> str:
+    """The least string above every string that starts with ``prefix``."""
+    return prefix[:-1] + chr(ord(prefix[-1]) + 1)
+
+
+def _regex(pattern: str):  # type: ignore[no-untyped-def]
+    import fnmatch
+    import re
+
+    return re.compile(fnmatch.translate(pattern))
+
+
+def scope_exclusion(role: RoleConfig, obj: ContextObject, code: int) -> tuple[R, str]:
+    """The reason and detail of scope code ``code`` (not :data:`IN_SCOPE`) for ``role``."""
+    if code == NOT_IN_SCOPE:
+        return R.NOT_IN_SCOPE, "no include pattern matches"
+    return R.SCOPE_EXCLUSION, f'excluded by "{role.scope.exclude[code - EXCLUDED]}"'
+
+
+class Records:
+    """Per uid, the exclusion records whose detail is a function of the object alone
+    (``unapproved``, ``not-in-scope``, ``not-yet-valid``, ``expired``), each made on first
+    use by :func:`~octui.resolve.steps.base.excluded` (or ``excluded_for``) and handed out
+    again: the same record those give. Threads racing for one entry store equal records."""
+
+    __slots__ = ("_tables",)
+
+    def __init__(self, n: int) -> None:
+        self._tables: dict[R, list[Exclusion | None]] = {
+            reason: [None] * n
+            for reason in (R.UNAPPROVED, R.NOT_IN_SCOPE, R.NOT_YET_VALID, R.EXPIRED)
+        }
+
+    def get(self, obj: ContextObject, reason: R, detail: str) -> Exclusion:
+        """``excluded(obj, reason, detail)`` for a detail that is fixed per object."""
+        table = self._tables[reason]
+        found = table[obj.uid]
+        if found is None:
+            found = table[obj.uid] = excluded(obj, reason, detail)
+        return found
+
+    def get_for(
+        self, obj: ContextObject, reason: R, detail_of: Callable[[ContextObject], str]
+    ) -> Exclusion:
+        """``excluded_for(obj, reason, detail_of)`` (one ``detail_of`` per reason)."""
+        table = self._tables[reason]
+        found = table[obj.uid]
+        if found is None:
+            found = table[obj.uid] = excluded_for(obj, reason, detail_of)
+        return found
