@@ -173,11 +173,16 @@ class Judged:
 
 
 def steps_3_to_7(
-    index: RepoIndex, reader: Reader, query: Query, standing: list[ContextObject]
+    index: RepoIndex,
+    reader: Reader,
+    query: Query,
+    standing: list[ContextObject],
+    prepared: Prepared | None = None,
 ) -> Judged:
     """Steps 3–7, in SPEC order, over ``standing`` (what step 2 left): the one sequence
-    :func:`judge` and the agenda's sweep (over a few clusters at a time) both run."""
-    s3 = temporal(index, reader, query, standing)
+    :func:`judge` and the agenda's sweep (over a few clusters at a time) both run
+    (``prepared``: the cache's repository-wide tables, which give the same answers sooner)."""
+    s3 = temporal(index, reader, query, standing, prepared)
     s4 = scope(index, reader, query, s3.standing)
     s5 = supersession(index, reader, query, s4.standing)
     historical = s5.historical | s3.historical  # expired before superseded
@@ -195,7 +200,7 @@ def judge(
     index: RepoIndex, admitted: Admitted, query: Query, prepared: Prepared | None = None
 ) -> Stage:
     """Steps 3–7 at ``query.as_of`` over what steps 1–2 left standing."""
-    judged = steps_3_to_7(index, admitted.reader, query, admitted.standing)
+    judged = steps_3_to_7(index, admitted.reader, query, admitted.standing, prepared)
     historical, past = judged.historical, judged.past
     exclusions = admitted.exclusions | judged.exclusions
     findings = judged.cycles + judged.findings

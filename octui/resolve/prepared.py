@@ -19,7 +19,7 @@ from octui.resolve.findings import freshness_window, stale_finding
 from octui.resolve.graph_whole import WholeGraph
 from octui.resolve.index import RepoIndex
 from octui.resolve.order import ExclusionOrder
-from octui.resolve.tables import Records, ScopeIds
+from octui.resolve.tables import Records, ScopeIds, Spans
 
 
 class Prepared:
@@ -47,6 +47,11 @@ class Prepared:
     def records(self) -> Records:
         """Per object, the exclusion records whose detail is fixed, made once."""
         return Records(len(self.index.objects))
+
+    @cached_property
+    def spans(self) -> Spans:
+        """Every object's validity window, sorted by its boundaries (step 3 at an instant)."""
+        return Spans(self.index.objects)
 
     @cached_property
     def freshness(self) -> Freshness:

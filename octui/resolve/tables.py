@@ -9,9 +9,11 @@ them over generated ids and patterns).
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
+from collections import deque
 from collections.abc import Callable
-from itertools import compress
+from datetime import datetime
+from itertools import compress, repeat
 
 from octui.core.enums import ExclusionReason
 from octui.core.model import ContextObject, Exclusion
@@ -120,3 +122,34 @@ class Records:
         if found is None:
             found = table[obj.uid] = excluded_for(obj, reason, detail_of)
         return found
+
+
+VALID, NOT_YET_VALID, EXPIRED = 0, 1, 2
+"""Temporal codes of an object at an instant (step 3)."""
+
+
+class Spans:
+    """Every object's validity window as two sorted lists of boundaries: the objects not yet
+    valid at an instant are those starting after it (a suffix of one list), the expired ones
+    those ending at or before it (a prefix of the other), found by two bisections."""
+
+    __slots__ = ("_ends", "_ends_at", "_n", "_starts", "_starts_at")
+
+    def __init__(self, objects: list[ContextObject]) -> None:
+        self._n = len(objects)
+        started = sorted((o.effective_start, o.uid) for o in objects)
+        self._starts_at = [t for t, _ in started]
+        self._starts = [u for _, u in started]
+        ended = sorted((o.valid_until, o.uid) for o in objects if o.valid_until is not None)
+        self._ends_at = [t for t, _ in ended]
+        self._ends = [u for _, u in ended]
+
+    def codes(self, as_of: datetime) -> bytearray:
+        """Per uid, the object's temporal code at ``as_of`` (see :data:`VALID`): before its
+        effective start not yet valid, else at or after ``valid_until`` expired."""
+        codes = bytearray(self._n)
+        expired = self._ends[: bisect_right(self._ends_at, as_of)]
+        deque(map(codes.__setitem__, expired, repeat(EXPIRED)), maxlen=0)
+        waiting = self._starts[bisect_right(self._starts_at, as_of) :]
+        deque(map(codes.__setitem__, waiting, repeat(NOT_YET_VALID)), maxlen=0)
+        return codes

@@ -10,16 +10,34 @@ from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
-from properties.test_properties import QUERIES, ROLE_NAMES, SETTINGS, Spec, specs, write
+from properties.test_properties import (
+    AS_OFS,
+    DATES,
+    QUERIES,
+    ROLE_NAMES,
+    SETTINGS,
+    Spec,
+    specs,
+    write,
+)
 from repo_builder import resolve_at
 
 from octui.core.model import ContextObject
+from octui.core.timeutil import parse_instant
 from octui.load.config import RoleConfig, ScopeConfig
 from octui.load.loader import load_repository
 from octui.resolve.cache import ResolutionCache
 from octui.resolve.result import Included, Resolution
 from octui.resolve.steps.s4_scope import _verdict
-from octui.resolve.tables import IN_SCOPE, ScopeIds, scope_exclusion
+from octui.resolve.tables import (
+    EXPIRED,
+    IN_SCOPE,
+    NOT_YET_VALID,
+    VALID,
+    ScopeIds,
+    Spans,
+    scope_exclusion,
+)
 
 PARTS = ["a", "ab", "b", "a.b", "x[", "é", ".", "*"]
 GLOBS = ["*", "a*", "a.*", "ab", "a?", "*b", "a.*.b", "[ab]*", "x[", "é*", "", "a[!b]*", "b.*"]
@@ -84,3 +102,23 @@ def test_a_cached_role_or_instant_after_another_is_a_fresh_resolution(
             cached = resolve_at(repo, role=role, cache=cache, **query)
             fresh = resolve_at(repo, role=role, **query)
             assert _shape(cached) == _shape(fresh)
+
+
+@SETTINGS
+@given(spec=specs())
+def test_temporal_codes_follow_each_objects_window(spec: Spec) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = load_repository(write(spec, Path(tmp) / "repo"))
+        spans = Spans(repo.objects)
+        for day in [*AS_OFS, *DATES]:
+            if day is None:
+                continue
+            as_of = parse_instant(day)
+            codes = spans.codes(as_of)
+            for o in repo.objects:
+                if as_of < o.effective_start:
+                    assert codes[o.uid] == NOT_YET_VALID
+                elif o.valid_until is not None and as_of >= o.valid_until:
+                    assert codes[o.uid] == EXPIRED
+                else:
+                    assert codes[o.uid] == VALID
