@@ -18,12 +18,13 @@ authorization and no scope, every finding with its file.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import partial
 
-from octui.core.enums import ExclusionReason, Lifecycle
+from octui.core.enums import ExclusionReason, Lifecycle, WarningCode
 from octui.core.model import ContextObject, Exclusion, Finding
 from octui.load.assemble import Repository
 from octui.load.config import RoleConfig
@@ -205,11 +206,10 @@ def judge(
     exclusions = admitted.exclusions | judged.exclusions
     findings = judged.cycles + judged.findings
     standing = judged.current + past
-    is_stale_at, stale_finding_of = _freshness(index, prepared)
+    is_stale_at = _freshness(index, prepared)
     stale = {o.uid: is_stale_at(o, query.as_of) for o in standing}
-    stale_findings = [stale_finding_of(o) for o in standing if stale[o.uid]]
-    all_findings = findings + stale_findings + admitted.findings
-    untrimmed = _sorted(index, exclusions, all_findings, prepared)
+    stale_objects = [o for o in standing if stale[o.uid]]
+    untrimmed = _sorted(index, exclusions, findings + admitted.findings, prepared, stale_objects)
     current = judged.current
     return Stage(admitted, exclusions, findings, historical, current, past, stale, untrimmed)
 
@@ -237,11 +237,10 @@ def rank(
     if not s8.exclusions:
         exclusions, warnings = list(stage.untrimmed[0]), list(stage.untrimmed[1])
     else:
-        stale_finding_of = _freshness(index, prepared)[1]
-        stale_findings = [stale_finding_of(i.obj) for i in included if i.stale]
-        findings = stage.findings + stale_findings + stage.admitted.findings
+        stale_objects = [i.obj for i in included if i.stale]
+        findings = stage.findings + stage.admitted.findings
         trimmed = stage.exclusions | s8.exclusions
-        exclusions, warnings = _sorted(index, trimmed, findings, prepared)
+        exclusions, warnings = _sorted(index, trimmed, findings, prepared, stale_objects)
     if reader.graph is None:  # pragma: no cover - admit() always builds it
         raise ValueError("supersession graph missing")
     resolution = Resolution(
@@ -253,12 +252,12 @@ def rank(
 
 def _freshness(
     index: RepoIndex, prepared: Prepared | None
-) -> tuple[Callable[[ContextObject, datetime], bool], Callable[[ContextObject], Finding]]:
-    """``is_stale`` and ``stale_finding`` for ``index``'s configuration: the prepared ones
-    (each object's answer made once) when there are prepared tables."""
+) -> Callable[[ContextObject, datetime], bool]:
+    """``is_stale`` for ``index``'s configuration: the prepared one (each object's answer
+    made once) when there are prepared tables."""
     if prepared is None:
-        return partial(is_stale, index.config), partial(stale_finding, index.config)
-    return prepared.freshness.is_stale, prepared.freshness.finding
+        return partial(is_stale, index.config)
+    return prepared.freshness.is_stale
 
 
 def _sorted(
@@ -266,11 +265,17 @@ def _sorted(
     exclusions: dict[int, Exclusion],
     findings: list[Finding],
     prepared: Prepared | None = None,
+    stale: Sequence[ContextObject] = (),
 ) -> tuple[list[Exclusion], list[Finding]]:
     """The bundle's exclusions (a denied id once, unavailable sources added) and warnings
-    (each once), in SPEC §5 order (by the prepared :attr:`Prepared.order` when there is one:
-    the same list, without sorting every record by its full key)."""
-    warnings = sorted(set(findings), key=Finding.sort_key)
+    (each once, with a ``stale`` finding for each of ``stale``), in SPEC §5 order (by the
+    prepared :attr:`Prepared.order` when there is one: the same list, without sorting every
+    record by its full key)."""
+    if prepared is None:
+        stale_findings = [stale_finding(index.config, o) for o in stale]
+        warnings = sorted(set(findings + stale_findings), key=Finding.sort_key)
+    else:
+        warnings = _warnings(findings, stale, prepared)
     if prepared is not None:
         unavailable = index.repo.unavailable_sources
         return ordered_exclusions(prepared.order, exclusions, unavailable), warnings
@@ -281,3 +286,27 @@ def _sorted(
         listed.append(Exclusion(name, None, ExclusionReason.SOURCE_UNAVAILABLE, (), problem))
     listed.sort(key=Exclusion.sort_key)
     return listed, warnings
+
+
+_STALE = WarningCode.STALE.value
+
+
+def _warnings(
+    findings: list[Finding], stale: Sequence[ContextObject], prepared: Prepared
+) -> list[Finding]:
+    """``findings`` and the ``stale`` findings of ``stale``, each once, in SPEC §5 order.
+    Every stale finding names its own file (none equals another) and they all share one
+    code, so they are one run of the order, sorted by their prepared keys, between the
+    findings whose code sorts before and after theirs."""
+    others = sorted(set(findings), key=Finding.sort_key)
+    if not stale:
+        return others
+    freshness = prepared.freshness
+    ranked = sorted(stale, key=freshness.sort_key)
+    cut = bisect_left(others, _STALE, key=_code_value)
+    end = bisect_right(others, _STALE, key=_code_value)
+    return [*others[:cut], *map(freshness.finding, ranked), *others[end:]]
+
+
+def _code_value(finding: Finding) -> str:
+    return finding.code.value

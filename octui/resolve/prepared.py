@@ -75,6 +75,7 @@ class Freshness:
         n = len(index.objects)
         self._after: list[object] = [_UNKNOWN] * n
         self._findings: list[Finding | None] = [None] * n
+        self._keys: list[tuple[tuple[str, ...], str, tuple[str, ...]] | None] = [None] * n
 
     def is_stale(self, obj: ContextObject, as_of: datetime) -> bool:
         """Whether ``obj`` is stale at ``as_of``."""
@@ -85,6 +86,14 @@ class Freshness:
             after = None if window is None or base is None else add_days(base, window)
             self._after[obj.uid] = after
         return after is not None and as_of > after  # type: ignore[operator]
+
+    def sort_key(self, obj: ContextObject) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
+        """Where the ``stale`` finding of ``obj`` falls among the others (its sort key but
+        the code, which every stale finding shares)."""
+        key = self._keys[obj.uid]
+        if key is None:
+            key = self._keys[obj.uid] = self.finding(obj).sort_key()[1:]
+        return key
 
     def finding(self, obj: ContextObject) -> Finding:
         """The ``stale`` finding of ``obj``."""
