@@ -225,7 +225,11 @@ def rank(
     the cache's repository-wide tables; ``memo``: the resolution cache's, where the bundle
     keeps what it derives from the repository)."""
     reader = stage.admitted.reader
-    s8 = relevance(index, reader, query, stage.current + stage.past, stage.historical, stage.memo)
+    standing, historical = stage.current + stage.past, stage.historical
+    fixed = None if prepared is None else prepared.fixed
+    s8 = relevance(
+        index, reader, query, standing, historical, stage.memo, fixed, len(stage.current)
+    )
     lifecycle, stale = stage.historical, stage.stale
     included = [
         Included(o, lifecycle.get(o.uid, Lifecycle.ACTIVE), stale[o.uid], s.score, s.matched)

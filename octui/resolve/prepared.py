@@ -16,6 +16,7 @@ from functools import cached_property
 from octui.core.model import ContextObject, Finding
 from octui.core.timeutil import add_days
 from octui.resolve.findings import freshness_window, stale_finding
+from octui.resolve.fixed import FixedOrder
 from octui.resolve.graph_whole import WholeGraph
 from octui.resolve.index import RepoIndex
 from octui.resolve.order import ExclusionOrder
@@ -47,6 +48,11 @@ class Prepared:
     def records(self) -> Records:
         """Per object, the exclusion records whose detail is fixed, made once."""
         return Records(len(self.index.objects))
+
+    @cached_property
+    def fixed(self) -> FixedOrder:
+        """The bundle's fixed order over every object, and its task-token matches."""
+        return FixedOrder(self.index)
 
     @cached_property
     def spans(self) -> Spans:

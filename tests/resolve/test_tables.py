@@ -29,6 +29,7 @@ from octui.load.loader import load_repository
 from octui.resolve.cache import ResolutionCache
 from octui.resolve.result import Included, Resolution
 from octui.resolve.steps.s4_scope import _verdict
+from octui.resolve.steps.s8_relevance import fixed_order, standing_order, token_masks
 from octui.resolve.tables import (
     EXPIRED,
     IN_SCOPE,
@@ -122,3 +123,24 @@ def test_temporal_codes_follow_each_objects_window(spec: Spec) -> None:
                     assert codes[o.uid] == EXPIRED
                 else:
                     assert codes[o.uid] == VALID
+
+
+@SETTINGS
+@given(spec=specs(), query=QUERIES, role=st.sampled_from(ROLE_NAMES))
+def test_a_stage_order_picked_from_the_fixed_order_is_the_sorted_one(
+    spec: Spec, query: dict[str, Any], role: str | None
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = load_repository(write(spec, Path(tmp) / "repo"))
+        cache = ResolutionCache(repo)
+        resolve_at(repo, role=role, cache=cache, **query)
+        (stage,) = [value for _, value in cache.stages.items()]
+        index, fixed = cache.index(), cache.prepared().fixed
+        standing = stage.current + stage.past
+        sorted_order = standing_order(index, standing, stage.historical)
+        picked = fixed_order(fixed, stage.current, stage.past)
+        assert picked.objects == sorted_order.objects
+        assert picked.floor_layer == sorted_order.floor_layer
+        assert picked.rank_base == sorted_order.rank_base
+        for token in ("refund", "policy", "team", "nothing"):
+            assert token_masks(picked, token) == token_masks(sorted_order, token)
