@@ -5,8 +5,9 @@ Step 8 orders the standing objects by (historical, layer group, place in the rep
 fixed order) when no task token matches. Every standing list is a subset of the
 repository's objects, so its order is the repository-wide one with the others left out:
 :class:`FixedOrder` holds that order once per repository, and which fields of every object
-hold a task token (:meth:`FixedOrder.token_masks`, kept per token in a small memo) — a
-stage then picks its positions out of both, in C loops, without a look-up per object.
+hold a task token (:meth:`FixedOrder.token_masks`, kept per token in a small memo, each
+object's answer made when a stage first holds it) — a stage then picks its positions out
+of both, in C loops, matching only the objects no earlier stage held.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from octui.resolve.ranking import CONTENT_BIT
 TOKENS = 64
 """Task tokens whose repository-wide masks are kept (50 KB each at 50,000 objects)."""
 _UID = attrgetter("uid")
+UNKNOWN = 0xFF
+"""A token mask not matched yet (a real one has seven bits at most)."""
 
 
 class FixedOrder:
@@ -53,11 +56,23 @@ class FixedOrder:
             picks.append(bytes(map(chosen.__getitem__, self.uids)))
         return picks[0], picks[1]
 
-    def token_masks(self, token: str) -> bytes:
-        """Which fields of every object, in this order, hold ``token`` (see
-        :func:`~octui.resolve.steps.s8_relevance.token_masks`)."""
-
-        return self._memo.get(token, lambda: masks_of(*self._fields(), token))
+    def token_masks(self, token: str, picks: tuple[bytes, bytes]) -> bytes:
+        """Which fields of each object at ``picks`` (see :func:`picked`) hold ``token``
+        (see :func:`masks_of`). Each object's answer is kept per token, in this order, once
+        some stage asked for it: a stage matches only the objects no earlier stage held.
+        The kept table only ever turns :data:`UNKNOWN` bytes into their answers (threads
+        racing write equal bytes), so any state of it a reader sees is right."""
+        n = len(self.uids)
+        whole = self._memo.get(token, lambda: bytearray(bytes([UNKNOWN])) * n)
+        values = picked(whole, picks)
+        if UNKNOWN not in values:
+            return values
+        at = [*compress(range(n), picks[0]), *compress(range(n), picks[1])]
+        missing = [p for p, v in zip(at, values, strict=True) if v == UNKNOWN]
+        indexes, contents = self._fields()
+        made = masks_of([indexes[p] for p in missing], [contents[p] for p in missing], token)
+        deque(map(whole.__setitem__, missing, made), maxlen=0)
+        return picked(whole, picks)
 
     def _fields(self) -> tuple[list[dict[str, int]], list[tuple[str, ...]]]:
         """Every object's short fields' tokens and content tokens, in this order (made on
@@ -69,7 +84,7 @@ class FixedOrder:
         return found
 
 
-def picked(whole: bytes, picks: tuple[bytes, bytes]) -> bytes:
+def picked(whole: bytes | bytearray, picks: tuple[bytes, bytes]) -> bytes:
     """``whole`` (one byte per object in fixed order) at the current positions of ``picks``,
     then at its past ones: the stage's standing order."""
     return bytes(compress(whole, picks[0])) + bytes(compress(whole, picks[1]))

@@ -91,7 +91,7 @@ def token_masks(standing: Standing, token: str) -> bytes:
     """Which fields of each standing object hold ``token``: a byte per position (the short
     fields' bits and :data:`CONTENT`), picked from the repository's when the order was."""
     if standing.fixed is not None:
-        return picked(standing.fixed.token_masks(token), standing.picks)
+        return standing.fixed.token_masks(token, standing.picks)
     return masks_of(standing.indexes, standing.contents, token)
 
 
