@@ -185,11 +185,11 @@ def steps_3_to_7(
     (``prepared``: the cache's repository-wide tables, which give the same answers sooner)."""
     s3 = temporal(index, reader, query, standing, prepared)
     s4 = scope(index, reader, query, s3.standing)
-    s5 = supersession(index, reader, query, s4.standing)
+    s5 = supersession(index, reader, query, s4.standing, prepared)
     historical = s5.historical | s3.historical  # expired before superseded
     current = [o for o in s5.standing if o.uid not in historical]
     repeated = version_findings(index, current)
-    s6 = competition(index, reader, query, current)
+    s6 = competition(index, reader, query, current, prepared)
     s7 = conflicts(index, reader, query, s6.standing)
     past = [o for o in s5.standing if o.uid in historical]
     exclusions = s3.exclusions | s4.exclusions | s5.exclusions | s6.exclusions | s7.exclusions

@@ -20,6 +20,7 @@ from octui.resolve.fixed import FixedOrder
 from octui.resolve.graph_whole import WholeGraph
 from octui.resolve.index import RepoIndex
 from octui.resolve.order import ExclusionOrder
+from octui.resolve.steps.s6_competition import Contenders
 from octui.resolve.tables import Records, ScopeIds, Spans
 
 
@@ -53,6 +54,11 @@ class Prepared:
     def fixed(self) -> FixedOrder:
         """The bundle's fixed order over every object, and its task-token matches."""
         return FixedOrder(self.index)
+
+    @cached_property
+    def competition(self) -> Contenders:
+        """Which objects share their id, and each one's competition key (step 6)."""
+        return Contenders(self.index)
 
     @cached_property
     def spans(self) -> Spans:

@@ -97,9 +97,10 @@ class Records:
     use by :func:`~octui.resolve.steps.base.excluded` (or ``excluded_for``) and handed out
     again: the same record those give. Threads racing for one entry store equal records."""
 
-    __slots__ = ("_tables",)
+    __slots__ = ("_superseded", "_tables")
 
     def __init__(self, n: int) -> None:
+        self._superseded: dict[tuple[int, tuple[str, ...]], Exclusion] = {}
         self._tables: dict[R, list[Exclusion | None]] = {
             reason: [None] * n
             for reason in (R.UNAPPROVED, R.NOT_IN_SCOPE, R.NOT_YET_VALID, R.EXPIRED)
@@ -111,6 +112,17 @@ class Records:
         found = table[obj.uid]
         if found is None:
             found = table[obj.uid] = excluded(obj, reason, detail)
+        return found
+
+    def superseded(self, obj: ContextObject, keys: tuple[str, ...]) -> Exclusion:
+        """The ``superseded`` record of ``obj`` by the replacements ``keys`` (sorted, each
+        once), as step 5 makes it: kept by (object, keys), so a role or instant whose
+        replacements of the object are the same hands out the same record."""
+        found = self._superseded.get((obj.uid, keys))
+        if found is None:
+            detail = "by " + ", ".join(keys)
+            found = excluded(obj, R.SUPERSEDED, detail, keys)
+            self._superseded[(obj.uid, keys)] = found
         return found
 
     def get_for(
