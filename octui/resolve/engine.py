@@ -141,8 +141,8 @@ def admit(
     repository's :func:`~octui.resolve.findings.broken_references`; ``prepared``: the
     cache's repository-wide tables, which give the same answers sooner)."""
     reader = Reader(query.role, role)
-    s1 = authorization(index, reader, query, index.objects)
-    s2 = approval(index, reader, query, s1.standing)
+    s1 = authorization(index, reader, query, index.objects, prepared)
+    s2 = approval(index, reader, query, s1.standing, prepared)
     approved = {o.uid for o in s2.standing}
     if prepared is None:
         graph = build_graph(index, s1.standing, approved)

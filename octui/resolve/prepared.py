@@ -13,6 +13,7 @@ from __future__ import annotations
 from datetime import datetime
 from functools import cached_property
 
+from octui.core.enums import Status
 from octui.core.model import ContextObject, Finding
 from octui.core.timeutil import add_days
 from octui.resolve.findings import freshness_window, stale_finding
@@ -20,6 +21,7 @@ from octui.resolve.fixed import FixedOrder
 from octui.resolve.graph_whole import WholeGraph
 from octui.resolve.index import RepoIndex
 from octui.resolve.order import ExclusionOrder
+from octui.resolve.steps.s1_authorization import Access
 from octui.resolve.steps.s6_competition import Contenders
 from octui.resolve.tables import Records, ScopeIds, Spans
 
@@ -59,6 +61,16 @@ class Prepared:
     def competition(self) -> Contenders:
         """Which objects share their id, and each one's competition key (step 6)."""
         return Contenders(self.index)
+
+    @cached_property
+    def access(self) -> Access:
+        """Every object's access class, and the denial records (step 1)."""
+        return Access(self.index.objects)
+
+    @cached_property
+    def drafts(self) -> bytes:
+        """Per uid, 1 for a draft (step 2)."""
+        return bytes(o.status == Status.DRAFT for o in self.index.objects)
 
     @cached_property
     def spans(self) -> Spans:
