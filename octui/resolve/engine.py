@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import partial
+from operator import attrgetter, itemgetter
 
 from octui.core.enums import ExclusionReason, Lifecycle, WarningCode
 from octui.core.model import ContextObject, Exclusion, Finding
@@ -236,8 +237,7 @@ def rank(
         for o, s in s8.kept
     ]
     fates: dict[int, Included | Exclusion] = {**stage.exclusions, **s8.exclusions}
-    for inc in included:
-        fates[inc.obj.uid] = inc
+    fates.update(zip(map(_UID, map(_FIRST, s8.kept)), included, strict=True))
     if not s8.exclusions:
         exclusions, warnings = list(stage.untrimmed[0]), list(stage.untrimmed[1])
     else:
@@ -252,6 +252,10 @@ def rank(
     )
     resolution.memos = ResolutionMemos(memo, stage.memo)
     return resolution
+
+
+_UID = attrgetter("uid")
+_FIRST = itemgetter(0)
 
 
 def _freshness(
