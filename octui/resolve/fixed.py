@@ -25,6 +25,8 @@ from octui.resolve.ranking import CONTENT_BIT
 TOKENS = 64
 """Task tokens whose repository-wide masks are kept (50 KB each at 50,000 objects)."""
 _UID = attrgetter("uid")
+_IS_GROUP = [bytes(256)[:g] + b"\x01" + bytes(255 - g) for g in range(3)]
+"""Per layer group, the byte table that marks it (``bytes.translate``)."""
 UNKNOWN = 0xFF
 """A token mask not matched yet (a real one has seven bits at most)."""
 
@@ -32,20 +34,23 @@ UNKNOWN = 0xFF
 class FixedOrder:
     """Every object in (layer group, place) order, with what ranking reads of each."""
 
-    __slots__ = ("_memo", "_tables", "_token_fields", "floor", "groups", "objects", "uids")
+    __slots__ = ("_memo", "_tables", "floor", "groups", "objects", "uids")
 
     def __init__(self, index: RepoIndex) -> None:
-        groups, places = index.groups, index.places
-        width = len(places) + 1
-        self.uids = sorted(range(len(index.objects)), key=lambda u: groups[u] * width + places[u])
-        self.objects = [index.objects[u] for u in self.uids]
-        self.groups = bytes(groups[u] for u in self.uids)
+        groups, places = index.groups, index.places  # places: a permutation of the uids
+        n = len(places)
+        by_place = [0] * n
+        deque(map(by_place.__setitem__, places, range(n)), maxlen=0)
+        group_at = bytes(map(groups.__getitem__, by_place))
+        self.uids = [u for g in _IS_GROUP for u in compress(by_place, group_at.translate(g))]
+        """The uids by (layer group, place): made without sorting, in C loops."""
+        self.objects = list(map(index.objects.__getitem__, self.uids))
+        self.groups = bytes(map(groups.__getitem__, self.uids))
         """The layer group of each object, in this order."""
         self.floor = bytes(g < 2 for g in self.groups)
         """1 for an L0/L1 object, in this order."""
         self._tables = index.repo.tokens
         self._memo = Memo(TOKENS)
-        self._token_fields: tuple[list[dict[str, int]], list[tuple[str, ...]]] | None = None
 
     def pick(self, current: list[ContextObject], past: list[ContextObject]) -> tuple[bytes, bytes]:
         """Which positions of this order hold ``current`` and which ``past`` (1 at each)."""
@@ -69,19 +74,10 @@ class FixedOrder:
             return values
         at = [*compress(range(n), picks[0]), *compress(range(n), picks[1])]
         missing = [p for p, v in zip(at, values, strict=True) if v == UNKNOWN]
-        indexes, contents = self._fields()
-        made = masks_of([indexes[p] for p in missing], [contents[p] for p in missing], token)
+        tables = [self._tables.get(self.objects[p]) for p in missing]
+        made = masks_of([t[0] for t in tables], [t[1] for t in tables], token)
         deque(map(whole.__setitem__, missing, made), maxlen=0)
         return picked(whole, picks)
-
-    def _fields(self) -> tuple[list[dict[str, int]], list[tuple[str, ...]]]:
-        """Every object's short fields' tokens and content tokens, in this order (made on
-        first use; threads racing make equal lists)."""
-        found = self._token_fields
-        if found is None:
-            tables = [self._tables.get(o) for o in self.objects]
-            found = self._token_fields = ([t[0] for t in tables], [t[1] for t in tables])
-        return found
 
 
 def picked(whole: bytes | bytearray, picks: tuple[bytes, bytes]) -> bytes:
