@@ -31,6 +31,17 @@ class Prepared:
 
     def __init__(self, index: RepoIndex) -> None:
         self.index = index
+        self._instants = 0
+
+    def spans_in_use(self) -> Spans | None:
+        """:attr:`spans` from the second instant judged on: building them costs about what
+        step 3 costs at one instant, so the first resolution after a load or reload (often
+        the only one before the next edit) judges without them."""
+        if "spans" not in self.__dict__:
+            self._instants += 1  # a race at worst builds them one instant later
+            if self._instants < 2:
+                return None
+        return self.spans
 
     @cached_property
     def order(self) -> ExclusionOrder:

@@ -149,12 +149,12 @@ class Spans:
 
     def __init__(self, objects: list[ContextObject]) -> None:
         self._n = len(objects)
-        started = sorted((o.effective_start, o.uid) for o in objects)
-        self._starts_at = [t for t, _ in started]
-        self._starts = [u for _, u in started]
-        ended = sorted((o.valid_until, o.uid) for o in objects if o.valid_until is not None)
-        self._ends_at = [t for t, _ in ended]
-        self._ends = [u for _, u in ended]
+        starts = [o.effective_start for o in objects]
+        self._starts = sorted(range(len(objects)), key=starts.__getitem__)
+        self._starts_at = list(map(starts.__getitem__, self._starts))
+        ends = {o.uid: o.valid_until for o in objects if o.valid_until is not None}
+        self._ends = sorted(ends, key=ends.__getitem__)
+        self._ends_at = list(map(ends.__getitem__, self._ends))
 
     def codes(self, as_of: datetime) -> bytearray:
         """Per uid, the object's temporal code at ``as_of`` (see :data:`VALID`): before its

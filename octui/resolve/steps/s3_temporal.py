@@ -39,9 +39,10 @@ def temporal(
     """What of ``standing`` is valid at ``query.as_of`` (with the prepared ``tables``: each
     object's code read from the instant's :meth:`~octui.resolve.tables.Spans.codes`, and
     only the objects not valid looked at one by one)."""
-    if tables is None:
-        return _temporal(query, standing)
-    codes = tables.spans.codes(query.as_of)
+    spans = None if tables is None else tables.spans_in_use()
+    if tables is None or spans is None:
+        return _temporal(query, standing, tables)
+    codes = spans.codes(query.as_of)
     marks = bytes(map(codes.__getitem__, map(_UID, standing)))
     keep = _KEEP_HISTORICAL if query.include_historical else _KEEP
     out = Outcome(list(compress(standing, marks.translate(keep))))
@@ -63,19 +64,20 @@ _KEEP_HISTORICAL = bytes([1, 0, 1]) + bytes(253)
 """The same with ``include_historical`` (an expired object stays, as history)."""
 
 
-def _temporal(query: Query, standing: list[ContextObject]) -> Outcome:
-    """:func:`temporal` without prepared tables."""
+def _temporal(query: Query, standing: list[ContextObject], tables: Prepared | None) -> Outcome:
+    """:func:`temporal` without the prepared spans (records from ``tables`` if given)."""
     as_of = query.as_of
     out = Outcome([])
+    record = excluded_for if tables is None else tables.records.get_for
     for obj in standing:
         if as_of < obj.effective_start:
-            out.exclusions[obj.uid] = excluded_for(obj, R.NOT_YET_VALID, _starts)
+            out.exclusions[obj.uid] = record(obj, R.NOT_YET_VALID, _starts)
         elif obj.valid_until is not None and as_of >= obj.valid_until:
             if query.include_historical:
                 out.historical[obj.uid] = Lifecycle.EXPIRED
                 out.standing.append(obj)
             else:
-                out.exclusions[obj.uid] = excluded_for(obj, R.EXPIRED, _ends)
+                out.exclusions[obj.uid] = record(obj, R.EXPIRED, _ends)
         else:
             out.standing.append(obj)
     return out
