@@ -21,9 +21,8 @@ from octui.resolve.fixed import FixedOrder
 from octui.resolve.graph_whole import WholeGraph
 from octui.resolve.index import RepoIndex
 from octui.resolve.order import ExclusionOrder
-from octui.resolve.steps.s1_authorization import Access
-from octui.resolve.steps.s6_competition import Contenders
-from octui.resolve.tables import Records, ScopeIds, Spans
+from octui.resolve.steps.s6_competition import competition_key
+from octui.resolve.steps.tables import Access, Contenders, Records, ScopeIds, Spans
 
 
 class Prepared:
@@ -71,7 +70,7 @@ class Prepared:
     @cached_property
     def competition(self) -> Contenders:
         """Which objects share their id, and each one's competition key (step 6)."""
-        return Contenders(self.index)
+        return Contenders(self.index, competition_key)
 
     @cached_property
     def access(self) -> Access:

@@ -30,7 +30,7 @@ from octui.resolve.cache import ResolutionCache
 from octui.resolve.result import Included, Resolution
 from octui.resolve.steps.s4_scope import _verdict
 from octui.resolve.steps.s8_relevance import fixed_order, standing_order, token_masks
-from octui.resolve.tables import (
+from octui.resolve.steps.tables import (
     EXPIRED,
     IN_SCOPE,
     NOT_YET_VALID,

@@ -24,7 +24,7 @@ from octui.resolve.result import Query
 from octui.resolve.steps.base import Outcome, Reader
 
 if TYPE_CHECKING:
-    from octui.resolve.prepared import Prepared
+    from octui.resolve.steps.tables import Tables
 
 R = ExclusionReason
 
@@ -46,7 +46,7 @@ def authorization(
     reader: Reader,
     query: Query,
     standing: list[ContextObject],
-    tables: Prepared | None = None,
+    tables: Tables | None = None,
 ) -> Outcome:
     """What ``reader`` may read of ``standing``; the rest denied (nothing for the whole
     repository). With the prepared ``tables``, each object's denial is read from its
@@ -104,30 +104,3 @@ def _denied(
         for obj in copies:
             exclusions[obj.uid] = entry
     return Outcome(readable, exclusions)
-
-
-class Access:
-    """Every object's (access list, classification) class, one example object per class,
-    and the denial record of each (id, reason), made once for every role."""
-
-    __slots__ = ("_records", "classes", "examples")
-
-    def __init__(self, objects: list[ContextObject]) -> None:
-        numbers: dict[tuple[tuple[str, ...] | None, str], int] = {}
-        self.examples: list[ContextObject] = []
-        self.classes: list[int] = []
-        for obj in objects:
-            pair = (obj.access_roles, obj.classification)
-            number = numbers.get(pair)
-            if number is None:
-                number = numbers[pair] = len(self.examples)
-                self.examples.append(obj)
-            self.classes.append(number)
-        self._records: dict[tuple[str, ExclusionReason], Exclusion] = {}
-
-    def record(self, object_id: str, reason: ExclusionReason) -> Exclusion:
-        """The denial entry of ``object_id`` (threads racing store equal records)."""
-        found = self._records.get((object_id, reason))
-        if found is None:
-            found = self._records[(object_id, reason)] = Exclusion(object_id, None, reason)
-        return found

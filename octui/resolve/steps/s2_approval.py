@@ -16,7 +16,7 @@ from octui.resolve.result import Query
 from octui.resolve.steps.base import Outcome, Reader, excluded
 
 if TYPE_CHECKING:
-    from octui.resolve.prepared import Prepared
+    from octui.resolve.steps.tables import Tables
 
 
 def approval(
@@ -24,7 +24,7 @@ def approval(
     reader: Reader,
     query: Query,
     standing: list[ContextObject],
-    tables: Prepared | None = None,
+    tables: Tables | None = None,
 ) -> Outcome:
     """``standing`` without its drafts, each excluded as ``unapproved`` (with the prepared
     ``tables``: the drafts found by a mask of the repository, each with its one record)."""

@@ -20,10 +20,10 @@ from octui.core.timeutil import format_day
 from octui.resolve.index import RepoIndex
 from octui.resolve.result import Query
 from octui.resolve.steps.base import Outcome, Reader, excluded_for
-from octui.resolve.tables import NOT_YET_VALID
+from octui.resolve.steps.tables import NOT_YET_VALID
 
 if TYPE_CHECKING:
-    from octui.resolve.prepared import Prepared
+    from octui.resolve.steps.tables import Tables
 
 R = ExclusionReason
 _format_day = lru_cache(maxsize=4096)(format_day)  # strftime is slow; instants repeat
@@ -34,7 +34,7 @@ def temporal(
     reader: Reader,
     query: Query,
     standing: list[ContextObject],
-    tables: Prepared | None = None,
+    tables: Tables | None = None,
 ) -> Outcome:
     """What of ``standing`` is valid at ``query.as_of`` (with the prepared ``tables``: each
     object's code read from the instant's :meth:`~octui.resolve.tables.Spans.codes`, and
@@ -64,7 +64,7 @@ _KEEP_HISTORICAL = bytes([1, 0, 1]) + bytes(253)
 """The same with ``include_historical`` (an expired object stays, as history)."""
 
 
-def _temporal(query: Query, standing: list[ContextObject], tables: Prepared | None) -> Outcome:
+def _temporal(query: Query, standing: list[ContextObject], tables: Tables | None) -> Outcome:
     """:func:`temporal` without the prepared spans (records from ``tables`` if given)."""
     as_of = query.as_of
     out = Outcome([])

@@ -15,10 +15,10 @@ from octui.load.config import RoleConfig
 from octui.resolve.index import RepoIndex
 from octui.resolve.result import Query
 from octui.resolve.steps.base import Outcome, Reader, excluded
-from octui.resolve.tables import NOT_IN_SCOPE, scope_exclusion
+from octui.resolve.steps.tables import NOT_IN_SCOPE, scope_exclusion
 
 if TYPE_CHECKING:
-    from octui.resolve.prepared import Prepared
+    from octui.resolve.steps.tables import Tables
 
 R = ExclusionReason
 
@@ -46,7 +46,7 @@ def scope(index: RepoIndex, reader: Reader, query: Query, standing: list[Context
 
 
 def out_of_scope(
-    role: RoleConfig, objects: list[ContextObject], tables: Prepared | None = None
+    role: RoleConfig, objects: list[ContextObject], tables: Tables | None = None
 ) -> dict[int, Exclusion]:
     """The exclusion of each of ``objects`` outside ``role``'s scope, by uid (the patterns
     are matched once per id, however many versions and copies hold it; with the prepared

@@ -25,7 +25,7 @@ from octui.resolve.result import Query
 from octui.resolve.steps.base import Outcome, Reader, excluded
 
 if TYPE_CHECKING:
-    from octui.resolve.prepared import Prepared
+    from octui.resolve.steps.tables import Tables
 
 
 def supersession(
@@ -33,7 +33,7 @@ def supersession(
     reader: Reader,
     query: Query,
     standing: list[ContextObject],
-    tables: Prepared | None = None,
+    tables: Tables | None = None,
 ) -> Outcome:
     """What of ``standing`` no replacement supersedes at ``query.as_of``, judged on the
     reader's supersession graph (:attr:`Reader.graph`). With the prepared ``tables``, only

@@ -25,7 +25,7 @@ from octui.resolve.result import Query
 from octui.resolve.steps.base import Outcome, Reader, excluded
 
 if TYPE_CHECKING:
-    from octui.resolve.prepared import Prepared
+    from octui.resolve.steps.tables import Tables
 
 R = ExclusionReason
 
@@ -74,7 +74,7 @@ def competition(
     reader: Reader,
     query: Query,
     standing: list[ContextObject],
-    tables: Prepared | None = None,
+    tables: Tables | None = None,
 ) -> Outcome:
     """The winner of each id among ``standing``; every other object holding it outranked
     (with the prepared ``tables``: each object's key made once per repository, and only
@@ -121,23 +121,3 @@ def competition(
 
 
 _UID = attrgetter("uid")
-
-
-class Contenders:
-    """Per uid, whether another object holds its id (1) and its :func:`competition_key`
-    (made on first use; threads racing store equal keys)."""
-
-    __slots__ = ("_config", "_keys", "shared")
-
-    def __init__(self, index: RepoIndex) -> None:
-        self._config = index.config
-        shared = index.shared_ids
-        self.shared = bytes(o.id in shared for o in index.objects)
-        self._keys: list[tuple[Any, ...] | None] = [None] * len(index.objects)
-
-    def key(self, obj: ContextObject) -> tuple[Any, ...]:
-        """:func:`competition_key` of ``obj``."""
-        found = self._keys[obj.uid]
-        if found is None:
-            found = self._keys[obj.uid] = competition_key(self._config, obj)
-        return found

@@ -1,10 +1,11 @@
 """Per-object tables that let a new role or instant skip per-object work: scope verdicts by
-prefix ranges of the sorted ids, and exclusion records whose detail depends on the object
-alone, made once and handed out again.
+prefix ranges of the sorted ids, validity windows by sorted boundaries, access classes,
+competitors, and exclusion records whose detail depends on the object alone, made once and
+handed out again.
 
-Kept by :class:`~octui.resolve.prepared.Prepared` (one per repository): a resolution without
-a cache never builds them. Every answer equals the function it stands for (the tests compare
-them over generated ids and patterns).
+Kept by :class:`~octui.resolve.prepared.Prepared` (one per repository), which the steps see
+as :class:`Tables`: a resolution without a cache never builds them. Every answer equals the
+function it stands for (the tests compare them).
 """
 
 from __future__ import annotations
@@ -14,10 +15,13 @@ from collections import deque
 from collections.abc import Callable
 from datetime import datetime
 from itertools import compress, repeat
+from typing import Any, Protocol
 
 from octui.core.enums import ExclusionReason
 from octui.core.model import ContextObject, Exclusion
-from octui.load.config import RoleConfig
+from octui.load.config import Config, RoleConfig
+from octui.resolve.graph_whole import WholeGraph
+from octui.resolve.index import RepoIndex
 from octui.resolve.steps.base import excluded, excluded_for
 
 R = ExclusionReason
@@ -165,3 +169,77 @@ class Spans:
         waiting = self._starts[bisect_right(self._starts_at, as_of) :]
         deque(map(codes.__setitem__, waiting, repeat(NOT_YET_VALID)), maxlen=0)
         return codes
+
+
+class Access:
+    """Every object's (access list, classification) class, one example object per class,
+    and the denial record of each (id, reason), made once for every role."""
+
+    __slots__ = ("_records", "classes", "examples")
+
+    def __init__(self, objects: list[ContextObject]) -> None:
+        numbers: dict[tuple[tuple[str, ...] | None, str], int] = {}
+        self.examples: list[ContextObject] = []
+        self.classes: list[int] = []
+        for obj in objects:
+            pair = (obj.access_roles, obj.classification)
+            number = numbers.get(pair)
+            if number is None:
+                number = numbers[pair] = len(self.examples)
+                self.examples.append(obj)
+            self.classes.append(number)
+        self._records: dict[tuple[str, ExclusionReason], Exclusion] = {}
+
+    def record(self, object_id: str, reason: ExclusionReason) -> Exclusion:
+        """The denial entry of ``object_id`` (threads racing store equal records)."""
+        found = self._records.get((object_id, reason))
+        if found is None:
+            found = self._records[(object_id, reason)] = Exclusion(object_id, None, reason)
+        return found
+
+
+class Contenders:
+    """Per uid, whether another object holds its id (1) and its competition key (step 6's
+    ``key``, made on first use; threads racing store equal keys)."""
+
+    __slots__ = ("_config", "_key", "_keys", "shared")
+
+    def __init__(
+        self, index: RepoIndex, key: Callable[[Config, ContextObject], tuple[Any, ...]]
+    ) -> None:
+        self._config = index.config
+        self._key = key
+        shared = index.shared_ids
+        self.shared = bytes(o.id in shared for o in index.objects)
+        self._keys: list[tuple[Any, ...] | None] = [None] * len(index.objects)
+
+    def key(self, obj: ContextObject) -> tuple[Any, ...]:
+        """The competition key of ``obj``."""
+        found = self._keys[obj.uid]
+        if found is None:
+            found = self._keys[obj.uid] = self._key(self._config, obj)
+        return found
+
+
+class Tables(Protocol):
+    """What the steps read of the prepared tables (:class:`~octui.resolve.prepared.Prepared`)."""
+
+    @property
+    def records(self) -> Records: ...
+
+    @property
+    def scope_ids(self) -> ScopeIds: ...
+
+    @property
+    def access(self) -> Access: ...
+
+    @property
+    def drafts(self) -> bytes: ...
+
+    @property
+    def competition(self) -> Contenders: ...
+
+    @property
+    def graph(self) -> WholeGraph: ...
+
+    def spans_in_use(self) -> Spans | None: ...
