@@ -18,6 +18,7 @@ from itertools import compress, repeat
 from operator import attrgetter, lshift, or_, sub
 
 from octui.core.model import ContextObject
+from octui.core.tokens import TokenTable
 from octui.resolve.index import RepoIndex
 from octui.resolve.memo import Memo
 from octui.resolve.ranking import CONTENT_BIT
@@ -34,7 +35,7 @@ UNKNOWN = 0xFF
 class FixedOrder:
     """Every object in (layer group, place) order, with what ranking reads of each."""
 
-    __slots__ = ("_memo", "_tables", "floor", "groups", "objects", "uids")
+    __slots__ = ("_memo", "_tables", "_token_tables", "floor", "groups", "objects", "uids")
 
     def __init__(self, index: RepoIndex) -> None:
         groups, places = index.groups, index.places  # places: a permutation of the uids
@@ -51,6 +52,9 @@ class FixedOrder:
         """1 for an L0/L1 object, in this order."""
         self._tables = index.repo.tokens
         self._memo = Memo(TOKENS)
+        self._token_tables: list[TokenTable | None] = [None] * n
+        """Each object's token table, in this order, read on first use (racing threads
+        store the same table)."""
 
     def pick(self, current: list[ContextObject], past: list[ContextObject]) -> tuple[bytes, bytes]:
         """Which positions of this order hold ``current`` and which ``past`` (1 at each)."""
@@ -74,8 +78,13 @@ class FixedOrder:
             return values
         at = [*compress(range(n), picks[0]), *compress(range(n), picks[1])]
         missing = [p for p, v in zip(at, values, strict=True) if v == UNKNOWN]
-        tables = [self._tables.get(self.objects[p]) for p in missing]
-        made = masks_of([t[0] for t in tables], [t[1] for t in tables], token)
+        tables = self._token_tables
+        objects, get = self.objects, self._tables.get
+        for p in missing:
+            if tables[p] is None:
+                tables[p] = get(objects[p])
+        held = [tables[p] for p in missing]
+        made = masks_of([t[0] for t in held], [t[1] for t in held], token)  # type: ignore[index]
         deque(map(whole.__setitem__, missing, made), maxlen=0)
         return picked(whole, picks)
 
