@@ -32,6 +32,12 @@ class Prepared:
         self.index = index
         self._instants = 0
 
+    def replaceable(self) -> bytes | None:
+        """:attr:`WholeGraph.replaceable` when the whole graph is built (a new role builds
+        it; a stage judged for a role carried across a reload does not wait for it)."""
+        graph = self.__dict__.get("graph")
+        return None if graph is None else graph.replaceable
+
     def spans_in_use(self) -> Spans | None:
         """:attr:`spans` from the second instant judged on: building them costs about what
         step 3 costs at one instant, so the first resolution after a load or reload (often

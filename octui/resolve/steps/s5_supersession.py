@@ -44,8 +44,8 @@ def supersession(
     out = Outcome([], findings=list(graph.cycle_findings))
     as_of = query.as_of
     asked: Iterable[ContextObject] = standing
-    if tables is not None:
-        reachable = tables.graph.replaceable
+    reachable = None if tables is None else tables.replaceable()
+    if reachable is not None:
         asked = compress(standing, map(reachable.__getitem__, map(_UID, standing)))
     for obj in asked:
         replacements = graph.replacements(obj, as_of)

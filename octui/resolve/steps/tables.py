@@ -20,7 +20,6 @@ from typing import Any, Protocol
 from octui.core.enums import ExclusionReason
 from octui.core.model import ContextObject, Exclusion
 from octui.load.config import Config, RoleConfig
-from octui.resolve.graph_whole import WholeGraph
 from octui.resolve.index import RepoIndex
 from octui.resolve.steps.base import excluded, excluded_for
 
@@ -239,7 +238,6 @@ class Tables(Protocol):
     @property
     def competition(self) -> Contenders: ...
 
-    @property
-    def graph(self) -> WholeGraph: ...
+    def replaceable(self) -> bytes | None: ...
 
     def spans_in_use(self) -> Spans | None: ...
