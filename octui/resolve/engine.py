@@ -18,12 +18,14 @@ authorization and no scope, every finding with its file.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import partial
+from operator import attrgetter, itemgetter
 
-from octui.core.enums import ExclusionReason, Lifecycle
+from octui.core.enums import ExclusionReason, Lifecycle, WarningCode
 from octui.core.model import ContextObject, Exclusion, Finding
 from octui.load.assemble import Repository
 from octui.load.config import RoleConfig
@@ -140,14 +142,14 @@ def admit(
     repository's :func:`~octui.resolve.findings.broken_references`; ``prepared``: the
     cache's repository-wide tables, which give the same answers sooner)."""
     reader = Reader(query.role, role)
-    s1 = authorization(index, reader, query, index.objects)
-    s2 = approval(index, reader, query, s1.standing)
+    s1 = authorization(index, reader, query, index.objects, prepared)
+    s2 = approval(index, reader, query, s1.standing, prepared)
     approved = {o.uid for o in s2.standing}
     if prepared is None:
         graph = build_graph(index, s1.standing, approved)
     else:  # the same graph, derived from the whole repository's
         graph = restricted_graph(prepared.graph, s1.standing, s1.exclusions.keys())
-    verdicts = None if role is None else out_of_scope(role, s2.standing)
+    verdicts = None if role is None else out_of_scope(role, s2.standing, prepared)
     reader = replace(
         reader, readable=s1.standing, approved=approved, graph=graph, out_of_scope=verdicts
     )
@@ -173,17 +175,22 @@ class Judged:
 
 
 def steps_3_to_7(
-    index: RepoIndex, reader: Reader, query: Query, standing: list[ContextObject]
+    index: RepoIndex,
+    reader: Reader,
+    query: Query,
+    standing: list[ContextObject],
+    prepared: Prepared | None = None,
 ) -> Judged:
     """Steps 3–7, in SPEC order, over ``standing`` (what step 2 left): the one sequence
-    :func:`judge` and the agenda's sweep (over a few clusters at a time) both run."""
-    s3 = temporal(index, reader, query, standing)
+    :func:`judge` and the agenda's sweep (over a few clusters at a time) both run
+    (``prepared``: the cache's repository-wide tables, which give the same answers sooner)."""
+    s3 = temporal(index, reader, query, standing, prepared)
     s4 = scope(index, reader, query, s3.standing)
-    s5 = supersession(index, reader, query, s4.standing)
+    s5 = supersession(index, reader, query, s4.standing, prepared)
     historical = s5.historical | s3.historical  # expired before superseded
     current = [o for o in s5.standing if o.uid not in historical]
     repeated = version_findings(index, current)
-    s6 = competition(index, reader, query, current)
+    s6 = competition(index, reader, query, current, prepared)
     s7 = conflicts(index, reader, query, s6.standing)
     past = [o for o in s5.standing if o.uid in historical]
     exclusions = s3.exclusions | s4.exclusions | s5.exclusions | s6.exclusions | s7.exclusions
@@ -195,16 +202,15 @@ def judge(
     index: RepoIndex, admitted: Admitted, query: Query, prepared: Prepared | None = None
 ) -> Stage:
     """Steps 3–7 at ``query.as_of`` over what steps 1–2 left standing."""
-    judged = steps_3_to_7(index, admitted.reader, query, admitted.standing)
+    judged = steps_3_to_7(index, admitted.reader, query, admitted.standing, prepared)
     historical, past = judged.historical, judged.past
     exclusions = admitted.exclusions | judged.exclusions
     findings = judged.cycles + judged.findings
     standing = judged.current + past
-    is_stale_at, stale_finding_of = _freshness(index, prepared)
+    is_stale_at = _freshness(index, prepared)
     stale = {o.uid: is_stale_at(o, query.as_of) for o in standing}
-    stale_findings = [stale_finding_of(o) for o in standing if stale[o.uid]]
-    all_findings = findings + stale_findings + admitted.findings
-    untrimmed = _sorted(index, exclusions, all_findings, prepared)
+    stale_objects = [o for o in standing if stale[o.uid]]
+    untrimmed = _sorted(index, exclusions, findings + admitted.findings, prepared, stale_objects)
     current = judged.current
     return Stage(admitted, exclusions, findings, historical, current, past, stale, untrimmed)
 
@@ -220,23 +226,25 @@ def rank(
     the cache's repository-wide tables; ``memo``: the resolution cache's, where the bundle
     keeps what it derives from the repository)."""
     reader = stage.admitted.reader
-    s8 = relevance(index, reader, query, stage.current + stage.past, stage.historical, stage.memo)
+    standing, historical = stage.current + stage.past, stage.historical
+    fixed = None if prepared is None else prepared.fixed
+    s8 = relevance(
+        index, reader, query, standing, historical, stage.memo, fixed, len(stage.current)
+    )
     lifecycle, stale = stage.historical, stage.stale
     included = [
         Included(o, lifecycle.get(o.uid, Lifecycle.ACTIVE), stale[o.uid], s.score, s.matched)
         for o, s in s8.kept
     ]
     fates: dict[int, Included | Exclusion] = {**stage.exclusions, **s8.exclusions}
-    for inc in included:
-        fates[inc.obj.uid] = inc
+    fates.update(zip(map(_UID, map(_FIRST, s8.kept)), included, strict=True))
     if not s8.exclusions:
         exclusions, warnings = list(stage.untrimmed[0]), list(stage.untrimmed[1])
     else:
-        stale_finding_of = _freshness(index, prepared)[1]
-        stale_findings = [stale_finding_of(i.obj) for i in included if i.stale]
-        findings = stage.findings + stale_findings + stage.admitted.findings
+        stale_objects = [i.obj for i in included if i.stale]
+        findings = stage.findings + stage.admitted.findings
         trimmed = stage.exclusions | s8.exclusions
-        exclusions, warnings = _sorted(index, trimmed, findings, prepared)
+        exclusions, warnings = _sorted(index, trimmed, findings, prepared, stale_objects)
     if reader.graph is None:  # pragma: no cover - admit() always builds it
         raise ValueError("supersession graph missing")
     resolution = Resolution(
@@ -246,14 +254,18 @@ def rank(
     return resolution
 
 
+_UID = attrgetter("uid")
+_FIRST = itemgetter(0)
+
+
 def _freshness(
     index: RepoIndex, prepared: Prepared | None
-) -> tuple[Callable[[ContextObject, datetime], bool], Callable[[ContextObject], Finding]]:
-    """``is_stale`` and ``stale_finding`` for ``index``'s configuration: the prepared ones
-    (each object's answer made once) when there are prepared tables."""
+) -> Callable[[ContextObject, datetime], bool]:
+    """``is_stale`` for ``index``'s configuration: the prepared one (each object's answer
+    made once) when there are prepared tables."""
     if prepared is None:
-        return partial(is_stale, index.config), partial(stale_finding, index.config)
-    return prepared.freshness.is_stale, prepared.freshness.finding
+        return partial(is_stale, index.config)
+    return prepared.freshness.is_stale
 
 
 def _sorted(
@@ -261,11 +273,17 @@ def _sorted(
     exclusions: dict[int, Exclusion],
     findings: list[Finding],
     prepared: Prepared | None = None,
+    stale: Sequence[ContextObject] = (),
 ) -> tuple[list[Exclusion], list[Finding]]:
     """The bundle's exclusions (a denied id once, unavailable sources added) and warnings
-    (each once), in SPEC §5 order (by the prepared :attr:`Prepared.order` when there is one:
-    the same list, without sorting every record by its full key)."""
-    warnings = sorted(set(findings), key=Finding.sort_key)
+    (each once, with a ``stale`` finding for each of ``stale``), in SPEC §5 order (by the
+    prepared :attr:`Prepared.order` when there is one: the same list, without sorting every
+    record by its full key)."""
+    if prepared is None:
+        stale_findings = [stale_finding(index.config, o) for o in stale]
+        warnings = sorted(set(findings + stale_findings), key=Finding.sort_key)
+    else:
+        warnings = _warnings(findings, stale, prepared)
     if prepared is not None:
         unavailable = index.repo.unavailable_sources
         return ordered_exclusions(prepared.order, exclusions, unavailable), warnings
@@ -276,3 +294,27 @@ def _sorted(
         listed.append(Exclusion(name, None, ExclusionReason.SOURCE_UNAVAILABLE, (), problem))
     listed.sort(key=Exclusion.sort_key)
     return listed, warnings
+
+
+_STALE = WarningCode.STALE.value
+
+
+def _warnings(
+    findings: list[Finding], stale: Sequence[ContextObject], prepared: Prepared
+) -> list[Finding]:
+    """``findings`` and the ``stale`` findings of ``stale``, each once, in SPEC §5 order.
+    Every stale finding names its own file (none equals another) and they all share one
+    code, so they are one run of the order, sorted by their prepared keys, between the
+    findings whose code sorts before and after theirs."""
+    others = sorted(set(findings), key=Finding.sort_key)
+    if not stale:
+        return others
+    freshness = prepared.freshness
+    ranked = sorted(stale, key=freshness.sort_key)
+    cut = bisect_left(others, _STALE, key=_code_value)
+    end = bisect_right(others, _STALE, key=_code_value)
+    return [*others[:cut], *map(freshness.finding, ranked), *others[end:]]
+
+
+def _code_value(finding: Finding) -> str:
+    return finding.code.value

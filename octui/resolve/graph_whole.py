@@ -75,6 +75,12 @@ class WholeGraph:
         """By target, what each of the graph's four cover tables is made of."""
         self.covers = [{key: entry.cover for key, entry in t.items()} for t in self.tables]
         """The four cover tables of the whole repository."""
+        bare, versioned = self.covers[0], self.covers[1]
+        self.replaceable = bytes(
+            o.id in bare or (o.id, o.version) in versioned or bool(o.superseded_by) for o in objects
+        )
+        """Per uid, 1 when some replacement could reach the object in some role (a role's
+        cover tables only ever drop targets of the whole repository's)."""
         self.touching: dict[int, list[tuple[int, Hashable]]] = defaultdict(list)
         """Per uid, the (table, target) entries it declares, is named by or replaces in:
         the only entries a role that may not read it (or renumbers it) makes again."""

@@ -7,8 +7,9 @@ records of different objects compare on (id, version) first, so the order of the
 the order of a repository-wide ranking of their objects — with the denial of an id just
 before every version of it — except among copies of one id@version, which compare on
 reason, related and path and are ordered by their full key. :class:`ExclusionOrder` holds
-that ranking, made once per repository; :func:`ordered_exclusions` then sorts a resolution's
-records by small integers (and the full key among copies only).
+that ranking, made once per repository; :func:`ordered_exclusions` then drops a resolution's
+records into one slot per rank and reads the slots in order (sorting by the full key only
+among copies).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ class ExclusionOrder:
     """Per uid, where a record of that object, and where the denial of its id, falls in the
     exclusion order; and which objects share their id@version with another file."""
 
-    __slots__ = ("copied", "denial_place", "place")
+    __slots__ = ("copied", "denial_place", "place", "ranks")
 
     def __init__(self, objects: list[ContextObject]) -> None:
         n = len(objects)
@@ -47,6 +48,8 @@ class ExclusionOrder:
             self.place[obj.uid] = rank
             self.denial_place[obj.uid] = denial
             previous = obj
+        self.ranks = rank + 1
+        """One more than the highest rank."""
 
 
 def ordered_exclusions(
@@ -56,22 +59,30 @@ def ordered_exclusions(
 ) -> list[Exclusion]:
     """``exclusions`` (by uid; a record shared by several uids listed once) and one record per
     unavailable source, in the order of :meth:`Exclusion.sort_key` — the same list a stable
-    sort by that key gives, since no two records share a key."""
+    sort by that key gives, since no two records share a key (the denial of an id is one
+    record, so its copies fill its one slot with it)."""
     place, denial_place, copied = order.place, order.denial_place, order.copied
-    keyed: list[tuple[int, tuple[object, ...], Exclusion]] = []
-    seen: set[int] = set()
+    # One slot per rank: a denial's record lands in its id's slot once, however many
+    # copies share it; copies of one id@version share a slot, ordered by their full key.
+    slots: list[Exclusion | list[Exclusion] | None] = [None] * order.ranks
+    shared: list[list[Exclusion]] = []
     for uid, record in exclusions.items():
-        if record.version is None:  # a denial: one record for every denied copy of the id
-            if id(record) in seen:
-                continue
-            seen.add(id(record))
-            keyed.append((denial_place[uid], (), record))
+        if record.version is None:
+            slots[denial_place[uid]] = record
         elif copied[uid]:
-            keyed.append((place[uid], record.sort_key(), record))
+            at = place[uid]
+            group = slots[at]
+            if group is None:
+                group = slots[at] = []
+                shared.append(group)
+            group.append(record)  # type: ignore[union-attr]
         else:
-            keyed.append((place[uid], (), record))
-    keyed.sort()  # ranks differ but among copies, whose full keys differ: records never compared
-    listed = [record for _, _, record in keyed]
+            slots[place[uid]] = record
+    listed: list[Exclusion] = list(filter(None, slots))  # type: ignore[arg-type]
+    if shared:
+        for group in shared:
+            group.sort(key=Exclusion.sort_key)
+        listed = [r for entry in listed for r in (entry if isinstance(entry, list) else (entry,))]
     for name, problem in unavailable:
         source = Exclusion(name, None, ExclusionReason.SOURCE_UNAVAILABLE, (), problem)
         bisect.insort(listed, source, key=Exclusion.sort_key)

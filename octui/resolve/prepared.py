@@ -13,12 +13,16 @@ from __future__ import annotations
 from datetime import datetime
 from functools import cached_property
 
+from octui.core.enums import Status
 from octui.core.model import ContextObject, Finding
 from octui.core.timeutil import add_days
 from octui.resolve.findings import freshness_window, stale_finding
+from octui.resolve.fixed import FixedOrder
 from octui.resolve.graph_whole import WholeGraph
 from octui.resolve.index import RepoIndex
 from octui.resolve.order import ExclusionOrder
+from octui.resolve.steps.s6_competition import competition_key
+from octui.resolve.steps.tables import Access, Contenders, Records, ScopeIds, Spans
 
 
 class Prepared:
@@ -26,6 +30,23 @@ class Prepared:
 
     def __init__(self, index: RepoIndex) -> None:
         self.index = index
+        self._instants = 0
+
+    def replaceable(self) -> bytes | None:
+        """:attr:`WholeGraph.replaceable` when the whole graph is built (a new role builds
+        it; a stage judged for a role carried across a reload does not wait for it)."""
+        graph = self.__dict__.get("graph")
+        return None if graph is None else graph.replaceable
+
+    def spans_in_use(self) -> Spans | None:
+        """:attr:`spans` from the second instant judged on: building them costs about what
+        step 3 costs at one instant, so the first resolution after a load or reload (often
+        the only one before the next edit) judges without them."""
+        if "spans" not in self.__dict__:
+            self._instants += 1  # a race at worst builds them one instant later
+            if self._instants < 2:
+                return None
+        return self.spans
 
     @cached_property
     def order(self) -> ExclusionOrder:
@@ -36,6 +57,41 @@ class Prepared:
     def graph(self) -> WholeGraph:
         """Declared supersession among every object, from which a role's graph is derived."""
         return WholeGraph(self.index)
+
+    @cached_property
+    def scope_ids(self) -> ScopeIds:
+        """The sorted ids, from which a role's scope verdicts are made per id range."""
+        return ScopeIds(self.index.objects)
+
+    @cached_property
+    def records(self) -> Records:
+        """Per object, the exclusion records whose detail is fixed, made once."""
+        return Records(len(self.index.objects))
+
+    @cached_property
+    def fixed(self) -> FixedOrder:
+        """The bundle's fixed order over every object, and its task-token matches."""
+        return FixedOrder(self.index)
+
+    @cached_property
+    def competition(self) -> Contenders:
+        """Which objects share their id, and each one's competition key (step 6)."""
+        return Contenders(self.index, competition_key)
+
+    @cached_property
+    def access(self) -> Access:
+        """Every object's access class, and the denial records (step 1)."""
+        return Access(self.index.objects)
+
+    @cached_property
+    def drafts(self) -> bytes:
+        """Per uid, 1 for a draft (step 2)."""
+        return bytes(o.status == Status.DRAFT for o in self.index.objects)
+
+    @cached_property
+    def spans(self) -> Spans:
+        """Every object's validity window, sorted by its boundaries (step 3 at an instant)."""
+        return Spans(self.index.objects)
 
     @cached_property
     def freshness(self) -> Freshness:
@@ -59,6 +115,7 @@ class Freshness:
         n = len(index.objects)
         self._after: list[object] = [_UNKNOWN] * n
         self._findings: list[Finding | None] = [None] * n
+        self._keys: list[tuple[tuple[str, ...], str, tuple[str, ...]] | None] = [None] * n
 
     def is_stale(self, obj: ContextObject, as_of: datetime) -> bool:
         """Whether ``obj`` is stale at ``as_of``."""
@@ -69,6 +126,14 @@ class Freshness:
             after = None if window is None or base is None else add_days(base, window)
             self._after[obj.uid] = after
         return after is not None and as_of > after  # type: ignore[operator]
+
+    def sort_key(self, obj: ContextObject) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
+        """Where the ``stale`` finding of ``obj`` falls among the others (its sort key but
+        the code, which every stale finding shares)."""
+        key = self._keys[obj.uid]
+        if key is None:
+            key = self._keys[obj.uid] = self.finding(obj).sort_key()[1:]
+        return key
 
     def finding(self, obj: ContextObject) -> Finding:
         """The ``stale`` finding of ``obj``."""

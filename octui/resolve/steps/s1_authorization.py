@@ -11,6 +11,10 @@ denied id is listed once, however many versions or copies it has
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Iterable
+from itertools import compress, repeat
+from operator import is_
+from typing import TYPE_CHECKING
 
 from octui.core.enums import ExclusionReason
 from octui.core.model import ContextObject, Exclusion
@@ -18,6 +22,9 @@ from octui.load.config import Config
 from octui.resolve.index import RepoIndex
 from octui.resolve.result import Query
 from octui.resolve.steps.base import Outcome, Reader
+
+if TYPE_CHECKING:
+    from octui.resolve.steps.tables import Tables
 
 R = ExclusionReason
 
@@ -35,20 +42,35 @@ def read_denial(
 
 
 def authorization(
-    index: RepoIndex, reader: Reader, query: Query, standing: list[ContextObject]
+    index: RepoIndex,
+    reader: Reader,
+    query: Query,
+    standing: list[ContextObject],
+    tables: Tables | None = None,
 ) -> Outcome:
     """What ``reader`` may read of ``standing``; the rest denied (nothing for the whole
-    repository)."""
+    repository). With the prepared ``tables``, each object's denial is read from its
+    (access list, classification) class, decided once per class, and the denial records
+    are the ones made for an earlier role."""
     if reader.role is None or reader.name is None:
         return Outcome(list(standing))
     config = index.config
     role_name = reader.name
     clearance = config.clearance_rank(reader.role)
-    readable = []
-    denied: dict[str, list[ContextObject]] = defaultdict(list)
-    reasons: dict[str, ExclusionReason] = {}
+    if tables is not None:
+        access = tables.access
+        verdicts = [read_denial(config, role_name, clearance, o) for o in access.examples]
+        classes = access.classes
+        if standing is not index.objects:
+            classes = [classes[o.uid] for o in standing]
+        denials = list(map(verdicts.__getitem__, classes))
+        readable = list(compress(standing, map(is_, denials, repeat(None))))
+        pairs = compress(zip(standing, denials, strict=True), denials)
+        return _denied(readable, pairs, access.record)  # type: ignore[arg-type]
     # the denial depends on (access list, classification) alone: decided once per pair
     decided: dict[tuple[tuple[str, ...] | None, str], ExclusionReason | None] = {}
+    readable = []
+    found: list[tuple[ContextObject, ExclusionReason]] = []
     for obj in standing:
         pair = (obj.access_roles, obj.classification)
         if pair in decided:
@@ -56,15 +78,29 @@ def authorization(
         else:
             denial = decided[pair] = read_denial(config, role_name, clearance, obj)
         if denial is not None:
-            denied[obj.id].append(obj)
-            if reasons.get(obj.id) is not R.PERMISSION_DENIED:
-                reasons[obj.id] = denial
+            found.append((obj, denial))
         else:
             readable.append(obj)
+    return _denied(readable, found, lambda i, r: Exclusion(i, None, r))
+
+
+def _denied(
+    readable: list[ContextObject],
+    pairs: Iterable[tuple[ContextObject, ExclusionReason]],
+    record: Callable[[str, ExclusionReason], Exclusion],
+) -> Outcome:
+    """The outcome: ``readable``, and one entry per denied id of ``pairs`` (each denied
+    object with its denial, in the repository's order) shared by all its copies."""
+    denied: dict[str, list[ContextObject]] = defaultdict(list)
+    reasons: dict[str, ExclusionReason] = {}
+    for obj, denial in pairs:
+        denied[obj.id].append(obj)
+        if reasons.get(obj.id) is not R.PERMISSION_DENIED:
+            reasons[obj.id] = denial
     exclusions: dict[int, Exclusion] = {}
     for object_id, copies in denied.items():
         # one entry per denied id, shared by all its copies: how many there are stays hidden
-        entry = Exclusion(object_id, None, reasons[object_id])
+        entry = record(object_id, reasons[object_id])
         for obj in copies:
             exclusions[obj.uid] = entry
     return Outcome(readable, exclusions)

@@ -10,6 +10,9 @@ with that lifecycle.
 from __future__ import annotations
 
 from functools import lru_cache
+from itertools import compress
+from operator import attrgetter
+from typing import TYPE_CHECKING
 
 from octui.core.enums import ExclusionReason, Lifecycle
 from octui.core.model import ContextObject
@@ -17,26 +20,64 @@ from octui.core.timeutil import format_day
 from octui.resolve.index import RepoIndex
 from octui.resolve.result import Query
 from octui.resolve.steps.base import Outcome, Reader, excluded_for
+from octui.resolve.steps.tables import NOT_YET_VALID
+
+if TYPE_CHECKING:
+    from octui.resolve.steps.tables import Tables
 
 R = ExclusionReason
 _format_day = lru_cache(maxsize=4096)(format_day)  # strftime is slow; instants repeat
 
 
 def temporal(
-    index: RepoIndex, reader: Reader, query: Query, standing: list[ContextObject]
+    index: RepoIndex,
+    reader: Reader,
+    query: Query,
+    standing: list[ContextObject],
+    tables: Tables | None = None,
 ) -> Outcome:
-    """What of ``standing`` is valid at ``query.as_of``."""
+    """What of ``standing`` is valid at ``query.as_of`` (with the prepared ``tables``: each
+    object's code read from the instant's :meth:`~octui.resolve.tables.Spans.codes`, and
+    only the objects not valid looked at one by one)."""
+    spans = None if tables is None else tables.spans_in_use()
+    if tables is None or spans is None:
+        return _temporal(query, standing, tables)
+    codes = spans.codes(query.as_of)
+    marks = bytes(map(codes.__getitem__, map(_UID, standing)))
+    keep = _KEEP_HISTORICAL if query.include_historical else _KEEP
+    out = Outcome(list(compress(standing, marks.translate(keep))))
+    records = tables.records
+    for obj in compress(standing, marks):
+        if codes[obj.uid] == NOT_YET_VALID:
+            out.exclusions[obj.uid] = records.get_for(obj, R.NOT_YET_VALID, _starts)
+        elif query.include_historical:
+            out.historical[obj.uid] = Lifecycle.EXPIRED
+        else:
+            out.exclusions[obj.uid] = records.get_for(obj, R.EXPIRED, _ends)
+    return out
+
+
+_UID = attrgetter("uid")
+_KEEP = bytes([1]) + bytes(255)
+"""Temporal code -> 1 when the object stays standing."""
+_KEEP_HISTORICAL = bytes([1, 0, 1]) + bytes(253)
+"""The same with ``include_historical`` (an expired object stays, as history)."""
+
+
+def _temporal(query: Query, standing: list[ContextObject], tables: Tables | None) -> Outcome:
+    """:func:`temporal` without the prepared spans (records from ``tables`` if given)."""
     as_of = query.as_of
     out = Outcome([])
+    record = excluded_for if tables is None else tables.records.get_for
     for obj in standing:
         if as_of < obj.effective_start:
-            out.exclusions[obj.uid] = excluded_for(obj, R.NOT_YET_VALID, _starts)
+            out.exclusions[obj.uid] = record(obj, R.NOT_YET_VALID, _starts)
         elif obj.valid_until is not None and as_of >= obj.valid_until:
             if query.include_historical:
                 out.historical[obj.uid] = Lifecycle.EXPIRED
                 out.standing.append(obj)
             else:
-                out.exclusions[obj.uid] = excluded_for(obj, R.EXPIRED, _ends)
+                out.exclusions[obj.uid] = record(obj, R.EXPIRED, _ends)
         else:
             out.standing.append(obj)
     return out

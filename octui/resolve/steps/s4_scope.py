@@ -7,12 +7,18 @@ shell-style globs over the whole id (``*`` also crosses dots)."
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from octui.core.enums import ExclusionReason
 from octui.core.model import ContextObject, Exclusion
 from octui.load.config import RoleConfig
 from octui.resolve.index import RepoIndex
 from octui.resolve.result import Query
 from octui.resolve.steps.base import Outcome, Reader, excluded
+from octui.resolve.steps.tables import NOT_IN_SCOPE, scope_exclusion
+
+if TYPE_CHECKING:
+    from octui.resolve.steps.tables import Tables
 
 R = ExclusionReason
 
@@ -39,9 +45,29 @@ def scope(index: RepoIndex, reader: Reader, query: Query, standing: list[Context
     return out
 
 
-def out_of_scope(role: RoleConfig, objects: list[ContextObject]) -> dict[int, Exclusion]:
+def out_of_scope(
+    role: RoleConfig, objects: list[ContextObject], tables: Tables | None = None
+) -> dict[int, Exclusion]:
     """The exclusion of each of ``objects`` outside ``role``'s scope, by uid (the patterns
-    are matched once per id, however many versions and copies hold it)."""
+    are matched once per id, however many versions and copies hold it; with the prepared
+    ``tables``, once per role over prefix ranges of the sorted ids, and the records of
+    ``not-in-scope`` are the ones made for an earlier role)."""
+    codes = None if tables is None else tables.scope_ids.codes(role)
+    if codes is None or tables is None:
+        return _out_of_scope(role, objects)
+    records = tables.records
+    verdicts: dict[int, Exclusion] = {}
+    for obj in objects:
+        code = codes[obj.uid]
+        if code == NOT_IN_SCOPE:
+            verdicts[obj.uid] = records.get(obj, R.NOT_IN_SCOPE, "no include pattern matches")
+        elif code:
+            verdicts[obj.uid] = excluded(obj, *scope_exclusion(role, obj, code))
+    return verdicts
+
+
+def _out_of_scope(role: RoleConfig, objects: list[ContextObject]) -> dict[int, Exclusion]:
+    """:func:`out_of_scope` without prepared tables."""
     verdicts: dict[int, Exclusion] = {}
     by_id: dict[str, tuple[ExclusionReason, str] | None] = {}
     for obj in objects:

@@ -13,33 +13,56 @@ that lifecycle.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from itertools import compress
+from operator import attrgetter
+from typing import TYPE_CHECKING
+
 from octui.core.enums import ExclusionReason, Lifecycle
 from octui.core.model import ContextObject
 from octui.resolve.index import RepoIndex
 from octui.resolve.result import Query
 from octui.resolve.steps.base import Outcome, Reader, excluded
 
+if TYPE_CHECKING:
+    from octui.resolve.steps.tables import Tables
+
 
 def supersession(
-    index: RepoIndex, reader: Reader, query: Query, standing: list[ContextObject]
+    index: RepoIndex,
+    reader: Reader,
+    query: Query,
+    standing: list[ContextObject],
+    tables: Tables | None = None,
 ) -> Outcome:
     """What of ``standing`` no replacement supersedes at ``query.as_of``, judged on the
-    reader's supersession graph (:attr:`Reader.graph`)."""
+    reader's supersession graph (:attr:`Reader.graph`). With the prepared ``tables``, only
+    the objects some declaration could reach (:attr:`WholeGraph.replaceable`) are asked."""
     graph = reader.graph
     if graph is None:  # pragma: no cover - the engine builds it after step 2
         raise ValueError("supersession graph missing")
     out = Outcome([], findings=list(graph.cycle_findings))
     as_of = query.as_of
-    for obj in standing:
+    asked: Iterable[ContextObject] = standing
+    reachable = None if tables is None else tables.replaceable()
+    if reachable is not None:
+        asked = compress(standing, map(reachable.__getitem__, map(_UID, standing)))
+    for obj in asked:
         replacements = graph.replacements(obj, as_of)
         if not replacements:
-            out.standing.append(obj)
             continue
-        keys = sorted({r.key for r in replacements})
         if query.include_historical:
             out.historical[obj.uid] = Lifecycle.SUPERSEDED
-            out.standing.append(obj)
+            continue
+        keys = sorted({r.key for r in replacements})
+        if tables is not None:
+            out.exclusions[obj.uid] = tables.records.superseded(obj, tuple(keys))
         else:
             detail = "by " + ", ".join(keys)
             out.exclusions[obj.uid] = excluded(obj, ExclusionReason.SUPERSEDED, detail, keys)
+    gone = out.exclusions
+    out.standing = [o for o in standing if o.uid not in gone] if gone else list(standing)
     return out
+
+
+_UID = attrgetter("uid")

@@ -9,8 +9,12 @@ ever breaks ties inside one authority level."
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import Any
+from functools import partial
+from itertools import compress
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any
 
 from octui.core.enums import ExclusionReason, TieBreaker
 from octui.core.model import ContextObject, Exclusion
@@ -19,6 +23,9 @@ from octui.load.config import Config
 from octui.resolve.index import RepoIndex
 from octui.resolve.result import Query
 from octui.resolve.steps.base import Outcome, Reader, excluded
+
+if TYPE_CHECKING:
+    from octui.resolve.steps.tables import Tables
 
 R = ExclusionReason
 
@@ -63,28 +70,38 @@ def _describe_value(obj: ContextObject, name: str) -> str:
 
 
 def competition(
-    index: RepoIndex, reader: Reader, query: Query, standing: list[ContextObject]
+    index: RepoIndex,
+    reader: Reader,
+    query: Query,
+    standing: list[ContextObject],
+    tables: Tables | None = None,
 ) -> Outcome:
-    """The winner of each id among ``standing``; every other object holding it outranked."""
+    """The winner of each id among ``standing``; every other object holding it outranked
+    (with the prepared ``tables``: each object's key made once per repository, and only
+    the objects of shared ids looked at)."""
     config = index.config
     exclusions: dict[int, Exclusion] = {}
     objects = standing
     shared = index.shared_ids  # an id only one object holds has no competitor
     groups: dict[str, list[ContextObject]] = defaultdict(list)
-    winners: set[int] = set()
-    for obj in objects:
-        if obj.id in shared:
-            groups[obj.id].append(obj)
-        else:
-            winners.add(obj.uid)
+    if tables is None:
+        contenders: Iterable[ContextObject] = (o for o in objects if o.id in shared)
+        key_of: Callable[[ContextObject], tuple[Any, ...]] = partial(competition_key, config)
+    else:
+        marks = tables.competition.shared
+        contenders = compress(objects, map(marks.__getitem__, map(_UID, objects)))
+        key_of = tables.competition.key
+    for obj in contenders:
+        groups[obj.id].append(obj)
     labels = _key_labels(config)
     for group in groups.values():
-        ranked = sorted(group, key=lambda o: competition_key(config, o))
+        if len(group) < 2:
+            continue
+        ranked = sorted(group, key=key_of)
         winner = ranked[0]
-        winners.add(winner.uid)
-        win_key = competition_key(config, winner)
+        win_key = key_of(winner)
         for loser in ranked[1:]:
-            lose_key = competition_key(config, loser)
+            lose_key = key_of(loser)
             deciding = next(
                 i for i, (a, b) in enumerate(zip(win_key, lose_key, strict=True)) if a != b
             )
@@ -99,4 +116,8 @@ def competition(
                 f"{_describe_value(loser, name)}",
                 [winner.key],
             )
-    return Outcome([o for o in objects if o.uid in winners], exclusions)
+    kept = [o for o in objects if o.uid not in exclusions] if exclusions else list(objects)
+    return Outcome(kept, exclusions)
+
+
+_UID = attrgetter("uid")

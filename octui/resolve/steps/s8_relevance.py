@@ -17,15 +17,13 @@ distinct pattern of matches, and one stable sort of small integers.
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
 from collections.abc import Collection
 from dataclasses import dataclass
-from itertools import repeat
-from operator import lshift, or_, sub
 
 from octui.core.enums import ExclusionReason
 from octui.core.model import ContextObject, Exclusion
 from octui.core.tokens import tokenize
+from octui.resolve.fixed import FixedOrder, in_order, masks_of, picked, rank_bases
 from octui.resolve.index import RepoIndex
 from octui.resolve.memo import Memo
 from octui.resolve.ranking import CONTENT_BIT, Score, score_of
@@ -59,6 +57,10 @@ class Standing:
     """1 for an L0/L1 object."""
     rank_base: list[int]
     """The sort key with a score of 0: historical first bit, then the layer group."""
+    fixed: FixedOrder | None = None
+    """The repository's fixed order this stage's order was picked from (with ``picks``):
+    token matches are then picked from its repository-wide ones."""
+    picks: tuple[bytes, bytes] = (b"", b"")
 
 
 def standing_order(
@@ -87,14 +89,21 @@ def standing_order(
 
 def token_masks(standing: Standing, token: str) -> bytes:
     """Which fields of each standing object hold ``token``: a byte per position (the short
-    fields' bits and :data:`CONTENT`). Every loop runs in C: a dictionary look-up per object,
-    and two bisections of its sorted content tokens (1 apart when it holds the token)."""
-    contents = standing.contents
-    small = map(dict.get, standing.indexes, repeat(token), repeat(0))
-    after = map(bisect_right, contents, repeat(token))
-    before = map(bisect_left, contents, repeat(token))
-    content = map(lshift, map(sub, after, before), repeat(CONTENT.bit_length() - 1))
-    return bytes(map(or_, small, content))
+    fields' bits and :data:`CONTENT`), picked from the repository's when the order was."""
+    if standing.fixed is not None:
+        return standing.fixed.token_masks(token, standing.picks)
+    return masks_of(standing.indexes, standing.contents, token)
+
+
+def fixed_order(
+    fixed: FixedOrder, current: list[ContextObject], past: list[ContextObject]
+) -> Standing:
+    """:class:`Standing` of ``current`` and ``past`` (the historical objects standing),
+    picked from the repository's fixed order: the same order :func:`standing_order` sorts."""
+    picks = fixed.pick(current, past)
+    objects = in_order(fixed, picks)
+    floor = picked(fixed.floor, picks)
+    return Standing(objects, [], [], floor, rank_bases(fixed, picks), fixed, picks)
 
 
 class _Patterns(dict[tuple[int, ...], Score]):
@@ -138,16 +147,25 @@ def relevance(
     standing: list[ContextObject],
     historical: Collection[int] = (),
     memo: Memo | None = None,
+    fixed: FixedOrder | None = None,
+    current: int = 0,
 ) -> Ranked:
     """``standing`` in bundle order, current objects before ``historical`` ones (by uid),
     trimmed to ``limit`` / ``min_relevance`` when the query asks. ``memo``: the stage's, when
     ``standing`` and ``historical`` are a cached stage's (what does not depend on the task
-    is kept there)."""
+    is kept there); ``fixed``: the repository's fixed order, when the cache prepared it
+    (``standing`` then lists its ``current`` objects before the historical ones)."""
     if memo is None:
-        fixed = standing_order(index, standing, historical)
+        fixed_standing = standing_order(index, standing, historical)
+    elif fixed is None:
+        fixed_standing = memo.get(
+            ("standing",), lambda: standing_order(index, standing, historical)
+        )
     else:
-        fixed = memo.get(("standing",), lambda: standing_order(index, standing, historical))
-    ordered = ordered_scores(index, query, fixed, memo)
+        fixed_standing = memo.get(
+            ("standing",), lambda: fixed_order(fixed, standing[:current], standing[current:])
+        )
+    ordered = ordered_scores(index, query, fixed_standing, memo)
     limit, minimum = query.limit, query.min_relevance
     if limit is None and minimum is None:
         return Ranked(ordered, {})

@@ -1,0 +1,119 @@
+"""The bundle's fixed order over the whole repository, from which a stage's standing order
+and its task-token matches are picked instead of sorted and matched again.
+
+Step 8 orders the standing objects by (historical, layer group, place in the repository's
+fixed order) when no task token matches. Every standing list is a subset of the
+repository's objects, so its order is the repository-wide one with the others left out:
+:class:`FixedOrder` holds that order once per repository, and which fields of every object
+hold a task token (:meth:`FixedOrder.token_masks`, kept per token in a small memo, each
+object's answer made when a stage first holds it) — a stage then picks its positions out
+of both, in C loops, matching only the objects no earlier stage held.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections import deque
+from itertools import compress, repeat
+from operator import attrgetter, lshift, or_, sub
+
+from octui.core.model import ContextObject
+from octui.core.tokens import TokenTable
+from octui.resolve.index import RepoIndex
+from octui.resolve.memo import Memo
+from octui.resolve.ranking import CONTENT_BIT
+
+TOKENS = 64
+"""Task tokens whose repository-wide masks are kept (50 KB each at 50,000 objects)."""
+_UID = attrgetter("uid")
+_IS_GROUP = [bytes(256)[:g] + b"\x01" + bytes(255 - g) for g in range(3)]
+"""Per layer group, the byte table that marks it (``bytes.translate``)."""
+UNKNOWN = 0xFF
+"""A token mask not matched yet (a real one has seven bits at most)."""
+
+
+class FixedOrder:
+    """Every object in (layer group, place) order, with what ranking reads of each."""
+
+    __slots__ = ("_memo", "_tables", "_token_tables", "floor", "groups", "objects", "uids")
+
+    def __init__(self, index: RepoIndex) -> None:
+        groups, places = index.groups, index.places  # places: a permutation of the uids
+        n = len(places)
+        by_place = [0] * n
+        deque(map(by_place.__setitem__, places, range(n)), maxlen=0)
+        group_at = bytes(map(groups.__getitem__, by_place))
+        self.uids = [u for g in _IS_GROUP for u in compress(by_place, group_at.translate(g))]
+        """The uids by (layer group, place): made without sorting, in C loops."""
+        self.objects = list(map(index.objects.__getitem__, self.uids))
+        self.groups = bytes(map(groups.__getitem__, self.uids))
+        """The layer group of each object, in this order."""
+        self.floor = bytes(g < 2 for g in self.groups)
+        """1 for an L0/L1 object, in this order."""
+        self._tables = index.repo.tokens
+        self._memo = Memo(TOKENS)
+        self._token_tables: list[TokenTable | None] = [None] * n
+        """Each object's token table, in this order, read on first use (racing threads
+        store the same table)."""
+
+    def pick(self, current: list[ContextObject], past: list[ContextObject]) -> tuple[bytes, bytes]:
+        """Which positions of this order hold ``current`` and which ``past`` (1 at each)."""
+        picks = []
+        for part in (current, past):
+            chosen = bytearray(len(self.uids))
+            deque(map(chosen.__setitem__, map(_UID, part), repeat(1)), maxlen=0)
+            picks.append(bytes(map(chosen.__getitem__, self.uids)))
+        return picks[0], picks[1]
+
+    def token_masks(self, token: str, picks: tuple[bytes, bytes]) -> bytes:
+        """Which fields of each object at ``picks`` (see :func:`picked`) hold ``token``
+        (see :func:`masks_of`). Each object's answer is kept per token, in this order, once
+        some stage asked for it: a stage matches only the objects no earlier stage held.
+        The kept table only ever turns :data:`UNKNOWN` bytes into their answers (threads
+        racing write equal bytes), so any state of it a reader sees is right."""
+        n = len(self.uids)
+        whole = self._memo.get(token, lambda: bytearray(bytes([UNKNOWN])) * n)
+        values = picked(whole, picks)
+        if UNKNOWN not in values:
+            return values
+        at = [*compress(range(n), picks[0]), *compress(range(n), picks[1])]
+        missing = [p for p, v in zip(at, values, strict=True) if v == UNKNOWN]
+        tables = self._token_tables
+        objects, get = self.objects, self._tables.get
+        for p in missing:
+            if tables[p] is None:
+                tables[p] = get(objects[p])
+        held = [tables[p] for p in missing]
+        made = masks_of([t[0] for t in held], [t[1] for t in held], token)  # type: ignore[index]
+        deque(map(whole.__setitem__, missing, made), maxlen=0)
+        return picked(whole, picks)
+
+
+def picked(whole: bytes | bytearray, picks: tuple[bytes, bytes]) -> bytes:
+    """``whole`` (one byte per object in fixed order) at the current positions of ``picks``,
+    then at its past ones: the stage's standing order."""
+    return bytes(compress(whole, picks[0])) + bytes(compress(whole, picks[1]))
+
+
+def in_order(fixed: FixedOrder, picks: tuple[bytes, bytes]) -> list[ContextObject]:
+    """The standing objects in the stage's order (current, then past)."""
+    return [*compress(fixed.objects, picks[0]), *compress(fixed.objects, picks[1])]
+
+
+def rank_bases(fixed: FixedOrder, picks: tuple[bytes, bytes]) -> list[int]:
+    """The sort key of each standing object with a score of 0 (historical bit, group)."""
+    current = [g << 40 for g in compress(fixed.groups, picks[0])]
+    return current + [(4 | g) << 40 for g in compress(fixed.groups, picks[1])]
+
+
+def masks_of(indexes: list[dict[str, int]], contents: list[tuple[str, ...]], token: str) -> bytes:
+    """Which fields of each object hold ``token``, for objects whose short fields' and
+    content tokens are ``indexes`` and ``contents``: a byte per object (the short fields'
+    bits and :data:`~octui.resolve.ranking.CONTENT_BIT`). Every loop runs in C: a dictionary
+    look-up per object, and two bisections of its sorted content tokens (1 apart when it
+    holds the token)."""
+    small = map(dict.get, indexes, repeat(token), repeat(0))
+    after = map(bisect_right, contents, repeat(token))
+    before = map(bisect_left, contents, repeat(token))
+    content = map(lshift, map(sub, after, before), repeat(CONTENT_BIT.bit_length() - 1))
+    return bytes(map(or_, small, content))

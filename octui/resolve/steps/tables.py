@@ -1,0 +1,243 @@
+"""Per-object tables that let a new role or instant skip per-object work: scope verdicts by
+prefix ranges of the sorted ids, validity windows by sorted boundaries, access classes,
+competitors, and exclusion records whose detail depends on the object alone, made once and
+handed out again.
+
+Kept by :class:`~octui.resolve.prepared.Prepared` (one per repository), which the steps see
+as :class:`Tables`: a resolution without a cache never builds them. Every answer equals the
+function it stands for (the tests compare them).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections import deque
+from collections.abc import Callable
+from datetime import datetime
+from itertools import compress, repeat
+from typing import Any, Protocol
+
+from octui.core.enums import ExclusionReason
+from octui.core.model import ContextObject, Exclusion
+from octui.load.config import Config, RoleConfig
+from octui.resolve.index import RepoIndex
+from octui.resolve.steps.base import excluded, excluded_for
+
+R = ExclusionReason
+IN_SCOPE, NOT_IN_SCOPE, EXCLUDED = 0, 1, 2
+"""Scope codes: in scope, no include pattern matches, and from 2 on, excluded by the
+exclude pattern numbered ``code - 2``."""
+_WILD = "*?["
+_LAST = chr(0x10FFFF)
+
+
+class ScopeIds:
+    """The repository's ids in sorted order and each object's place among them: a glob's
+    literal prefix (what comes before its first wildcard) picks a contiguous range of them,
+    so a role's patterns are matched against the ids inside their ranges only."""
+
+    __slots__ = ("ids", "rank")
+
+    def __init__(self, objects: list[ContextObject]) -> None:
+        self.ids = sorted({o.id for o in objects})
+        where = {i: n for n, i in enumerate(self.ids)}
+        self.rank = [where[o.id] for o in objects]
+        """Per uid, the place of the object's id in :attr:`ids`."""
+
+    def codes(self, role: RoleConfig) -> bytes | None:
+        """Per uid, the object's scope code for ``role`` (see :data:`IN_SCOPE`); None when
+        the role has too many exclude patterns for a byte."""
+        include, exclude = role.scope.include, role.scope.exclude
+        if len(exclude) > 250:
+            return None
+        n = len(self.ids)
+        by_id = bytearray(b"\x01" * n) if include is not None else bytearray(n)
+        for pattern in include or ():
+            self._mark(by_id, pattern, IN_SCOPE)
+        for k in range(len(exclude) - 1, -1, -1):  # the first matching pattern wins
+            self._mark(by_id, exclude[k], EXCLUDED + k)
+        return bytes(map(by_id.__getitem__, self.rank))
+
+    def _mark(self, codes: bytearray, pattern: str, code: int) -> None:
+        """Set ``code`` at every id ``pattern`` matches (a whole-id shell glob)."""
+        cut = min((i for c in _WILD if (i := pattern.find(c)) >= 0), default=len(pattern))
+        prefix, ids = pattern[:cut], self.ids
+        lo = bisect_left(ids, prefix)
+        hi = len(ids) if not prefix or prefix[-1] == _LAST else bisect_left(ids, _after(prefix))
+        if cut == len(pattern):  # no wildcard: the id itself
+            if lo < hi and ids[lo] == prefix:
+                codes[lo] = code
+        elif pattern == prefix + "*":  # every id with the prefix
+            codes[lo:hi] = bytes([code]) * (hi - lo)
+        else:
+            regex = _regex(pattern)
+            for i in compress(range(lo, hi), map(regex.match, ids[lo:hi])):
+                codes[i] = code
+
+
+def _after(prefix: str) -> str:
+    """The least string above every string that starts with ``prefix``."""
+    return prefix[:-1] + chr(ord(prefix[-1]) + 1)
+
+
+def _regex(pattern: str):  # type: ignore[no-untyped-def]
+    import fnmatch
+    import re
+
+    return re.compile(fnmatch.translate(pattern))
+
+
+def scope_exclusion(role: RoleConfig, obj: ContextObject, code: int) -> tuple[R, str]:
+    """The reason and detail of scope code ``code`` (not :data:`IN_SCOPE`) for ``role``."""
+    if code == NOT_IN_SCOPE:
+        return R.NOT_IN_SCOPE, "no include pattern matches"
+    return R.SCOPE_EXCLUSION, f'excluded by "{role.scope.exclude[code - EXCLUDED]}"'
+
+
+class Records:
+    """Per uid, the exclusion records whose detail is a function of the object alone
+    (``unapproved``, ``not-in-scope``, ``not-yet-valid``, ``expired``), each made on first
+    use by :func:`~octui.resolve.steps.base.excluded` (or ``excluded_for``) and handed out
+    again: the same record those give. Threads racing for one entry store equal records."""
+
+    __slots__ = ("_superseded", "_tables")
+
+    def __init__(self, n: int) -> None:
+        self._superseded: dict[tuple[int, tuple[str, ...]], Exclusion] = {}
+        self._tables: dict[R, list[Exclusion | None]] = {
+            reason: [None] * n
+            for reason in (R.UNAPPROVED, R.NOT_IN_SCOPE, R.NOT_YET_VALID, R.EXPIRED)
+        }
+
+    def get(self, obj: ContextObject, reason: R, detail: str) -> Exclusion:
+        """``excluded(obj, reason, detail)`` for a detail that is fixed per object."""
+        table = self._tables[reason]
+        found = table[obj.uid]
+        if found is None:
+            found = table[obj.uid] = excluded(obj, reason, detail)
+        return found
+
+    def superseded(self, obj: ContextObject, keys: tuple[str, ...]) -> Exclusion:
+        """The ``superseded`` record of ``obj`` by the replacements ``keys`` (sorted, each
+        once), as step 5 makes it: kept by (object, keys), so a role or instant whose
+        replacements of the object are the same hands out the same record."""
+        found = self._superseded.get((obj.uid, keys))
+        if found is None:
+            detail = "by " + ", ".join(keys)
+            found = excluded(obj, R.SUPERSEDED, detail, keys)
+            self._superseded[(obj.uid, keys)] = found
+        return found
+
+    def get_for(
+        self, obj: ContextObject, reason: R, detail_of: Callable[[ContextObject], str]
+    ) -> Exclusion:
+        """``excluded_for(obj, reason, detail_of)`` (one ``detail_of`` per reason)."""
+        table = self._tables[reason]
+        found = table[obj.uid]
+        if found is None:
+            found = table[obj.uid] = excluded_for(obj, reason, detail_of)
+        return found
+
+
+VALID, NOT_YET_VALID, EXPIRED = 0, 1, 2
+"""Temporal codes of an object at an instant (step 3)."""
+
+
+class Spans:
+    """Every object's validity window as two sorted lists of boundaries: the objects not yet
+    valid at an instant are those starting after it (a suffix of one list), the expired ones
+    those ending at or before it (a prefix of the other), found by two bisections."""
+
+    __slots__ = ("_ends", "_ends_at", "_n", "_starts", "_starts_at")
+
+    def __init__(self, objects: list[ContextObject]) -> None:
+        self._n = len(objects)
+        starts = [o.effective_start for o in objects]
+        self._starts = sorted(range(len(objects)), key=starts.__getitem__)
+        self._starts_at = list(map(starts.__getitem__, self._starts))
+        ends = {o.uid: o.valid_until for o in objects if o.valid_until is not None}
+        self._ends = sorted(ends, key=ends.__getitem__)
+        self._ends_at = list(map(ends.__getitem__, self._ends))
+
+    def codes(self, as_of: datetime) -> bytearray:
+        """Per uid, the object's temporal code at ``as_of`` (see :data:`VALID`): before its
+        effective start not yet valid, else at or after ``valid_until`` expired."""
+        codes = bytearray(self._n)
+        expired = self._ends[: bisect_right(self._ends_at, as_of)]
+        deque(map(codes.__setitem__, expired, repeat(EXPIRED)), maxlen=0)
+        waiting = self._starts[bisect_right(self._starts_at, as_of) :]
+        deque(map(codes.__setitem__, waiting, repeat(NOT_YET_VALID)), maxlen=0)
+        return codes
+
+
+class Access:
+    """Every object's (access list, classification) class, one example object per class,
+    and the denial record of each (id, reason), made once for every role."""
+
+    __slots__ = ("_records", "classes", "examples")
+
+    def __init__(self, objects: list[ContextObject]) -> None:
+        numbers: dict[tuple[tuple[str, ...] | None, str], int] = {}
+        self.examples: list[ContextObject] = []
+        self.classes: list[int] = []
+        for obj in objects:
+            pair = (obj.access_roles, obj.classification)
+            number = numbers.get(pair)
+            if number is None:
+                number = numbers[pair] = len(self.examples)
+                self.examples.append(obj)
+            self.classes.append(number)
+        self._records: dict[tuple[str, ExclusionReason], Exclusion] = {}
+
+    def record(self, object_id: str, reason: ExclusionReason) -> Exclusion:
+        """The denial entry of ``object_id`` (threads racing store equal records)."""
+        found = self._records.get((object_id, reason))
+        if found is None:
+            found = self._records[(object_id, reason)] = Exclusion(object_id, None, reason)
+        return found
+
+
+class Contenders:
+    """Per uid, whether another object holds its id (1) and its competition key (step 6's
+    ``key``, made on first use; threads racing store equal keys)."""
+
+    __slots__ = ("_config", "_key", "_keys", "shared")
+
+    def __init__(
+        self, index: RepoIndex, key: Callable[[Config, ContextObject], tuple[Any, ...]]
+    ) -> None:
+        self._config = index.config
+        self._key = key
+        shared = index.shared_ids
+        self.shared = bytes(o.id in shared for o in index.objects)
+        self._keys: list[tuple[Any, ...] | None] = [None] * len(index.objects)
+
+    def key(self, obj: ContextObject) -> tuple[Any, ...]:
+        """The competition key of ``obj``."""
+        found = self._keys[obj.uid]
+        if found is None:
+            found = self._keys[obj.uid] = self._key(self._config, obj)
+        return found
+
+
+class Tables(Protocol):
+    """What the steps read of the prepared tables (:class:`~octui.resolve.prepared.Prepared`)."""
+
+    @property
+    def records(self) -> Records: ...
+
+    @property
+    def scope_ids(self) -> ScopeIds: ...
+
+    @property
+    def access(self) -> Access: ...
+
+    @property
+    def drafts(self) -> bytes: ...
+
+    @property
+    def competition(self) -> Contenders: ...
+
+    def replaceable(self) -> bytes | None: ...
+
+    def spans_in_use(self) -> Spans | None: ...

@@ -1,0 +1,146 @@
+"""The per-object tables a resolution cache prepares answer as what they stand for: scope
+codes as the role's patterns, and a cached resolution after any other, of any role and
+instant, as a resolution computed afresh — the same entries, records, order and details."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+from properties.test_properties import (
+    AS_OFS,
+    DATES,
+    QUERIES,
+    ROLE_NAMES,
+    SETTINGS,
+    Spec,
+    specs,
+    write,
+)
+from repo_builder import resolve_at
+
+from octui.core.model import ContextObject
+from octui.core.timeutil import parse_instant
+from octui.load.config import RoleConfig, ScopeConfig
+from octui.load.loader import load_repository
+from octui.resolve.cache import ResolutionCache
+from octui.resolve.result import Included, Resolution
+from octui.resolve.steps.s4_scope import _verdict
+from octui.resolve.steps.s8_relevance import fixed_order, standing_order, token_masks
+from octui.resolve.steps.tables import (
+    EXPIRED,
+    IN_SCOPE,
+    NOT_YET_VALID,
+    VALID,
+    ScopeIds,
+    Spans,
+    scope_exclusion,
+)
+
+PARTS = ["a", "ab", "b", "a.b", "x[", "é", ".", "*"]
+GLOBS = ["*", "a*", "a.*", "ab", "a?", "*b", "a.*.b", "[ab]*", "x[", "é*", "", "a[!b]*", "b.*"]
+
+
+def _object(object_id: str, uid: int) -> ContextObject:
+    obj = ContextObject.__new__(ContextObject)
+    obj.id, obj.uid = object_id, uid
+    return obj
+
+
+@SETTINGS
+@given(
+    ids=st.lists(st.lists(st.sampled_from(PARTS), min_size=1, max_size=3).map("".join), max_size=9),
+    include=st.none() | st.lists(st.sampled_from([g for g in GLOBS if g]), max_size=3),
+    exclude=st.lists(st.sampled_from([g for g in GLOBS if g]), max_size=3),
+)
+def test_scope_codes_agree_with_the_role_patterns(
+    ids: list[str], include: list[str] | None, exclude: list[str]
+) -> None:
+    role = RoleConfig(scope=ScopeConfig(include=include, exclude=exclude))  # type: ignore[arg-type]
+    objects = [_object(i, uid) for uid, i in enumerate(ids)]
+    codes = ScopeIds(objects).codes(role)
+    assert codes is not None
+    for obj in objects:
+        expected = _verdict(role, obj.id)
+        code = codes[obj.uid]
+        assert (None if code == IN_SCOPE else scope_exclusion(role, obj, code)) == expected
+
+
+def _shape(res: Resolution) -> Any:
+    """Everything a resolution answers, in order (fates too, with their order)."""
+
+    def fate(f: Any) -> Any:
+        if isinstance(f, Included):
+            return (f.obj.uid, f.lifecycle, f.stale, f.score, f.matched)
+        return f
+
+    return (
+        [fate(i) for i in res.included],
+        res.exclusions,
+        res.warnings,
+        [(uid, fate(f)) for uid, f in res.fates.items()],
+        res.graph.edges,
+        res.graph.cycle_edges,
+    )
+
+
+@SETTINGS
+@given(
+    spec=specs(),
+    queries=st.lists(st.tuples(st.sampled_from(ROLE_NAMES), QUERIES), min_size=2, max_size=6),
+)
+def test_a_cached_role_or_instant_after_another_is_a_fresh_resolution(
+    spec: Spec, queries: list[tuple[str | None, dict[str, Any]]]
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = write(spec, Path(tmp) / "repo")
+        repo = load_repository(root)
+        cache = ResolutionCache(repo)
+        for role, query in [*queries, *reversed(queries)]:
+            cached = resolve_at(repo, role=role, cache=cache, **query)
+            fresh = resolve_at(repo, role=role, **query)
+            assert _shape(cached) == _shape(fresh)
+
+
+@SETTINGS
+@given(spec=specs())
+def test_temporal_codes_follow_each_objects_window(spec: Spec) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = load_repository(write(spec, Path(tmp) / "repo"))
+        spans = Spans(repo.objects)
+        for day in [*AS_OFS, *DATES]:
+            if day is None:
+                continue
+            as_of = parse_instant(day)
+            codes = spans.codes(as_of)
+            for o in repo.objects:
+                if as_of < o.effective_start:
+                    assert codes[o.uid] == NOT_YET_VALID
+                elif o.valid_until is not None and as_of >= o.valid_until:
+                    assert codes[o.uid] == EXPIRED
+                else:
+                    assert codes[o.uid] == VALID
+
+
+@SETTINGS
+@given(spec=specs(), query=QUERIES, role=st.sampled_from(ROLE_NAMES))
+def test_a_stage_order_picked_from_the_fixed_order_is_the_sorted_one(
+    spec: Spec, query: dict[str, Any], role: str | None
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = load_repository(write(spec, Path(tmp) / "repo"))
+        cache = ResolutionCache(repo)
+        resolve_at(repo, role=role, cache=cache, **query)
+        (stage,) = [value for _, value in cache.stages.items()]
+        index, fixed = cache.index(), cache.prepared().fixed
+        standing = stage.current + stage.past
+        sorted_order = standing_order(index, standing, stage.historical)
+        picked = fixed_order(fixed, stage.current, stage.past)
+        assert picked.objects == sorted_order.objects
+        assert picked.floor_layer == sorted_order.floor_layer
+        assert picked.rank_base == sorted_order.rank_base
+        for token in ("refund", "policy", "team", "nothing"):
+            assert token_masks(picked, token) == token_masks(sorted_order, token)
