@@ -326,3 +326,43 @@ def test_an_edited_sessions_old_caches_are_freed_at_once(repo: Path) -> None:
         assert session.cache is not None
         caches.append(weakref.ref(session.cache))
     assert [c() is None for c in caches] == [True, True, True, False]
+
+
+def test_a_sessions_resolutions_and_reloads_leave_no_reference_cycles(repo: Path) -> None:
+    """What paused sections make joins the held heap (``octui.load.heap``): that is safe
+    only because resolving, digesting and reloading make no reference cycles — reference
+    counting frees whatever a cache drops. A cycle would stay until the next full load, so
+    none may be made: after many resolutions, evictions and hinted reloads, a collection
+    finds no garbage made by octui."""
+    import gc
+
+    from octui.load.heap import release_heap
+
+    session = Session(repo)
+    session.load()
+    release_heap()
+    gc.collect()
+    _warm(session)
+    for role in sorted(session.repository.config.roles if session.repository else ()):
+        for day in ("2023-01-01", "2024-06-01", "2025-03-01", "2026-09-01", "2027-12-01"):
+            as_of = datetime.fromisoformat(day).replace(tzinfo=UTC)
+            digest(session.resolve(Query(role=role, as_of=as_of, task="refund")))
+    for i, target in enumerate(_objects(repo)[40:43]):
+        target.write_text(target.read_text(encoding="utf-8") + f"\ncycle {i}\n", "utf-8")
+        session.load([str(target)])
+        _warm(session)
+    release_heap()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        gc.collect()
+        found = list(gc.garbage)
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    made_here = [
+        o
+        for o in found
+        if type(o).__module__.startswith("octui")
+        or str(getattr(o, "__module__", "") or "").startswith("octui")
+    ]
+    assert made_here == []

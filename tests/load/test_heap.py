@@ -1,10 +1,12 @@
-"""The held heap: what a paused section makes joins it only inside a one-shot process."""
+"""The held heap: what a paused section makes while a loaded heap is held joins it
+until the next load."""
 
 from __future__ import annotations
 
 import gc
+import weakref
 
-from octui.load.heap import gc_paused, hold_heap, one_shot, release_heap
+from octui.load.heap import gc_paused, hold_heap, release_heap
 
 
 def made_in_a_paused_section() -> list[list[int]]:
@@ -12,38 +14,47 @@ def made_in_a_paused_section() -> list[list[int]]:
         return [[i] for i in range(2000)]
 
 
-def test_a_one_shot_process_holds_what_paused_sections_make() -> None:
-    release_heap()
-    try:
-        hold_heap()
-        held = gc.get_freeze_count()
-        with one_shot():
-            made = made_in_a_paused_section()
-            assert gc.get_freeze_count() >= held + len(made)  # no young pass walks them
-        assert gc.isenabled()
-    finally:
-        release_heap()
-
-
-def test_otherwise_what_paused_sections_make_stays_young() -> None:
+def test_while_the_heap_is_held_what_paused_sections_make_joins_it() -> None:
     release_heap()
     try:
         hold_heap()
         held = gc.get_freeze_count()
         made = made_in_a_paused_section()
-        assert gc.get_freeze_count() < held + len(made)  # a session's garbage is still seen
-        with one_shot():
-            pass
-        made = made_in_a_paused_section()  # one_shot ends with its block
-        assert gc.get_freeze_count() < held + 2 * len(made)
+        assert gc.get_freeze_count() >= held + len(made)  # no young pass walks them
+        assert gc.isenabled()
     finally:
         release_heap()
 
 
+def test_with_no_heap_held_what_paused_sections_make_is_exempt_from_nothing() -> None:
+    release_heap()
+    made_in_a_paused_section()
+    assert gc.get_freeze_count() == 0
+
+
+def test_a_cycle_made_while_the_heap_is_held_is_freed_after_the_next_release() -> None:
+    class Node:
+        pass
+
+    release_heap()
+    try:
+        hold_heap()
+        with gc_paused():
+            node = Node()
+            node.self = node  # type: ignore[attr-defined]
+            ref = weakref.ref(node)
+            del node
+        gc.collect()
+        assert ref() is not None  # held: no pass sees it until the next load
+    finally:
+        release_heap()
+    gc.collect()
+    assert ref() is None
+
+
 def test_release_hands_everything_back() -> None:
     hold_heap()
-    with one_shot():
-        made_in_a_paused_section()
+    made_in_a_paused_section()
     release_heap()
     assert gc.get_freeze_count() == 0
 
