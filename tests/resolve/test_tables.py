@@ -40,8 +40,9 @@ from octui.resolve.steps.tables import (
     scope_exclusion,
 )
 
-PARTS = ["a", "ab", "b", "a.b", "x[", "é", ".", "*"]
+PARTS = ["a", "ab", "b", "a.b", "x[", "é", ".", "*", "\U0010ffff"]
 GLOBS = ["*", "a*", "a.*", "ab", "a?", "*b", "a.*.b", "[ab]*", "x[", "é*", "", "a[!b]*", "b.*"]
+GLOBS += ["a\U0010ffff*", "\U0010ffff*", "a\U0010ffff\U0010ffff*", "a\U0010ffff?"]
 
 
 def _object(object_id: str, uid: int) -> ContextObject:
@@ -67,6 +68,22 @@ def test_scope_codes_agree_with_the_role_patterns(
         expected = _verdict(role, obj.id)
         code = codes[obj.uid]
         assert (None if code == IN_SCOPE else scope_exclusion(role, obj, code)) == expected
+
+
+def test_a_prefix_ending_in_the_last_code_point_picks_only_the_ids_that_start_with_it() -> None:
+    """A glob's prefix range cannot be closed by raising a last code point: the ids after
+    it that do not start with the prefix must stay out of it."""
+    objects = [_object(i, uid) for uid, i in enumerate(["a.x", "b.y", "c.z", "a\U0010ffffq"])]
+    pattern = ["a\U0010ffff*"]
+    for scope in ({"exclude": pattern}, {"include": pattern}):
+        role = RoleConfig(scope=ScopeConfig(**scope))  # type: ignore[arg-type]
+        codes = ScopeIds(objects).codes(role)
+        assert codes is not None
+        got = [
+            None if c == IN_SCOPE else scope_exclusion(role, o, c)
+            for o, c in zip(objects, codes, strict=True)
+        ]
+        assert got == [_verdict(role, o.id) for o in objects]
 
 
 def _shape(res: Resolution) -> Any:

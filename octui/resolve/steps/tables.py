@@ -63,7 +63,7 @@ class ScopeIds:
         cut = min((i for c in _WILD if (i := pattern.find(c)) >= 0), default=len(pattern))
         prefix, ids = pattern[:cut], self.ids
         lo = bisect_left(ids, prefix)
-        hi = len(ids) if not prefix or prefix[-1] == _LAST else bisect_left(ids, _after(prefix))
+        hi = bisect_left(ids, above) if (above := _after(prefix)) is not None else len(ids)
         if cut == len(pattern):  # no wildcard: the id itself
             if lo < hi and ids[lo] == prefix:
                 codes[lo] = code
@@ -75,9 +75,12 @@ class ScopeIds:
                 codes[i] = code
 
 
-def _after(prefix: str) -> str:
-    """The least string above every string that starts with ``prefix``."""
-    return prefix[:-1] + chr(ord(prefix[-1]) + 1)
+def _after(prefix: str) -> str | None:
+    """The least string above every string that starts with ``prefix``; None when every
+    string from ``prefix`` on starts with it (an empty prefix, or one of only the last
+    code point). A trailing last code point cannot be raised: the one before it is."""
+    kept = prefix.rstrip(_LAST)
+    return kept[:-1] + chr(ord(kept[-1]) + 1) if kept else None
 
 
 def _regex(pattern: str):  # type: ignore[no-untyped-def]
