@@ -38,6 +38,7 @@ from octui.cli.version import add_version_flag
 from octui.core.enums import ColorMode, ExitCode
 from octui.core.suggest import did_you_mean
 from octui.core.textsafe import inert
+from octui.load.heap import holding_made
 from octui.render.ansi import colour_enabled
 from octui.resolve.result import UnknownRole
 
@@ -178,7 +179,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.colour = colour_enabled(getattr(args, "color", ColorMode.AUTO), sys.stdout)
     try:
-        code = int(args.run(args))
+        with holding_made():  # one load, one answer: what it makes is held, never walked again
+            code = int(args.run(args))
     except user_errors() as exc:  # the user's mistake: one line
         print(f"opencontext: error: {inert(user_error(exc), keep_newlines=False)}", file=sys.stderr)
         return ExitCode.USAGE

@@ -14,6 +14,8 @@ from collections.abc import Iterator
 
 _heap_held = False
 """Whether the loaded heap is frozen (:func:`hold_heap`) until the next load."""
+_hold_made = False
+"""Whether what a paused section makes joins the held heap (:func:`holding_made`)."""
 _paused_lock = threading.Lock()
 _paused_depth = 0
 """Paused sections open now, in every thread (the collector is one per process)."""
@@ -43,6 +45,29 @@ def release_heap() -> None:
 
 
 @contextlib.contextmanager
+def holding_made() -> Iterator[None]:
+    """For a process whose own code leaves no cyclic garbage for the collector (a command
+    of the CLI; the benchmark's session, measured as the explorer runs, which holds each
+    view it makes): while a loaded heap is held, what every paused section makes joins it.
+
+    Otherwise the first allocation after a paused section starts a young pass over
+    everything the section made (a whole resolution's tables: tens of milliseconds at 10k
+    objects), and the older passes that follow walk it again (up to a third of a second
+    at 100k), only to find it alive. What octui makes holds no reference cycles (a test
+    resolves, evicts and reloads and finds no octui garbage), so reference counting still
+    frees whatever a cache drops. It is not the default: in a host program that makes
+    cycles of its own between resolutions, they would wait for the next load.
+    """
+    global _hold_made
+    before = _hold_made
+    _hold_made = True
+    try:
+        yield
+    finally:
+        _hold_made = before
+
+
+@contextlib.contextmanager
 def gc_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector around allocation-heavy work that makes no cycles.
 
@@ -69,22 +94,15 @@ def gc_paused() -> Iterator[None]:
 
 def _close_pause() -> None:
     """The last open paused section ends (called under the lock): what was made joins the
-    held heap, or is counted as old, and the collector runs again if it ran before.
-
-    While a loaded heap is held, what a paused section made (a resolution's tables, a
-    bundle's pieces) joins it. Otherwise the first allocation afterwards starts a young
-    pass over everything the section made only to find it alive (tens of milliseconds at
-    10k objects), and the older passes that follow walk it again (a third of a second at
-    100k). What a resolution makes holds no reference cycles — 140 resolutions at 10k,
-    with eviction, left 17 unreachable objects, all type descriptors — so reference
-    counting still frees whatever a cache drops; a cycle that does form waits for the
-    next load (:func:`release_heap`), as the explorer's held views always have.
-    """
-    if _heap_held:
+    held heap (:func:`holding_made`) or is counted as old, and the collector runs again if
+    it ran before."""
+    if _heap_held and _hold_made:
         gc.freeze()
-    else:
+    elif not _heap_held:
         # Count what was made as old: without this the first allocation after re-enabling
-        # would walk every young object at once. Nothing is exempt for good.
+        # would walk every young object at once. Nothing is exempt for good. (While the
+        # heap is held this would unfreeze it, so what was made stays young and is
+        # collected, if ever, by passes that skip the frozen heap.)
         gc.freeze()
         gc.unfreeze()
     if _resume:

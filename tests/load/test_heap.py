@@ -1,12 +1,12 @@
-"""The held heap: what a paused section makes while a loaded heap is held joins it
-until the next load."""
+"""The held heap: what a paused section makes joins it only in a process holding what is
+made (``holding_made``: the CLI, the benchmark's session)."""
 
 from __future__ import annotations
 
 import gc
 import weakref
 
-from octui.load.heap import gc_paused, hold_heap, release_heap
+from octui.load.heap import gc_paused, hold_heap, holding_made, release_heap
 
 
 def made_in_a_paused_section() -> list[list[int]]:
@@ -14,21 +14,38 @@ def made_in_a_paused_section() -> list[list[int]]:
         return [[i] for i in range(2000)]
 
 
-def test_while_the_heap_is_held_what_paused_sections_make_joins_it() -> None:
+def test_a_process_holding_what_is_made_holds_what_paused_sections_make() -> None:
+    release_heap()
+    try:
+        hold_heap()
+        held = gc.get_freeze_count()
+        with holding_made():
+            made = made_in_a_paused_section()
+            assert gc.get_freeze_count() >= held + len(made)  # no young pass walks them
+        assert gc.isenabled()
+    finally:
+        release_heap()
+
+
+def test_otherwise_what_paused_sections_make_stays_young() -> None:
     release_heap()
     try:
         hold_heap()
         held = gc.get_freeze_count()
         made = made_in_a_paused_section()
-        assert gc.get_freeze_count() >= held + len(made)  # no young pass walks them
-        assert gc.isenabled()
+        assert gc.get_freeze_count() < held + len(made)  # a host's own garbage is still seen
+        with holding_made():
+            pass
+        made = made_in_a_paused_section()  # holding ends with its block
+        assert gc.get_freeze_count() < held + 2 * len(made)
     finally:
         release_heap()
 
 
 def test_with_no_heap_held_what_paused_sections_make_is_exempt_from_nothing() -> None:
     release_heap()
-    made_in_a_paused_section()
+    with holding_made():
+        made_in_a_paused_section()
     assert gc.get_freeze_count() == 0
 
 
@@ -39,7 +56,7 @@ def test_a_cycle_made_while_the_heap_is_held_is_freed_after_the_next_release() -
     release_heap()
     try:
         hold_heap()
-        with gc_paused():
+        with holding_made(), gc_paused():
             node = Node()
             node.self = node  # type: ignore[attr-defined]
             ref = weakref.ref(node)
