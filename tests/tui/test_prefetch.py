@@ -30,17 +30,24 @@ def test_following_now_prefetches_no_role() -> None:
     assert {i.role for i in got} == {"b"}
 
 
+async def _prefetched_day_on(pilot: Any, app: Any) -> tuple[Any, Any]:
+    """Settle the explorer and wait until its prefetch has made the next day's view:
+    the repository and that query."""
+    await settle(pilot)
+    repo = app.session.repository
+    assert repo is not None
+    day_on = app.inputs.step(days=1, now=app.clock())
+    assert day_on is not None
+    wanted = day_on.query(app.clock())
+    await wait_for(pilot, lambda: app.views.known(repo, wanted))
+    await app.workers.wait_for_complete()
+    return repo, wanted
+
+
 async def test_idle_explorer_prefetches_the_neighbours_and_the_key_uses_them() -> None:
     app = make_app(role="support")
     async with app.run_test(size=(130, 40)) as pilot:
-        await settle(pilot)
-        repo = app.session.repository
-        assert repo is not None
-        day_on = app.inputs.step(days=1, now=app.clock())
-        assert day_on is not None
-        wanted = day_on.query(app.clock())
-        await wait_for(pilot, lambda: app.views.known(repo, wanted))
-        await app.workers.wait_for_complete()
+        repo, wanted = await _prefetched_day_on(pilot, app)
         made = app.views.made(app.session, repo, wanted)
         resolved: list[Any] = []
         original = app.session.resolve
@@ -137,14 +144,7 @@ async def test_a_day_back_after_two_days_on_is_still_kept() -> None:
 async def test_a_kept_view_is_shown_by_the_key_itself() -> None:
     app = make_app(role="support")
     async with app.run_test(size=(130, 40)) as pilot:
-        await settle(pilot)
-        repo = app.session.repository
-        assert repo is not None
-        day_on = app.inputs.step(days=1, now=app.clock())
-        assert day_on is not None
-        wanted = day_on.query(app.clock())
-        await wait_for(pilot, lambda: app.views.known(repo, wanted))
-        await app.workers.wait_for_complete()
+        _, wanted = await _prefetched_day_on(pilot, app)
         workers: list[Any] = []
         original = app._resolve
 
