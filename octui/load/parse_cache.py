@@ -41,7 +41,7 @@ import time
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from octui.core.tokens import fields_token_table
+from octui.core.tokens import fields_token_table, is_token_table
 from octui.core.version import __version__
 from octui.load.frontmatter import ParsedFile
 from octui.load.tree import FileKey
@@ -294,13 +294,7 @@ def _unpack(rel: str, payload: Any) -> ParsedFile | None:
             if type(values) is not tuple or len(values) != len(names):
                 return None
             fields = dict(zip(names, values, strict=True))
-        if tokens is not None and not (
-            fields is not None
-            and type(tokens) is tuple
-            and len(tokens) == 2
-            and type(tokens[0]) is dict
-            and type(tokens[1]) is tuple
-        ):
+        if tokens is not None and not (fields is not None and is_token_table(tokens)):
             tokens = None  # not a token table: ranking computes it again
         return ParsedFile(
             rel, fields=fields, unknown=unknown, error=error, skipped=skipped, tokens=tokens

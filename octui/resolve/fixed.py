@@ -15,13 +15,12 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections import deque
 from itertools import compress, repeat
-from operator import attrgetter, lshift, or_, sub
+from operator import attrgetter, getitem, mul, sub
 
 from octui.core.model import ContextObject
 from octui.core.tokens import TokenTable
 from octui.resolve.index import RepoIndex
 from octui.resolve.memo import Memo
-from octui.resolve.ranking import CONTENT_BIT
 
 TOKENS = 64
 """Task tokens whose repository-wide masks are kept (50 KB each at 50,000 objects)."""
@@ -106,14 +105,13 @@ def rank_bases(fixed: FixedOrder, picks: tuple[bytes, bytes]) -> list[int]:
     return current + [(4 | g) << 40 for g in compress(fixed.groups, picks[1])]
 
 
-def masks_of(indexes: list[dict[str, int]], contents: list[tuple[str, ...]], token: str) -> bytes:
-    """Which fields of each object hold ``token``, for objects whose short fields' and
-    content tokens are ``indexes`` and ``contents``: a byte per object (the short fields'
-    bits and :data:`~octui.resolve.ranking.CONTENT_BIT`). Every loop runs in C: a dictionary
-    look-up per object, and two bisections of its sorted content tokens (1 apart when it
-    holds the token)."""
-    small = map(dict.get, indexes, repeat(token), repeat(0))
-    after = map(bisect_right, contents, repeat(token))
-    before = map(bisect_left, contents, repeat(token))
-    content = map(lshift, map(sub, after, before), repeat(CONTENT_BIT.bit_length() - 1))
-    return bytes(map(or_, small, content))
+def masks_of(tokens: list[tuple[str, ...]], masks: list[bytes], token: str) -> bytes:
+    """Which fields of each object hold ``token``, for objects whose token tables are
+    ``tokens`` and ``masks`` (:data:`~octui.core.tokens.TokenTable`): a byte per object (the
+    short fields' bits and :data:`~octui.core.tokens.CONTENT_BIT`). Every loop runs in C:
+    two bisections of each object's sorted tokens (1 apart when it holds the token), and
+    the mask at that place (a table's masks have a byte more than its tokens, so the place
+    past its last token reads one) kept only when it does."""
+    before = list(map(bisect_left, tokens, repeat(token)))
+    held = map(sub, map(bisect_right, tokens, repeat(token)), before)
+    return bytes(map(mul, map(getitem, masks, before), held))

@@ -12,11 +12,10 @@ step 8 can compute each distinct pattern of masks once however many objects shar
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from dataclasses import dataclass
 
 from octui.core.model import ContextObject
-from octui.core.tokens import SMALL_FIELDS, TokenTable, TokenTables, token_table
+from octui.core.tokens import CONTENT_BIT, SMALL_FIELDS, TokenTables, token_mask, token_table
 
 #: Field weights, strongest signal first.
 WEIGHTS: dict[str, int] = {
@@ -29,23 +28,8 @@ WEIGHTS: dict[str, int] = {
     "content": 1,
 }
 CONTENT_CAP = 3
-CONTENT_BIT = 1 << len(SMALL_FIELDS)
-"""The bit of a token mask that says the content holds the token (after the short fields')."""
 
 _FIELD_WEIGHTS = [(1 << bit, name, WEIGHTS[name]) for bit, name in enumerate(SMALL_FIELDS)]
-
-
-def contains(content: tuple[str, ...], token: str) -> bool:
-    """Whether the sorted ``content`` tokens hold ``token`` (by bisection)."""
-    i = bisect_left(content, token)
-    return i < len(content) and content[i] == token
-
-
-def token_mask(table: TokenTable, token: str) -> int:
-    """The fields of ``table``'s object that hold ``token``: a bit per short field (in
-    :data:`~octui.core.tokens.SMALL_FIELDS` order) and :data:`CONTENT_BIT`."""
-    index, content = table
-    return index.get(token, 0) | (CONTENT_BIT if contains(content, token) else 0)
 
 
 @dataclass(frozen=True, slots=True)

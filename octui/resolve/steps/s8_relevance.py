@@ -22,11 +22,11 @@ from dataclasses import dataclass
 
 from octui.core.enums import ExclusionReason
 from octui.core.model import ContextObject, Exclusion
-from octui.core.tokens import tokenize
+from octui.core.tokens import CONTENT_BIT, tokenize
 from octui.resolve.fixed import FixedOrder, in_order, masks_of, picked, rank_bases
 from octui.resolve.index import RepoIndex
 from octui.resolve.memo import Memo
-from octui.resolve.ranking import CONTENT_BIT, Score, score_of
+from octui.resolve.ranking import Score, score_of
 from octui.resolve.result import Query
 from octui.resolve.steps.base import Reader, excluded
 
@@ -49,10 +49,10 @@ class Standing:
     what ranking reads of each, position by position."""
 
     objects: list[ContextObject]
-    indexes: list[dict[str, int]]
-    """Each object's short fields' tokens (token -> bit mask of the fields holding it)."""
-    contents: list[tuple[str, ...]]
-    """Each object's content tokens, sorted."""
+    tokens: list[tuple[str, ...]]
+    """Each object's tokens, sorted (its token table's first half)."""
+    masks: list[bytes]
+    """Which fields hold each of them (its token table's second half)."""
     floor_layer: bytes
     """1 for an L0/L1 object."""
     rank_base: list[int]
@@ -92,7 +92,7 @@ def token_masks(standing: Standing, token: str) -> bytes:
     fields' bits and :data:`CONTENT`), picked from the repository's when the order was."""
     if standing.fixed is not None:
         return standing.fixed.token_masks(token, standing.picks)
-    return masks_of(standing.indexes, standing.contents, token)
+    return masks_of(standing.tokens, standing.masks, token)
 
 
 def fixed_order(
