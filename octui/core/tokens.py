@@ -108,11 +108,14 @@ SMALL_FIELDS = ("applies_to", "tags", "title", "id", "summary", "type")
 CONTENT_BIT = 1 << len(SMALL_FIELDS)
 """The bit of a token mask that says the content holds the token (after the short fields')."""
 
+END = "\U0010ffff"
+"""The last token of every token table: a code point no token holds (none is a letter or a
+digit), so it sorts after every token and a bisection always lands on a token."""
+
 TokenTable = tuple[tuple[str, ...], bytes]
-"""Every token of an object's short fields and content, sorted; and the bit mask of each
-(a bit per short field in :data:`SMALL_FIELDS` order, :data:`CONTENT_BIT` for the content),
-position by position, with one 0 byte more at the end (so the position a token not held
-bisects to, the end included, reads a mask)."""
+"""Every token of an object's short fields and content, sorted, then :data:`END`; and the
+bit mask of each (a bit per short field in :data:`SMALL_FIELDS` order, :data:`CONTENT_BIT`
+for the content; 0 for :data:`END`), position by position."""
 
 
 def _table_of(
@@ -137,8 +140,8 @@ def _table_of(
         for token in tokenize(text):
             index[token] = index.get(token, 0) | (1 << bit)
     held = tokenize(content)
-    tokens = tuple(sorted(held.union(index)))
-    masks = bytearray([CONTENT_BIT]) * (len(tokens) + 1)  # most tokens are the content's only
+    tokens = (*sorted(held.union(index)), END)
+    masks = bytearray([CONTENT_BIT]) * len(tokens)  # most tokens are the content's only
     masks[-1] = 0
     for token, bits in index.items():
         masks[bisect_left(tokens, token)] = bits | (CONTENT_BIT if token in held else 0)
@@ -152,7 +155,8 @@ def is_token_table(value: object) -> bool:
         and len(value) == 2
         and type(value[0]) is tuple
         and type(value[1]) is bytes
-        and len(value[1]) == len(value[0]) + 1
+        and len(value[1]) == len(value[0]) > 0
+        and value[0][-1] == END
     )
 
 

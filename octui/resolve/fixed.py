@@ -12,10 +12,10 @@ of both, in C loops, matching only the objects no earlier stage held.
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections import deque
 from itertools import compress, repeat
-from operator import attrgetter, getitem, mul, sub
+from operator import attrgetter, eq, getitem, mul
 
 from octui.core.model import ContextObject
 from octui.core.tokens import TokenTable
@@ -109,9 +109,8 @@ def masks_of(tokens: list[tuple[str, ...]], masks: list[bytes], token: str) -> b
     """Which fields of each object hold ``token``, for objects whose token tables are
     ``tokens`` and ``masks`` (:data:`~octui.core.tokens.TokenTable`): a byte per object (the
     short fields' bits and :data:`~octui.core.tokens.CONTENT_BIT`). Every loop runs in C:
-    two bisections of each object's sorted tokens (1 apart when it holds the token), and
-    the mask at that place (a table's masks have a byte more than its tokens, so the place
-    past its last token reads one) kept only when it does."""
-    before = list(map(bisect_left, tokens, repeat(token)))
-    held = map(sub, map(bisect_right, tokens, repeat(token)), before)
-    return bytes(map(mul, map(getitem, masks, before), held))
+    one bisection of each object's sorted tokens (which end with a token after every other,
+    so it always lands on one), and the mask there kept when that token is ``token``."""
+    at = list(map(bisect_left, tokens, repeat(token)))
+    same = map(eq, map(getitem, tokens, at), repeat(token))
+    return bytes(map(mul, map(getitem, masks, at), same))
