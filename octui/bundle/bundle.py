@@ -127,7 +127,9 @@ def digest(resolution: Resolution) -> str:
 def _digest(resolution: Resolution, pieces: Pieces, memos: ResolutionMemos | None) -> str:
     with gc_paused():  # thousands of pieces, no cycles: never a full pass over the heap
         listing = _listing(resolution, pieces, memos)
-        return listing.digest(pieces.objects_bytes(resolution.included))
+        hashed = pieces.hash_objects(listing.hashed, resolution.included)
+        hashed.update(listing.tail)
+        return "sha256:" + hashed.hexdigest()
 
 
 def _listing(resolution: Resolution, pieces: Pieces, memos: ResolutionMemos | None) -> Listing:

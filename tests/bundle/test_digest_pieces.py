@@ -174,3 +174,40 @@ def test_kept_pieces_hold_one_bundles_bodies(repo: Repository) -> None:
         body in part for parts in pieces._parts.values() for part in parts for body in bodies
     )
     assert set(pieces._last) == {i.obj.uid for i in last.included}
+
+
+@pytest.mark.parametrize("flush", [0, 1, 2, 7])
+def test_the_objects_are_hashed_a_few_pieces_at_a_time(
+    repo: Repository, monkeypatch: pytest.MonkeyPatch, flush: int
+) -> None:
+    """Hashing the objects' pieces in batches gives the hash of them joined, and never
+    holds them joined: each batch handed to the hash is at most a batch's pieces."""
+    import hashlib
+
+    from octui.bundle import pieces as P
+
+    monkeypatch.setattr(P, "_FLUSH", flush)
+    res = resolve(repo, QUERIES[0])
+    assert len(res.included) > 8
+    pieces = Pieces(repo.objects)
+    joined = pieces.objects_bytes(res.included)
+    updates: list[bytes] = []
+
+    class Recording:
+        def __init__(self) -> None:
+            self.inner = hashlib.sha256(b"head")
+
+        def copy(self) -> Recording:
+            made = Recording()
+            made.inner = self.inner.copy()
+            return made
+
+        def update(self, data: bytes) -> None:
+            updates.append(data)
+            self.inner.update(data)
+
+    hashed = pieces.hash_objects(Recording(), res.included)  # type: ignore[arg-type]
+    assert hashed.inner.digest() == hashlib.sha256(b"head" + joined).digest()  # type: ignore[attr-defined]
+    assert b"".join(updates) == joined
+    assert len(updates) > 1 and max(map(len, updates)) < len(joined)
+    assert B.digest(resolve(repo, QUERIES[0], ResolutionCache(repo))) == definition(res)
