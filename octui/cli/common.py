@@ -31,7 +31,8 @@ def open_repository(path: str, *, cache: bool = True) -> Repository:
     """Load the working tree; parsed files are cached in the user's cache directory unless
     ``cache`` is False or ``OCTUI_NO_CACHE=1`` (the cache never changes results)."""
     try:
-        return load_repository(Path(path), store=open_store(path) if cache else None)
+        store = open_store(path, snapshots=True) if cache else None
+        return load_repository(Path(path), store=store)
     except (NotARepository, ConfigError) as exc:
         raise UsageError(str(exc)) from None
 
