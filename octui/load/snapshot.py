@@ -140,10 +140,11 @@ class SnapshotFile:
                 data = handle.read()
             if not data.startswith(MAGIC) or len(data) < len(MAGIC) + 4:
                 return None
-            body = memoryview(data)[len(MAGIC) + 4 :]
-            if zlib.crc32(body) != int.from_bytes(data[len(MAGIC) : len(MAGIC) + 4], "big"):
+            start = len(MAGIC) + 4
+            if zlib.crc32(memoryview(data)[start:]) != int.from_bytes(data[len(MAGIC) : start]):
                 return None  # corrupted: never unpickled
-            stream = io.BytesIO(body)
+            stream = io.BytesIO(data)  # shares the bytes: no copy
+            stream.seek(start)
             if _SnapshotUnpickler(stream).load() != self._header(fingerprint):
                 return None  # stale: the payload after the header is never read
             return _checked(_SnapshotUnpickler(stream).load())
@@ -250,5 +251,16 @@ def keep_snapshot(
     if racy or not isinstance(keys, tuple) or len(keys) < parse_cache.MIN_ENTRIES:
         snapshot.remove()
         return
-    tables: list[TokenTable | None] = [repo.tokens.get(obj) for obj in repo.objects]
+    tables = _shared_tokens([repo.tokens.get(obj) for obj in repo.objects])
     snapshot.write(fingerprint, (repo.objects, repo.findings, repo.invalid_files, tables))
+
+
+def _shared_tokens(tables: list[TokenTable]) -> list[TokenTable | None]:
+    """The tables with every equal token one string, so the snapshot stores each token once
+    (and a load makes each once): a repository's vocabulary is far smaller than its tokens."""
+    seen: dict[str, str] = {}
+    one = seen.setdefault
+    return [
+        ({one(t, t): mask for t, mask in masks.items()}, tuple([one(t, t) for t in body]))
+        for masks, body in tables
+    ]
