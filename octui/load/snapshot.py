@@ -12,8 +12,8 @@ read is the same as when it was written:
   to the configuration, makes it stale; a file changed within the parse cache's racy window
   of the load is never snapshotted at all;
 - the root is the same path, spelled the same way;
-- the code is the same: the octui version, the Python version, PyYAML's and pydantic's
-  versions and the source of every module under ``octui/core`` and ``octui/load``.
+- the code is the same: the octui version, the Python version, the installed PyYAML and
+  pydantic and the source of every module under ``octui/core`` and ``octui/load``.
 
 The file is untrusted input, as the parse cache is: read only when private to this user,
 checked against a CRC of its bytes (a corrupted file is refused before unpickling), and
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib.util
 import io
 import os
 import pickle
@@ -95,6 +96,22 @@ class _SnapshotPickler(pickle.Pickler):
 
 
 _CODE: str | None = None
+_LIBRARIES = ("yaml", "pydantic", "pydantic_core")
+"""The libraries a parse depends on."""
+
+
+def _installed(module: str) -> str:
+    """Which copy of ``module`` is installed — its path, size and mtime — found without
+    importing it (a load served by a snapshot may never import it)."""
+    try:
+        spec = importlib.util.find_spec(module)
+        origin = spec.origin if spec is not None else None
+        if origin is None:
+            return f"{module}:-"
+        st = os.stat(origin)
+        return f"{module}:{origin}:{st.st_size}:{st.st_mtime_ns}"
+    except (ImportError, ValueError, OSError):
+        return f"{module}:?"
 
 
 def code_fingerprint() -> str:
@@ -103,8 +120,7 @@ def code_fingerprint() -> str:
     global _CODE
     if _CODE is None:
         versions = [__version__, str(sys.version_info[:3])]
-        for module in ("yaml", "pydantic"):
-            versions.append(str(getattr(sys.modules.get(module), "__version__", "-")))
+        versions += [_installed(module) for module in _LIBRARIES]
         digest = hashlib.sha256(f"{FORMAT}:{':'.join(versions)}".encode())
         here = Path(__file__).resolve().parent.parent
         for folder in ("core", "load"):
