@@ -267,16 +267,5 @@ def keep_snapshot(
     if racy or not isinstance(keys, tuple) or len(keys) < parse_cache.MIN_ENTRIES:
         snapshot.remove()
         return
-    tables = _shared_tokens([repo.tokens.get(obj) for obj in repo.objects])
+    tables: list[TokenTable | None] = [repo.tokens.get(obj) for obj in repo.objects]
     snapshot.write(fingerprint, (repo.objects, repo.findings, repo.invalid_files, tables))
-
-
-def _shared_tokens(tables: list[TokenTable]) -> list[TokenTable | None]:
-    """The tables with every equal token one string, so the snapshot stores each token once
-    (and a load makes each once): a repository's vocabulary is far smaller than its tokens."""
-    seen: dict[str, str] = {}
-    one = seen.setdefault
-    return [
-        ({one(t, t): mask for t, mask in masks.items()}, tuple([one(t, t) for t in body]))
-        for masks, body in tables
-    ]
