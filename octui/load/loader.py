@@ -183,7 +183,7 @@ class Loader:
         else:
             config = load_config_bytes(raw_config, self.tree.describe(CONFIG_FILE))
         files, problems, unavailable = scan(self.tree, config)
-        if self.one_shot and self.store is not None:
+        if self._snapshots():
             fingerprint = fingerprint_of(raw_config, files, problems, unavailable)
             repo = from_snapshot(
                 self.store, self.root, fingerprint, config, unavailable, self.tokens
@@ -217,7 +217,7 @@ class Loader:
         repo.tokens = self.tokens
         if self.one_shot:  # no reload follows: what only a reload reads is not made
             self.repository = repo
-            if self.store is not None:
+            if self._snapshots():
                 fingerprint = fingerprint_of(raw_config, files, problems, unavailable, keys)
                 racy = any(r.error == VANISHED for _, r in parsed) or racy_keys(keys)
                 keep_snapshot(self.store, self.root, fingerprint, repo, racy=racy)
@@ -227,6 +227,11 @@ class Loader:
         self.repository, self.walked = repo, walked(files, problems, unavailable)
         self.by_path = None
         return repo
+
+    def _snapshots(self) -> bool:
+        """Whether this load may be served from, and kept in, a repository snapshot
+        (:mod:`octui.load.snapshot`): one-shot loads of files on disk through a store."""
+        return self.one_shot and self.store is not None and isinstance(self.tree, FsTree)
 
     def _parse_all(
         self, files: list[tuple[str, Entry]]
