@@ -19,7 +19,7 @@ from octui.bundle.forms import (
     object_fields,
     warning_digest_form,
 )
-from octui.bundle.jsonout import dumps_canonical, dumps_indent2
+from octui.bundle.jsonout import dumps_canonical, dumps_indent2, dumps_indent2_utf8
 from octui.bundle.pieces import Listing, Pieces, pieces_of
 from octui.core.enums import DENIAL_REASONS
 from octui.core.model import Exclusion, Finding, RepositorySource
@@ -35,6 +35,7 @@ __all__ = [
     "digest_from_bundle",
     "digest_of",
     "dumps_bundle",
+    "dumps_bundle_utf8",
     "exclusion_digest_form",
     "exclusion_json",
     "included_digest_form",
@@ -211,7 +212,28 @@ def bundle_dict(
 _UNSAFE_JSON = re.compile("[\u0080-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
+def _escaped(text: str) -> str:
+    return _UNSAFE_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def dumps_bundle(bundle: dict[str, Any]) -> str:
     """The bundle as printed by ``--format json`` and written by exports."""
     text = dumps_indent2(bundle)  # json.dumps(indent=2, ensure_ascii=False, allow_nan=False)
-    return _UNSAFE_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
+    return _escaped(text) + "\n"
+
+
+_UNSAFE_LEADS = (b"\xc2", b"\xe2")
+"""The first byte of every character :data:`_UNSAFE_JSON` escapes (U+0080–U+009F, U+2028–
+U+206F) in UTF-8; a lone surrogate cannot be in UTF-8 bytes at all."""
+
+
+def dumps_bundle_utf8(bundle: dict[str, Any]) -> bytes:
+    """:func:`dumps_bundle` encoded as UTF-8, made without decoding orjson's bytes and
+    scanning the text when they hold no lead byte of a character to escape."""
+    found = dumps_indent2_utf8(bundle)
+    if type(found) is bytes:
+        if not any(lead in found for lead in _UNSAFE_LEADS):
+            return found + b"\n"
+        found = found.decode("utf-8")
+    assert isinstance(found, str)
+    return (_escaped(found) + "\n").encode("utf-8")

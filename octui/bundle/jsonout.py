@@ -35,10 +35,17 @@ class _Unusual(Exception):
 
 def dumps_indent2(value: Any) -> str:
     """Exactly ``json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)``."""
+    found = dumps_indent2_utf8(value)
+    return found.decode("utf-8") if isinstance(found, bytes) else found
+
+
+def dumps_indent2_utf8(value: Any) -> bytes | str:
+    """:func:`dumps_indent2`'s text, as UTF-8 bytes when orjson wrote it (which holds no lone
+    surrogate: orjson refuses them), else as the ``str`` the standard library's way gives."""
     if _orjson is not None:
         try:
             if _orjson_agrees(value):
-                return str(_orjson.dumps(value, option=_orjson.OPT_INDENT_2).decode("utf-8"))
+                return bytes(_orjson.dumps(value, option=_orjson.OPT_INDENT_2))
         except (TypeError, ValueError, RecursionError):  # JSONEncodeError is a TypeError
             pass
     return _dumps_python(value)
@@ -72,18 +79,27 @@ def dumps_plain(value: Any) -> bytes:
     return _orjson.dumps(value)
 
 
+_LEAVES = frozenset({str, int, bool, type(None)})
+"""The exact types of the common leaves, which orjson writes as ``json`` does (checked
+without a call each)."""
+
+
 def _orjson_agrees(o: Any) -> bool:
     """Whether orjson writes ``o`` byte for byte as ``json.dumps`` does (see the module)."""
     kind = type(o)
+    leaves = _LEAVES
     if kind is dict:
         for key, item in o.items():
             if type(key) is not str:
                 return False
-            if type(item) is not str and not _orjson_agrees(item):
+            if type(item) not in leaves and not _orjson_agrees(item):
                 return False
         return True
     if kind is list or kind is tuple:
-        return all(type(item) is str or _orjson_agrees(item) for item in o)
+        for item in o:  # noqa: SIM110 - a loop, not all() over a generator: a call less each
+            if type(item) not in leaves and not _orjson_agrees(item):
+                return False
+        return True
     if o is None or isinstance(o, (str, int)):  # subclasses (StrEnum, bool) write as values
         return True
     if kind is float:

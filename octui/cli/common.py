@@ -11,6 +11,8 @@ pays for them.
 from __future__ import annotations
 
 import argparse
+import codecs
+import os
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -31,7 +33,8 @@ def open_repository(path: str, *, cache: bool = True) -> Repository:
     """Load the working tree; parsed files are cached in the user's cache directory unless
     ``cache`` is False or ``OCTUI_NO_CACHE=1`` (the cache never changes results)."""
     try:
-        return load_repository(Path(path), store=open_store(path) if cache else None)
+        store = open_store(path, snapshots=True) if cache else None
+        return load_repository(Path(path), store=store)
     except (NotARepository, ConfigError) as exc:
         raise UsageError(str(exc)) from None
 
@@ -96,6 +99,26 @@ def source_of(args: argparse.Namespace, repo: Repository | None = None) -> str:
         return describe_source(args.repo, repo.source)
     rev = getattr(args, "rev", None)
     return WORKING_TREE_SOURCE if rev is None else f"git revision {rev}"
+
+
+def write_utf8(data: bytes) -> None:
+    """Write UTF-8 text to stdout exactly as writing it decoded would: straight to the byte
+    stream when stdout encodes UTF-8 and translates no newline, else decoded."""
+    out = sys.stdout
+    buffer = getattr(out, "buffer", None)
+    encoding = getattr(out, "encoding", None)
+    if buffer is not None and encoding and os.linesep == "\n" and _is_utf8(encoding):
+        out.flush()
+        buffer.write(data)
+    else:
+        out.write(data.decode("utf-8"))
+
+
+def _is_utf8(encoding: str) -> bool:
+    try:
+        return codecs.lookup(encoding).name == "utf-8"
+    except LookupError:
+        return False
 
 
 def emit(args: argparse.Namespace, text: str) -> None:

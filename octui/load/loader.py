@@ -24,6 +24,8 @@ from octui.load.heap import gc_paused, hold_heap, release_heap
 from octui.load.hinted import Change, Walked, apply_changes, changes_of, walked
 from octui.load.in_place import Kept, objects_by_path, replace_in_place
 from octui.load.kept import keep_made
+from octui.load.parse_cache import racy_keys
+from octui.load.snapshot import from_snapshot, keep_snapshot
 from octui.load.tree import MAX_FILE_BYTES, Entry, FileKey, FsTree, Tree
 from octui.load.walk import scan
 
@@ -181,6 +183,14 @@ class Loader:
         else:
             config = load_config_bytes(raw_config, self.tree.describe(CONFIG_FILE))
         files, problems, unavailable = scan(self.tree, config)
+        if self._snapshots():
+            fingerprint = fingerprint_of(raw_config, files, problems, unavailable)
+            repo = from_snapshot(
+                self.store, self.root, fingerprint, config, unavailable, self.tokens
+            )
+            if repo is not None:  # the same files as a snapshotted load: its repository
+                self.repository = repo
+                return repo
         return self._assemble(raw_config, config, files, problems, unavailable)
 
     def _assemble(
@@ -207,12 +217,21 @@ class Loader:
         repo.tokens = self.tokens
         if self.one_shot:  # no reload follows: what only a reload reads is not made
             self.repository = repo
+            if self._snapshots():
+                fingerprint = fingerprint_of(raw_config, files, problems, unavailable, keys)
+                racy = any(r.error == VANISHED for _, r in parsed) or racy_keys(keys)
+                keep_snapshot(self.store, self.root, fingerprint, repo, racy=racy)
             return repo
         self.tokens.keep_only(repo.objects)
         self.fingerprint = fingerprint_of(raw_config, files, problems, unavailable, keys)
         self.repository, self.walked = repo, walked(files, problems, unavailable)
         self.by_path = None
         return repo
+
+    def _snapshots(self) -> bool:
+        """Whether this load may be served from, and kept in, a repository snapshot
+        (:mod:`octui.load.snapshot`): one-shot loads of files on disk through a store."""
+        return self.one_shot and self.store is not None and isinstance(self.tree, FsTree)
 
     def _parse_all(
         self, files: list[tuple[str, Entry]]

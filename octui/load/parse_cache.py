@@ -38,6 +38,7 @@ import stat
 import sys
 import tempfile
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -101,15 +102,18 @@ def _inside(path: Path, root: Path) -> bool:
     return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
 
 
-def open_store(root: str | Path, directory: Path | None = None) -> ParseStore | None:
-    """The store for the repository at ``root``, or None when caching is off or unsafe."""
+def open_store(
+    root: str | Path, directory: Path | None = None, *, snapshots: bool = False
+) -> ParseStore | None:
+    """The store for the repository at ``root``, or None when caching is off or unsafe
+    (``snapshots``: see :class:`ParseStore`)."""
     if disabled_by_env():
         return None
     try:
         where = directory if directory is not None else cache_dir()
         if _inside(where, Path(root)):
             return None  # never write into the repository
-        return ParseStore(root, where)
+        return ParseStore(root, where, snapshots=snapshots)
     except Exception:
         return None
 
@@ -166,12 +170,23 @@ def _open_trusted(path: Path) -> BinaryIO:
         raise
 
 
-class ParseStore:
-    """Parsed files of one repository root, loaded lazily and written atomically."""
+def racy_keys(keys: Iterable[Key]) -> bool:
+    """Whether any of these files was modified within :data:`RACY_NS` of now."""
+    racy = time.time_ns() - RACY_NS
+    return any(max(key[2], key[4]) >= racy for key in keys)
 
-    def __init__(self, root: str | Path, directory: Path) -> None:
+
+class ParseStore:
+    """Parsed files of one repository root, loaded lazily and written atomically.
+
+    With ``snapshots``, a one-shot load (:func:`octui.load.loader.load_repository`) also
+    keeps the whole assembled repository beside it (:mod:`octui.load.snapshot`) and is
+    served from it while no file changed."""
+
+    def __init__(self, root: str | Path, directory: Path, *, snapshots: bool = False) -> None:
         self.root = os.path.abspath(root)
         self.directory = directory
+        self.snapshots = snapshots
         name = hashlib.sha256(self.root.encode("utf-8", "surrogateescape")).hexdigest()[:32]
         self.path = directory / f"{name}.pickle"
         self._fingerprint: str | None = None

@@ -50,22 +50,22 @@ def test_no_cache_neither_reads_nor_writes_the_parse_cache(
     opened: list[Path] = []
 
     class Spy(ParseStore):
-        def __init__(self, root: str | Path, directory: Path) -> None:
+        def __init__(self, root: str | Path, directory: Path, *, snapshots: bool = False) -> None:
             opened.append(Path(root))
-            super().__init__(root, directory)
+            super().__init__(root, directory, snapshots=snapshots)
 
     monkeypatch.setattr(parse_cache, "ParseStore", Spy)
     argv: list[str | Path] = [command, synth_repo, *ARGS[command]]
     code, no_cache = run_cli(*argv, "--no-cache")
     assert code == 0 and opened == [] and not (tmp_path / "xdg").exists()  # nothing written
     code, cold = run_cli(*argv)  # without --no-cache the command reads through the cache
-    stored = list((tmp_path / "xdg" / "octui").glob("*.pickle"))
-    assert code == 0 and opened == [synth_repo] and len(stored) == 1
-    before = stored[0].read_bytes(), stored[0].stat().st_mtime_ns
+    stored = sorted((tmp_path / "xdg" / "octui").glob("*.pickle"))  # parses and snapshot
+    assert code == 0 and opened == [synth_repo] and len(stored) == 2
+    before = [(p.read_bytes(), p.stat().st_mtime_ns) for p in stored]
     opened.clear()
     code, again = run_cli(*argv, "--no-cache")  # a cache exists now: still neither read ...
     assert code == 0 and opened == []
-    assert (stored[0].read_bytes(), stored[0].stat().st_mtime_ns) == before  # ... nor written
+    assert [(p.read_bytes(), p.stat().st_mtime_ns) for p in stored] == before  # ... nor written
     assert no_cache == cold == again
 
 

@@ -231,8 +231,8 @@ def test_cli_with_and_without_cache_prints_the_same_digest(
     code, no_cache = run_cli(*args, "--no-cache")
     assert code == 0 and not (tmp_path / "xdg").exists()
     _, cold = run_cli(*args)
-    stored = list((tmp_path / "xdg" / "octui").glob("*.pickle"))
-    assert len(stored) == 1
+    stored = sorted(p.name for p in (tmp_path / "xdg" / "octui").glob("*.pickle"))
+    assert len(stored) == 2 and stored[0].endswith("-repository.pickle")  # and the snapshot
     assert not list((tmp_path / "xdg" / "octui").glob(".octui-*"))  # no temporary left over
     _, warm = run_cli(*args)
     assert no_cache == cold == warm

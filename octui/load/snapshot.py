@@ -1,0 +1,271 @@
+"""A persisted snapshot of a whole loaded repository, so a repeat one-shot load (the CLI) of
+an unchanged tree skips every per-file cache look-up and the assembly.
+
+The parse cache (:mod:`octui.load.parse_cache`) saves the parse of each file; this saves
+what the files assemble to: the objects in order, the load findings and the objects' token
+tables, in one file beside the parse cache. It is served only when everything the assembly
+read is the same as when it was written:
+
+- the load's fingerprint (:func:`octui.load.loader.fingerprint_of`: the configuration's
+  bytes, every walked file's path, size, mtime, inode and ctime, every unreadable path and
+  source) is equal — so any edit, ``chmod``, added, removed or renamed file, or any change
+  to the configuration, makes it stale; a file changed within the parse cache's racy window
+  of the load is never snapshotted at all;
+- the root is the same path, spelled the same way;
+- the code is the same: the octui version, the Python version, the installed PyYAML and
+  pydantic and the source of every module under ``octui/core`` and ``octui/load``.
+
+The file is untrusted input, as the parse cache is: read only when private to this user,
+checked against a CRC of its bytes (a corrupted file is refused before unpickling), and
+unpickled by an unpickler that names nothing beyond :data:`_ALLOWED_GLOBALS` — plain data,
+the instants and enumerations objects hold, and the two record classes, each built by its
+own constructor. Anything unexpected is simply no snapshot: the files are loaded as if there
+were none. It is written atomically (a temporary file, then a rename).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.util
+import io
+import os
+import pickle
+import sys
+import tempfile
+import zlib
+from collections.abc import Callable
+from operator import attrgetter
+from pathlib import Path
+from typing import Any
+
+from octui.core.model import ContextObject, Finding
+from octui.core.tokens import TokenTable, TokenTables
+from octui.core.version import __version__
+from octui.load import parse_cache
+from octui.load.assemble import Repository
+from octui.load.config import Config
+from octui.load.parse_cache import _ALLOWED_GLOBALS as _PARSE_GLOBALS
+from octui.load.parse_cache import ParseStore, _open_trusted
+
+FORMAT = 1
+"""Bumped whenever the payload changes: a snapshot of another format is refused."""
+MAGIC = b"OCTUI-SNAPSHOT\n"
+
+_ALLOWED_GLOBALS = _PARSE_GLOBALS | {
+    ("octui.core.enums", "Authority"),
+    ("octui.core.enums", "WarningCode"),
+    ("octui.core.model", "ContextObject"),
+    ("octui.core.model", "Finding"),
+}
+"""What a snapshot may name: the parse cache's classes, the findings' code, and the two
+records — called on stored arguments, each builds a value and runs nothing else."""
+
+_OBJECT_FIELDS = tuple(ContextObject.__dataclass_fields__)
+_FINDING_FIELDS = tuple(Finding.__dataclass_fields__)
+
+
+class _SnapshotUnpickler(pickle.Unpickler):
+    """Refuses every global outside :data:`_ALLOWED_GLOBALS` and every persistent id."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) not in _ALLOWED_GLOBALS:
+            raise pickle.UnpicklingError(f"the snapshot names {module}.{name}: refused")
+        return super().find_class(module, name)
+
+
+def _by_constructor(cls: type, names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """A reducer storing a record as its class and its fields in order, so loading it is one
+    call of the class (faster than a slot-by-slot rebuild, and nothing but the constructor)."""
+    values = attrgetter(*names)
+    return lambda record: (cls, values(record))
+
+
+_REDUCERS = {
+    ContextObject: _by_constructor(ContextObject, _OBJECT_FIELDS),
+    Finding: _by_constructor(Finding, _FINDING_FIELDS),
+}
+
+
+class _SnapshotPickler(pickle.Pickler):
+    """Stores the records by :data:`_REDUCERS`, everything else as pickle does."""
+
+    def __init__(self, file: io.BytesIO) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.dispatch_table = _REDUCERS
+
+
+_CODE: str | None = None
+_LIBRARIES = ("yaml", "pydantic", "pydantic_core")
+"""The libraries a parse depends on."""
+
+
+def _installed(module: str) -> str:
+    """Which copy of ``module`` is installed — its path, size and mtime — found without
+    importing it (a load served by a snapshot may never import it)."""
+    try:
+        spec = importlib.util.find_spec(module)
+        origin = spec.origin if spec is not None else None
+        if origin is None:
+            return f"{module}:-"
+        st = os.stat(origin)
+        return f"{module}:{origin}:{st.st_size}:{st.st_mtime_ns}"
+    except (ImportError, ValueError, OSError):
+        return f"{module}:?"
+
+
+def code_fingerprint() -> str:
+    """A hash of everything besides the files that decides what a load assembles: the
+    versions, and the source of every module under ``octui/core`` and ``octui/load``."""
+    global _CODE
+    if _CODE is None:
+        versions = [__version__, str(sys.version_info[:3])]
+        versions += [_installed(module) for module in _LIBRARIES]
+        digest = hashlib.sha256(f"{FORMAT}:{':'.join(versions)}".encode())
+        here = Path(__file__).resolve().parent.parent
+        for folder in ("core", "load"):
+            for path in sorted((here / folder).glob("*.py")):
+                digest.update(path.name.encode() + b"\0" + path.read_bytes())
+        _CODE = digest.hexdigest()
+    return _CODE
+
+
+Loaded = tuple[list[ContextObject], list[Finding], int, list[TokenTable | None]]
+"""The objects (in order, numbered), the findings, how many files made no object, and each
+object's token table (None where the load had none)."""
+
+
+class SnapshotFile:
+    """The snapshot of the repository at one root (spelled as given) in a cache folder."""
+
+    def __init__(self, root: str, directory: Path) -> None:
+        self.root = root
+        self.absolute = os.path.abspath(root)
+        name = hashlib.sha256(self.absolute.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+        self.path = directory / f"{name}-repository.pickle"
+        self.directory = directory
+
+    def _header(self, fingerprint: tuple[object, ...]) -> tuple[object, ...]:
+        return (FORMAT, code_fingerprint(), self.root, self.absolute, fingerprint)
+
+    def read(self, fingerprint: tuple[object, ...]) -> Loaded | None:
+        """What the snapshot holds when it was written for exactly ``fingerprint`` (and this
+        code and root), else None — never an exception."""
+        try:
+            with _open_trusted(self.path) as handle:
+                data = handle.read()
+            if not data.startswith(MAGIC) or len(data) < len(MAGIC) + 4:
+                return None
+            start = len(MAGIC) + 4
+            if zlib.crc32(memoryview(data)[start:]) != int.from_bytes(data[len(MAGIC) : start]):
+                return None  # corrupted: never unpickled
+            stream = io.BytesIO(data)  # shares the bytes: no copy
+            stream.seek(start)
+            if _SnapshotUnpickler(stream).load() != self._header(fingerprint):
+                return None  # stale: the payload after the header is never read
+            return _checked(_SnapshotUnpickler(stream).load())
+        except Exception:
+            return None
+
+    def write(self, fingerprint: tuple[object, ...], loaded: Loaded) -> None:
+        """Store ``loaded`` for ``fingerprint`` atomically; a failure leaves no snapshot."""
+        tmp = None
+        try:
+            buffer = io.BytesIO()
+            # Two pickles, each with its own memo: the header is read (and found stale) alone.
+            _SnapshotPickler(buffer).dump(self._header(fingerprint))
+            _SnapshotPickler(buffer).dump(loaded)
+            body = buffer.getbuffer()
+            self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd, tmp = tempfile.mkstemp(prefix=".octui-", suffix=".tmp", dir=self.directory)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(MAGIC + zlib.crc32(body).to_bytes(4, "big"))
+                handle.write(body)
+            os.replace(tmp, self.path)
+            tmp = None
+        except Exception:
+            pass  # no snapshot: the next load assembles again
+        finally:
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+
+    def remove(self) -> None:
+        with contextlib.suppress(OSError):
+            os.unlink(self.path)
+
+
+def _checked(payload: Any) -> Loaded | None:
+    """``payload`` when it has exactly the shape :meth:`SnapshotFile.write` stores, else None."""
+    if type(payload) is not tuple or len(payload) != 4:
+        return None
+    objects, findings, invalid, tables = payload
+    if type(objects) is not list or type(findings) is not list or type(tables) is not list:
+        return None
+    if type(invalid) is not int or len(tables) != len(objects):
+        return None
+    for uid, obj in enumerate(objects):
+        if type(obj) is not ContextObject or obj.uid != uid or type(obj.path) is not str:
+            return None
+    if any(type(f) is not Finding for f in findings):
+        return None
+    for table in tables:
+        if table is not None and not (
+            type(table) is tuple
+            and len(table) == 2
+            and type(table[0]) is dict
+            and type(table[1]) is tuple
+        ):
+            return None
+    return objects, findings, invalid, tables
+
+
+# -- what the loader calls ---------------------------------------------------------------------
+
+
+def snapshot_of(store: object, root: str) -> SnapshotFile | None:
+    """The snapshot beside ``store`` when it is a persistent parse cache that keeps them."""
+    if not isinstance(store, ParseStore) or not store.snapshots:
+        return None
+    return SnapshotFile(root, store.directory)
+
+
+def from_snapshot(
+    store: object,
+    root: str,
+    fingerprint: tuple[object, ...],
+    config: Config,
+    unavailable: list[tuple[str, str]],
+    tokens: TokenTables,
+) -> Repository | None:
+    """The repository a snapshot kept for exactly this load (``fingerprint``), its token
+    tables put into ``tokens``; None when there is none, or it is stale or unusable."""
+    snapshot = snapshot_of(store, root)
+    loaded = snapshot.read(fingerprint) if snapshot is not None else None
+    if loaded is None:
+        return None
+    objects, findings, invalid, tables = loaded
+    for obj, table in zip(objects, tables, strict=True):
+        if table is not None:
+            tokens.put(obj, table)
+    repo = Repository(root, config, objects, findings, list(unavailable), invalid)
+    repo.tokens = tokens
+    return repo
+
+
+def keep_snapshot(
+    store: object, root: str, fingerprint: tuple[object, ...], repo: Repository, *, racy: bool
+) -> None:
+    """Snapshot ``repo``, just assembled for ``fingerprint`` (every object's token table made
+    now, so the next load has them all) — unless a file was changed too recently to be told
+    apart from a later write (``racy``), when the snapshot is removed instead. A repository of
+    fewer than the parse cache's ``MIN_ENTRIES`` files gets none."""
+    snapshot = snapshot_of(store, root)
+    if snapshot is None:
+        return
+    keys = fingerprint[1]
+    if racy or not isinstance(keys, tuple) or len(keys) < parse_cache.MIN_ENTRIES:
+        snapshot.remove()
+        return
+    tables: list[TokenTable | None] = [repo.tokens.get(obj) for obj in repo.objects]
+    snapshot.write(fingerprint, (repo.objects, repo.findings, repo.invalid_files, tables))

@@ -1,0 +1,55 @@
+"""The CLI's UTF-8 output of a bundle is :func:`dumps_bundle`'s text encoded, byte for byte,
+whichever writer made it, and written to stdout as the text would be."""
+
+from __future__ import annotations
+
+import io
+import sys
+from typing import Any
+
+import pytest
+
+from octui.bundle.bundle import dumps_bundle, dumps_bundle_utf8
+from octui.cli.common import write_utf8
+
+VALUES: list[Any] = [
+    {"a": "plain", "b": [1, 2.5, None, True, False], "c": {}},
+    {"controls": "x\u202ey\x85z\u2028\x1b[31mred\x9b\u2066"},
+    {"near-miss": "\u00a0\u00e9 \u2014 \u2030 \u2070 é — ‰"},  # lead bytes c2/e2, nothing escaped
+    {"surrogate": "a\udcff b"},  # orjson refuses it: the standard library's way
+    {"small": 1e-7, "large": 1e16, "big-int": 2**70},
+    {"tuple": ("a", ("b", 3)), "nested": [[[]], [{}]]},
+]
+
+
+@pytest.mark.parametrize("value", VALUES)
+def test_the_utf8_bytes_are_the_text_encoded(value: Any) -> None:
+    assert dumps_bundle_utf8(value) == dumps_bundle(value).encode("utf-8")
+
+
+def test_an_unusual_value_raises_what_dumps_bundle_raises() -> None:
+    with pytest.raises(ValueError):
+        dumps_bundle({"nan": float("nan")})
+    with pytest.raises(ValueError):
+        dumps_bundle_utf8({"nan": float("nan")})
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "UTF8", "latin-1"])
+def test_write_utf8_writes_what_writing_the_text_writes(
+    encoding: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = "head\n" + dumps_bundle({"k": "\u00e9"})
+    raw = io.BytesIO()
+    out = io.TextIOWrapper(raw, encoding=encoding, errors="replace")
+    out.write("before ")
+    monkeypatch.setattr(sys, "stdout", out)
+    write_utf8(text.encode("utf-8"))
+    out.flush()
+    assert raw.getvalue() == ("before " + text).encode(encoding, errors="replace")
+
+
+def test_write_utf8_to_a_text_only_stream(monkeypatch: pytest.MonkeyPatch) -> None:
+    out = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", out)
+    write_utf8("é\n".encode())
+    assert out.getvalue() == "é\n"

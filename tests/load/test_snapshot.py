@@ -1,0 +1,279 @@
+"""The persisted repository snapshot never changes a load: it is served only for the very
+files it was made from, and anything stale, corrupt or hostile is refused for a normal load."""
+
+from __future__ import annotations
+
+import io
+import os
+import pickle
+import time
+import zlib
+from collections.abc import Callable
+from dataclasses import fields
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from octui.bundle.bundle import bundle_dict, dumps_bundle
+from octui.load import assemble as assemble_module
+from octui.load import loader as loader_module
+from octui.load import parse_cache, snapshot
+from octui.load.assemble import Repository
+from octui.load.loader import load_repository
+from octui.load.parse_cache import ParseStore
+from octui.resolve.engine import resolve
+from octui.resolve.result import Query
+from octui.synth.repository import write_repository
+
+AS_OF = datetime(2026, 6, 1, tzinfo=UTC)
+FIXED = {"bundle_id": "00000000-0000-4000-8000-000000000000", "generated_at": AS_OF}
+
+
+def age(root: Path, seconds: float = 3600) -> None:
+    """Move every file's mtime into the past."""
+    past = time.time() - seconds
+    for path in root.rglob("*"):
+        if path.is_file():
+            os.utime(path, (past, past))
+
+
+@pytest.fixture(autouse=True)
+def settled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files written by a test are cached at once (the racy window has its own test)."""
+    monkeypatch.setattr(parse_cache, "RACY_NS", 0)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    write_repository(root, 200, seed=5)
+    age(root)
+    return root
+
+
+def store_for(root: Path, tmp_path: Path) -> ParseStore:
+    return ParseStore(root, tmp_path / "cache", snapshots=True)
+
+
+def snapshot_path(root: Path, tmp_path: Path) -> Path:
+    return snapshot.SnapshotFile(str(root), tmp_path / "cache").path
+
+
+def served(root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Repository, bool]:
+    """A load through the snapshot store, and whether the snapshot served it (no assembly)."""
+    calls: list[int] = []
+    real = assemble_module.assemble
+
+    def counting(*args: object, **kwargs: object) -> Repository:
+        calls.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(loader_module, "assemble", counting)
+    repo = load_repository(root, store=store_for(root, tmp_path))
+    monkeypatch.setattr(loader_module, "assemble", real)
+    return repo, not calls
+
+
+def bundle_text(repo: Repository) -> str:
+    query = Query(role="support", as_of=AS_OF, task="refund invoice")
+    return dumps_bundle(bundle_dict(resolve(repo, query), **FIXED))  # type: ignore[arg-type]
+
+
+def same(a: Repository, b: Repository) -> None:
+    assert len(a.objects) == len(b.objects)
+    for x, y in zip(a.objects, b.objects, strict=True):
+        for f in fields(x):
+            assert getattr(x, f.name) == getattr(y, f.name), (x.path, f.name)
+    assert a.findings == b.findings and a.invalid_files == b.invalid_files
+    assert a.root == b.root and a.unavailable_sources == b.unavailable_sources
+    assert bundle_text(a) == bundle_text(b)
+
+
+def test_a_warm_snapshot_serves_the_same_repository(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _first, from_snapshot = served(repo, tmp_path, monkeypatch)
+    assert not from_snapshot and snapshot_path(repo, tmp_path).exists()
+    again, from_snapshot = served(repo, tmp_path, monkeypatch)
+    assert from_snapshot
+    same(again, load_repository(repo))
+    assert len(again.tokens) == len(again.objects)  # every token table came with it
+
+
+def _edit(root: Path) -> None:
+    path = next(root.rglob("*.md"))
+    path.write_text(path.read_text().replace("e", "E", 1))
+
+
+def _chmod(root: Path) -> None:
+    path = next(root.rglob("*.md"))
+    path.chmod(0o000)
+
+
+def _add(root: Path) -> None:
+    source = next(root.rglob("*.md"))
+    text = source.read_text().replace("id: ", "id: copy-", 1)
+    (source.parent / "zz-added.md").write_text(text)
+
+
+def _remove(root: Path) -> None:
+    next(root.rglob("*.md")).unlink()
+
+
+def _rename(root: Path) -> None:
+    path = next(root.rglob("*.md"))
+    path.rename(path.with_name("renamed-" + path.name))
+
+
+def _config(root: Path) -> None:
+    path = root / "opencontext.yaml"
+    path.write_text(path.read_text() + "\n# a comment changes the bytes\n")
+
+
+CHANGES: dict[str, Callable[[Path], None]] = {
+    "edit": _edit,
+    "chmod": _chmod,
+    "add": _add,
+    "remove": _remove,
+    "rename": _rename,
+    "config": _config,
+}
+
+
+@pytest.mark.parametrize("change", sorted(CHANGES))
+def test_every_change_makes_the_snapshot_stale(
+    change: str, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if change == "chmod" and os.geteuid() == 0:
+        pytest.skip("root reads a file whatever its mode")
+    served(repo, tmp_path, monkeypatch)
+    CHANGES[change](repo)
+    repo_after, from_snapshot = served(repo, tmp_path, monkeypatch)
+    assert not from_snapshot
+    same(repo_after, load_repository(repo))
+
+
+def test_a_chmod_changes_the_fingerprint_the_snapshot_is_checked_against(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A mode change sets the ctime (even for root, who may read any mode)."""
+    served(repo, tmp_path, monkeypatch)
+    path = next(repo.rglob("*.md"))
+    time.sleep(0.01)
+    path.chmod(0o600)
+    _repo, from_snapshot = served(repo, tmp_path, monkeypatch)
+    assert not from_snapshot
+
+
+@pytest.mark.parametrize("what", ["version", "code"])
+def test_other_code_never_reads_the_snapshot(
+    what: str, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    served(repo, tmp_path, monkeypatch)
+    monkeypatch.setattr(snapshot, "_CODE", None)  # computed again, from what is patched
+    if what == "version":
+        monkeypatch.setattr(snapshot, "__version__", "0.0.0-other")
+    else:
+        real = Path.read_bytes
+        monkeypatch.setattr(Path, "read_bytes", lambda p: real(p) + b"# changed")
+    _repo, from_snapshot = served(repo, tmp_path, monkeypatch)
+    assert not from_snapshot
+
+
+def test_the_root_spelled_otherwise_is_another_snapshot(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    served(repo, tmp_path, monkeypatch)
+    monkeypatch.chdir(repo.parent)
+    relative = Path(repo.name)
+    loaded = load_repository(relative, store=store_for(relative, tmp_path))
+    assert loaded.root == str(relative)
+
+
+def _rewrite(path: Path, body: bytes) -> None:
+    path.write_bytes(snapshot.MAGIC + zlib.crc32(body).to_bytes(4, "big") + body)
+
+
+class _Boom:
+    def __reduce__(self) -> tuple[object, ...]:
+        return (os.system, ("touch planted",))
+
+
+def _hostile_header(path: Path) -> None:
+    _rewrite(path, pickle.dumps(_Boom()))
+
+
+def _hostile_payload(path: Path) -> None:
+    body = path.read_bytes()[len(snapshot.MAGIC) + 4 :]
+    stream = io.BytesIO(body)
+    pickle.load(stream)
+    _rewrite(path, body[: stream.tell()] + pickle.dumps(_Boom()))
+
+
+def _wrong_shape(path: Path) -> None:
+    data = path.read_bytes()
+    stream = io.BytesIO(data[len(snapshot.MAGIC) + 4 :])
+    pickle.load(stream)
+    head = data[len(snapshot.MAGIC) + 4 : len(snapshot.MAGIC) + 4 + stream.tell()]
+    _rewrite(path, head + pickle.dumps(([], [], 0, [None])))
+
+
+def _flipped(path: Path) -> None:
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    path.write_bytes(bytes(data))
+
+
+def _truncated(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[:-100])
+
+
+def _shared(path: Path) -> None:
+    path.chmod(0o666)
+
+
+TAMPER: dict[str, Callable[[Path], None]] = {
+    "hostile-header": _hostile_header,
+    "hostile-payload": _hostile_payload,
+    "wrong-shape": _wrong_shape,
+    "bit-flip": _flipped,
+    "truncated": _truncated,
+    "writable-by-others": _shared,
+}
+
+
+@pytest.mark.parametrize("tamper", sorted(TAMPER))
+def test_a_corrupt_or_hostile_snapshot_is_refused(
+    tamper: str, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    served(repo, tmp_path, monkeypatch)
+    TAMPER[tamper](snapshot_path(repo, tmp_path))
+    monkeypatch.chdir(tmp_path)
+    loaded, from_snapshot = served(repo, tmp_path, monkeypatch)
+    assert not from_snapshot and not (tmp_path / "planted").exists()
+    same(loaded, load_repository(repo))
+
+
+def test_no_snapshot_of_files_changed_just_now(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second write within the same clock tick could keep a file's size and timestamps."""
+    served(repo, tmp_path, monkeypatch)
+    monkeypatch.setattr(parse_cache, "RACY_NS", 10**18)
+    _edit(repo)
+    served(repo, tmp_path, monkeypatch)
+    assert not snapshot_path(repo, tmp_path).exists()  # the stale one is gone too
+
+
+def test_a_store_without_snapshots_keeps_none(repo: Path, tmp_path: Path) -> None:
+    load_repository(repo, store=ParseStore(repo, tmp_path / "cache"))
+    load_repository(repo, store=ParseStore(repo, tmp_path / "cache"))
+    assert not snapshot_path(repo, tmp_path).exists()
+
+
+def test_the_repository_is_never_written(repo: Path, tmp_path: Path) -> None:
+    before = sorted((p, p.stat().st_mtime_ns) for p in repo.rglob("*"))
+    for _ in range(2):
+        load_repository(repo, store=store_for(repo, tmp_path))
+    assert sorted((p, p.stat().st_mtime_ns) for p in repo.rglob("*")) == before
