@@ -76,7 +76,8 @@ class RowTable(ScrollView, can_focus=True):
         Binding("enter", "select", "Open / jump", show=False),
     ]
 
-    cursor: reactive[int] = reactive(0, always_update=True, init=False)
+    cursor: reactive[int] = reactive(0, always_update=True, init=False, repaint=False)
+    """The row under the cursor (its watcher repaints the two rows it changes)."""
 
     class Highlighted(Message):
         """The cursor moved to ``row`` (``None`` when the table is empty)."""
