@@ -28,7 +28,7 @@ async def test_garbage_is_collected_when_the_keys_stop() -> None:
 
 def test_every_tenth_idle_collection_is_a_full_one(monkeypatch: pytest.MonkeyPatch) -> None:
     asked: list[int] = []
-    monkeypatch.setattr(collector.gc, "collect", lambda generation=2: asked.append(generation))
+    monkeypatch.setattr(gc, "collect", lambda generation=2: asked.append(generation))
     held = collector.IdleCollector(host=cast(Any, None))
     for _ in range(2 * collector.FULL_EVERY):
         held.collect()
