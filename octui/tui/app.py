@@ -194,9 +194,11 @@ class OctuiApp(App[None]):
             await result
 
     async def on_event(self, event: events.Event) -> None:
-        """Every key stops the prefetch first (it starts again once the explorer is idle)."""
+        """Every key stops the prefetch first and puts the garbage collection off (both
+        start again once the explorer is idle)."""
         if isinstance(event, events.Key):
             self.feature_set.prefetch.poke()
+            self.feature_set.collector.poke()
         await super().on_event(event)
 
     def _display(self, screen: Screen[Any], renderable: Any) -> None:
@@ -311,6 +313,7 @@ class OctuiApp(App[None]):
         )
 
     def on_mount(self) -> None:
+        self.feature_set.collector.start()
         apply_theme(self, self.requested_theme)
         if self.is_web:
             guard_web_session(self)

@@ -7,12 +7,13 @@ Textual-free: the app keeps an :class:`Inputs`, turns it into a
 
 from __future__ import annotations
 
+import operator
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from octui.analysis.history import LineageIndex, lineage_index
 from octui.bundle.bundle import digest
@@ -78,6 +79,7 @@ def midnight(t: datetime) -> datetime:
 
 
 R = TypeVar("R")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -136,12 +138,19 @@ class RowsMemo:
     def __init__(self, bound: int = 24) -> None:
         self.bound = bound
         self._lock = threading.Lock()
-        self._kept: OrderedDict[tuple[str, int, int], TableRows] = OrderedDict()
+        self._kept: OrderedDict[tuple[str, int, int], tuple[Sequence[object], object]] = (
+            OrderedDict()
+        )
 
     def rows(
         self, name: str, rows: Sequence[R], make: Callable[[Sequence[R]], TableRows]
     ) -> TableRows:
         """``make(rows)``, or what it gave for the same ``name`` and the very same rows."""
+        return self.kept(name, rows, make)
+
+    def kept(self, name: str, rows: Sequence[R], make: Callable[[Sequence[R]], T]) -> T:
+        """``make(rows)`` (anything made of the rows alone), or what it gave for the same
+        ``name`` and the very same rows."""
         if not self.bound:
             return make(rows)
         key = (name, len(rows), hash(tuple(map(id, rows))))
@@ -149,11 +158,11 @@ class RowsMemo:
             found = self._kept.get(key)
             if found is not None:
                 self._kept.move_to_end(key)
-        if found is not None and all(a is b for a, b in zip(found.rows, rows, strict=True)):
-            return found
+        if found is not None and all(map(operator.is_, found[0], rows)):
+            return cast(T, found[1])
         made = make(rows)
         with self._lock:
-            self._kept[key] = made
+            self._kept[key] = (rows, made)
             self._kept.move_to_end(key)
             while len(self._kept) > self.bound:
                 self._kept.popitem(last=False)
@@ -270,18 +279,41 @@ def make_view(
 
 
 def _make_view(resolution: Resolution, generation: int, memo: RowsMemo) -> View:
-    uid_of: dict[int, int] = {}
-    for uid, fate in resolution.fates.items():
-        if isinstance(fate, Exclusion):
-            uid_of[id(fate)] = uid
-    by_reason: dict[ExclusionReason, list[Exclusion]] = {}
-    for ex in resolution.exclusions:
-        by_reason.setdefault(ex.reason, []).append(ex)
-    counts = Counter({reason: len(rows) for reason, rows in by_reason.items()})
-    view = View(resolution, digest(resolution), generation, uid_of, counts)
+    fates = resolution.fates
+    # a new task re-ranks the very same exclusions and warnings: their tables (and which
+    # object each exclusion is) are taken whole
+    excluded, counts, uid_of = memo.kept(
+        "excluded", resolution.exclusions, lambda rows: _excluded_tables(rows, fates, memo)
+    )
+    view = View(resolution, digest(resolution), generation, uid_of, Counter(counts))
     view.included_rows = memo.rows(
         "included", resolution.included, lambda r: table_rows(r, row_key, included_id)
     )
+    view.excluded_rows = dict(excluded)
+    view.warning_rows, view.error_count = memo.kept(
+        "warnings", resolution.warnings, lambda rows: _warning_table(rows, resolution)
+    )
+    return view
+
+
+def _warning_table(warnings: Sequence[Finding], resolution: Resolution) -> tuple[TableRows, int]:
+    """The warnings table's rows and the resolution's count of errors (counted here, off
+    the UI thread; a pure function of the warnings)."""
+    return table_rows(severity_first(warnings), warning_key), resolution.error_count
+
+
+def _excluded_tables(
+    exclusions: Sequence[Exclusion], fates: Mapping[int, object], memo: RowsMemo
+) -> tuple[dict[str, TableRows], Counter[ExclusionReason], dict[int, int]]:
+    """The excluded table's rows for every reason and for all, the count per reason (each
+    reason's rows reused from ``memo`` when they are the very same) and ``id(exclusion) →
+    object uid`` (an exclusion is one object's, id@version: the very same exclusion in
+    another resolution of the repository is the same object's)."""
+    uid_of = {id(fate): uid for uid, fate in fates.items() if isinstance(fate, Exclusion)}
+    by_reason: dict[ExclusionReason, list[Exclusion]] = {}
+    for ex in exclusions:
+        by_reason.setdefault(ex.reason, []).append(ex)
+    counts = Counter({reason: len(rows) for reason, rows in by_reason.items()})
     excluded = {
         reason.value: memo.rows(
             reason.value,
@@ -294,13 +326,10 @@ def _make_view(resolution: Resolution, generation: int, memo: RowsMemo) -> View:
     longest_detail = max((t.detail_width for t in excluded.values()), default=0)
     excluded[ALL_REASONS] = memo.rows(
         ALL_REASONS,
-        resolution.exclusions,
+        exclusions,
         lambda r: table_rows(r, row_key, id_width=widest, detail_width=longest_detail),
     )
-    view.excluded_rows = excluded
-    view.warning_rows = table_rows(severity_first(resolution.warnings), warning_key)
-    view.errors  # noqa: B018 - counted here, off the UI thread
-    return view
+    return excluded, counts, uid_of
 
 
 def _excluded_rows(rows: Sequence[Exclusion]) -> TableRows:

@@ -89,3 +89,21 @@ async def test_a_paint_works_out_the_column_widths_once() -> None:
         assert [line.text.rstrip() for line in lines] == [
             table.render_line(y).text.rstrip() for y in range(region.height)
         ]
+
+
+async def test_a_cursor_move_draws_the_two_rows_it_changes() -> None:
+    app = TableApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        table = app.query_one(RowTable)
+        table.set_rows(list(range(N)))
+        table.focus()
+        await pilot.pause()
+        app.formatted.clear()
+        await pilot.press("down")
+        await pilot.pause()
+        assert table.cursor == 1
+        assert sorted(set(app.formatted)) == [0, 1]  # the row left and the row reached
+        app.formatted.clear()
+        await pilot.press("pagedown")  # (past the screen: the table scrolls, all is drawn)
+        await pilot.pause()
+        assert len(set(app.formatted)) > 10

@@ -104,3 +104,23 @@ def test_a_view_joins_the_held_heap() -> None:
         assert gc.get_freeze_count() > 0  # left young, every full pass would walk it again
     finally:
         gc.unfreeze()
+
+
+def test_a_new_task_takes_the_exclusion_and_warning_tables_whole() -> None:
+    session = Session(SAMPLE)
+    session.load()
+    memo = RowsMemo()
+    one = make_view(session.resolve(Query(role="support", as_of=AS_OF)), 1, memo)
+    two = make_view(session.resolve(Query(role="support", as_of=AS_OF, task="zzz")), 2, memo)
+    # steps 1-7 are memoised: the very same exclusion and warning objects, in the same order
+    assert all(a is b for a, b in zip(one.exclusions, two.exclusions, strict=True))
+    assert all(
+        a is b for a, b in zip(one.resolution.warnings, two.resolution.warnings, strict=True)
+    )
+    assert two.exclusion_uid is one.exclusion_uid
+    assert all(two.excluded_rows[r] is one.excluded_rows[r] for r in one.excluded_rows)
+    assert two.warning_rows is one.warning_rows
+    alone = make_view(session.resolve(Query(role="support", as_of=AS_OF, task="zzz")), 3)
+    assert alone.errors == two.errors and alone.reason_counts == two.reason_counts
+    for ex in two.exclusions:  # the memo never changes which object a row is
+        assert two.object_of(ex) is alone.object_of(ex)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from octui.tui.features import Command, Feature
 from octui.tui.features.agenda import Agenda
+from octui.tui.features.collector import IdleCollector
 from octui.tui.features.compare import Compare
 from octui.tui.features.export import Export
 from octui.tui.features.orientation import Orientation
@@ -26,6 +27,7 @@ class Features:
         self.timetravel = TimeTravel(host)
         self.export = Export(host)
         self.prefetch = Prefetch(host)
+        self.collector = IdleCollector(host)
         self.all: tuple[Feature, ...] = (
             self.compare,
             self.agenda,
@@ -35,6 +37,7 @@ class Features:
             self.timetravel,
             self.export,
             self.prefetch,
+            self.collector,
         )
         """Every feature: the app hands each message to them in this order."""
         self.by_name: dict[str, Feature] = {f.NAME: f for f in self.all}

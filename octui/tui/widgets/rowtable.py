@@ -76,7 +76,8 @@ class RowTable(ScrollView, can_focus=True):
         Binding("enter", "select", "Open / jump", show=False),
     ]
 
-    cursor: reactive[int] = reactive(0, always_update=True, init=False)
+    cursor: reactive[int] = reactive(0, always_update=True, init=False, repaint=False)
+    """The row under the cursor (its watcher repaints the two rows it changes)."""
 
     class Highlighted(Message):
         """The cursor moved to ``row`` (``None`` when the table is empty)."""
@@ -266,9 +267,16 @@ class RowTable(ScrollView, can_focus=True):
         self.cursor = min(max(index, 0), len(self.rows) - 1)
 
     def watch_cursor(self, old: int, new: int) -> None:
+        """Repaint the rows the cursor left and reached (a scroll repaints everything by
+        itself): a move of the cursor draws two rows, not the whole table."""
         self._keep_visible()
-        self.refresh()
+        self.refresh_row(old)
+        self.refresh_row(new)
         self.post_message(self.Highlighted(self, self.current_row))
+
+    def refresh_row(self, index: int) -> None:
+        """Repaint the lines of row ``index`` (the header is line 0 of the widget)."""
+        self.refresh_lines(1 + index * self.row_height, self.row_height)
 
     # -- geometry ------------------------------------------------------------------------
 
