@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from importlib import metadata
 from typing import Any, NoReturn
 
 from octui.core.version import __version__
@@ -20,6 +19,8 @@ DISTRIBUTION = "octui"
 
 def package_version() -> str:
     """The installed version of octui, or ``octui.__version__`` when it is not installed."""
+    from importlib import metadata  # asked for only by --version: not at every start-up
+
     try:
         return metadata.version(DISTRIBUTION)
     except metadata.PackageNotFoundError:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 
 def close_matches(word: str, candidates: Iterable[str], n: int = 3) -> list[str]:
     """The (up to ``n``) candidates closest to ``word``, best first; equally close ones in
     alphabetical order."""
+    import difflib  # only a mistyped name needs it: not imported at every start-up
+
     pool = sorted(set(candidates))
     close = difflib.get_close_matches(word, pool, n=len(pool) or 1, cutoff=0.6)
     ranked = sorted(close, key=lambda c: (-difflib.SequenceMatcher(None, word, c).ratio(), c))

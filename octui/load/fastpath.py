@@ -165,12 +165,13 @@ def _flat(text: str) -> dict[str, Any] | None:
     pairs = _FLAT_LINE.findall(text)
     if not pairs or len(pairs) != text.count("\n") or text[-1] != "\n":
         return None  # not every line is a flat key line: the loop decides
+    key_of, value_of = _key, _value_of  # :func:`_value`, inlined: this loop runs per line
     out: dict[str, Any] = {}
-    for raw_key, rest in pairs:
-        key = _key(raw_key)
-        if key in out or rest == "|":
-            raise _NotSimple
-        out[key] = _value(rest)
+    for raw_key, rest in pairs:  # a lone "|" is no plain scalar: _value_of refuses it
+        value = value_of(rest)
+        out[key_of(raw_key)] = list(value) if type(value) is tuple else value
+    if len(out) != len(pairs):  # a key given twice
+        raise _NotSimple
     return out
 
 
@@ -291,6 +292,7 @@ def _block(lines: list[str]) -> Any:
 # -- validation -------------------------------------------------------------------------------
 
 _INSTANTS = ("created", "updated", "valid_from", "valid_until")
+_OPTIONAL_STRS = ("authority", "title", "summary", "type", "owner", "classification")
 _STATUS = {s.value: s for s in Status}
 _LAYER = {layer.value: layer for layer in Layer}
 
@@ -376,30 +378,42 @@ def _fields(data: dict[str, Any]) -> dict[str, Any]:
     content = get("content", "")
     if type(content) is not str:
         raise _Refuse
-    instants = {}
-    for name in _INSTANTS:
-        value = field(name)
-        instants[name] = None if value is None else _instant(value)
-    return {
+    authority, title, summary, kind, owner, classification = values = [
+        field(name) for name in _OPTIONAL_STRS
+    ]
+    for value in values:
+        if value is not None and type(value) is not str:
+            raise _Refuse
+    tags, applies_to = field("tags"), field("applies_to")
+    supersedes, superseded_by = field("supersedes"), field("superseded_by")
+    conflicts_with = field("conflicts_with")
+    instant = _instant
+    created, updated, valid_from, valid_until = [
+        None if value is None else instant(value) for value in map(field, _INSTANTS)
+    ]
+    return {  # the order of FrontMatter's fields; an absent list is a fresh empty one
         "id": object_id,
         "version": version,
-        "authority": _optional_str(field("authority")),
+        "authority": authority,
         "status": status_value,
-        "title": _optional_str(field("title")),
-        "summary": _optional_str(field("summary")),
-        "type": _optional_str(field("type")),
-        "owner": _optional_str(field("owner")),
+        "title": title,
+        "summary": summary,
+        "type": kind,
+        "owner": owner,
         "layer": layer_value,
-        "tags": _str_list(get("tags", [])),
-        "applies_to": _str_list(get("applies_to", [])),
-        "classification": _optional_str(field("classification")),
+        "tags": [] if tags is None else _str_list(tags),
+        "applies_to": [] if applies_to is None else _str_list(applies_to),
+        "classification": classification,
         "access": access,
-        **instants,
+        "created": created,
+        "updated": updated,
+        "valid_from": valid_from,
+        "valid_until": valid_until,
         "review_every": None if review is None else parse_duration(review),
         "confidence": confidence,
-        "supersedes": _refs(field("supersedes"), REF_RE),
-        "superseded_by": _refs(field("superseded_by"), REF_RE, single=True),
-        "conflicts_with": _refs(field("conflicts_with"), _ID_RE),
+        "supersedes": [] if supersedes is None else _refs(supersedes, REF_RE),
+        "superseded_by": [] if superseded_by is None else _refs(superseded_by, REF_RE, True),
+        "conflicts_with": [] if conflicts_with is None else _refs(conflicts_with, _ID_RE),
         "content": content,
     }
 

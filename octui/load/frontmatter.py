@@ -12,10 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import ValidationError
-
-from octui.core.model import KNOWN_FIELDS, FrontMatter
-from octui.load.config import _describe
+from octui.core.model import KNOWN_FIELDS
+from octui.load.config_values import _describe
 from octui.load.fastpath import fast_fields, fast_mapping
 from octui.load.strict_yaml import YamlError, decode_text, load_yaml
 from octui.load.tree import MAX_FILE_BYTES
@@ -78,32 +76,53 @@ def parse_file(rel: str, raw: bytes) -> ParsedFile:
             front, body = split
             # the fast path gives exactly what load_yaml would, or None (then load_yaml);
             # the "\n" keeps YAML line numbers file-relative
-            data = fast_mapping(front) or load_yaml("\n" + front)
+            fast = fast_mapping(front)
+            data = fast if fast is not None else load_yaml("\n" + front)
             if not isinstance(data, dict):
                 return ParsedFile(rel, error=f"front matter is not a mapping (found {_kind(data)})")
-            unknown_extra = ("content",) if "content" in data else ()
-            data = {k: v for k, v in data.items() if k != "content"}
-            data["content"] = body
+            unknown_extra: tuple[str, ...] = ()
+            if "content" in data:  # the body is the content; a key of that name is unknown
+                unknown_extra = ("content",)
+                data = {k: v for k, v in data.items() if k != "content"}
+            data["content"] = body  # a fresh mapping (either parser's): ours to fill
         else:
-            data = fast_mapping(text) or load_yaml(text)
+            fast = fast_mapping(text)
+            data = fast if fast is not None else load_yaml(text)
             if not isinstance(data, dict):
                 return ParsedFile(rel, error=f"document is not a mapping (found {_kind(data)})")
             unknown_extra = ()
     except YamlError as exc:
         return ParsedFile(rel, error=str(exc))
-    bad_keys = [k for k in data if not isinstance(k, str)]
-    if bad_keys:
-        return ParsedFile(rel, error=f"front matter key {bad_keys[0]!r} is not a string")
-    unknown = tuple(sorted(set(data) - KNOWN_FIELDS)) + unknown_extra
+    if fast is None:  # the fast path's keys are strings
+        bad_keys = [k for k in data if not isinstance(k, str)]
+        if bad_keys:
+            return ParsedFile(rel, error=f"front matter key {bad_keys[0]!r} is not a string")
+    if KNOWN_FIELDS.issuperset(data):
+        unknown = unknown_extra
+    else:
+        unknown = tuple(sorted(set(data) - KNOWN_FIELDS)) + unknown_extra
     fields = fast_fields(data)  # what Pydantic would give for plainly valid data, else None
     if fields is None:
-        try:
-            model = FrontMatter.model_validate(FrontMatter.coerce_enums(dict(data)))
-        except ValidationError as exc:
-            key, msg = _field_problem(exc.errors()[0])
-            return ParsedFile(rel, error=f"{key}: {msg}" if key else msg)
-        fields = model.model_dump(exclude=set(model.model_extra or ()))
+        fields_or_error = _validated(data)
+        if isinstance(fields_or_error, str):
+            return ParsedFile(rel, error=fields_or_error)
+        fields = fields_or_error
     return ParsedFile(rel, fields=fields, unknown=unknown)
+
+
+def _validated(data: dict[str, Any]) -> dict[str, Any] | str:
+    """The fields :class:`~octui.core.validation.FrontMatter` gives ``data``, or the error
+    line. Pydantic is imported here, by the first file off the fast path, not at start-up."""
+    from pydantic import ValidationError
+
+    from octui.core.validation import FrontMatter
+
+    try:
+        model = FrontMatter.model_validate(FrontMatter.coerce_enums(dict(data)))
+    except ValidationError as exc:
+        key, msg = _field_problem(exc.errors()[0])
+        return f"{key}: {msg}" if key else msg
+    return model.model_dump(exclude=set(model.model_extra or ()))
 
 
 _ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789._-")

@@ -120,11 +120,14 @@ def read_listed_regular(real: str, cap: int) -> bytes:
         # meanwhile is read on, in small chunks, up to the cap)
         want = min(left, st.st_size + 1)
         while left > 0:
-            chunk = os.read(fd, min(left, want))
+            asked = min(left, want)
+            chunk = os.read(fd, asked)
             if not chunk:
                 break
             chunks.append(chunk)
             left -= len(chunk)
+            if len(chunk) < asked and cap + 1 - left == st.st_size:
+                break  # all the descriptor said the file holds, and no more: its end
             want = _CHUNK
         return b"".join(chunks)
     finally:

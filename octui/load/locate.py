@@ -17,10 +17,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from octui.core.enums import WarningCode
-from octui.core.model import Finding, FrontMatter
+from octui.core.model import Finding
 from octui.load.strict_yaml import YamlError, decode_text, load_yaml
 
 Reader = Callable[[str], bytes]
@@ -105,6 +103,10 @@ def _refused_key(data: dict[str, object]) -> str | None:
     """The top-level key whose value the front-matter model refuses (first error, as the
     loader reports it); ``classification`` when the model accepts everything (then the
     level was unknown to the configuration)."""
+    from pydantic import ValidationError  # a finding is being located: a rare path
+
+    from octui.core.validation import FrontMatter
+
     fields = {k: v for k, v in data.items() if k != "content"}
     try:
         FrontMatter.model_validate(FrontMatter.coerce_enums(fields))

@@ -273,7 +273,7 @@ _FIELD_NAMES: tuple[str, ...] | None = None
 def _field_names() -> tuple[str, ...]:
     global _FIELD_NAMES
     if _FIELD_NAMES is None:
-        from octui.core.model import FrontMatter
+        from octui.core.validation import FrontMatter
 
         _FIELD_NAMES = tuple(FrontMatter.model_fields)
     return _FIELD_NAMES

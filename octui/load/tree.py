@@ -9,7 +9,6 @@ every cache of what the file parses to.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import stat
@@ -126,8 +125,10 @@ class FsTree:
             if plain_parent:  # the same answer as the full checks below, for one name
                 plain = not name.startswith(".")
                 if plain and name in regular:
-                    with contextlib.suppress(_BecameLink):
+                    try:  # (not contextlib.suppress: this runs once per file read)
                         return _read_listed(candidate)
+                    except _BecameLink:
+                        pass
             else:
                 plain = inside(candidate, self._real) and not hidden_below(candidate, self._real)
             try:
@@ -162,7 +163,7 @@ class FsTree:
         with os.scandir(base) as it:
             for item in it:
                 child = item.name if not key else f"{key}/{item.name}"
-                if not _utf8(item.name):  # never let undecodable bytes reach an output
+                if not (item.name.isascii() or _utf8(item.name)):  # undecodable: never output
                     name, child = (
                         os.fsencode(n).decode("utf-8", "backslashreplace")
                         for n in (item.name, child)
@@ -240,16 +241,18 @@ def _read_listed(real: str) -> bytes:
 
 
 def _file_entry(name: str, rel: str, st: os.stat_result, *, link: bool) -> Entry:
+    ino = st.st_ino  # positional: one entry per file walked
     return Entry(
         name,
         rel,
         False,
         st.st_size,
         st.st_mtime_ns,
-        ino=st.st_ino,
-        ctime_ns=st.st_ctime_ns,
-        identity=(st.st_dev, st.st_ino),
-        link=link,
+        None,
+        ino,
+        st.st_ctime_ns,
+        (st.st_dev, ino),
+        link,
     )
 
 

@@ -11,7 +11,7 @@ from repo_builder import codes, make_repo, obj, resolve_at, warnings_with
 
 from octui.bundle.bundle import object_fields
 from octui.cli.main import main
-from octui.core.model import FrontMatter
+from octui.core.validation import FrontMatter
 from octui.load.fastpath import fast_fields
 from octui.load.frontmatter import parse_file
 from octui.load.loader import load_repository

@@ -148,3 +148,39 @@ def test_a_folder_that_became_a_link_since_the_last_walk_is_resolved_again(
     tree.start_walk()
     tree.scandir("e")  # before the root is listed again: only a realpath can say
     assert tree._real_dirs["e"][0] == os.path.realpath(tmp_path / "a" / "d")
+
+
+def _count_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    asked: list[int] = []
+    real_read = os.read
+
+    def read(fd: int, n: int) -> bytes:
+        asked.append(n)
+        return real_read(fd, n)
+
+    monkeypatch.setattr(os, "read", read)
+    return asked
+
+
+def test_a_file_read_whole_takes_one_read_call(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tree, _entry = listed(root, "docs/a.md")
+    asked = _count_reads(monkeypatch)
+    assert tree.read("docs/a.md") == b"---\nid: a\n---\nbody\n"
+    assert asked == [len(b"---\nid: a\n---\nbody\n") + 1]
+
+
+def test_a_file_longer_than_its_descriptor_said_is_read_on(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file that grew after the descriptor's ``fstat``: read to its end (up to the cap)."""
+    tree, _entry = listed(root, "docs/a.md")
+    real_fstat = os.fstat
+
+    def fstat(fd: int) -> os.stat_result:
+        st = real_fstat(fd)
+        return os.stat_result((st[0], st[1], st[2], st[3], st[4], st[5], 3, *st[7:]))
+
+    monkeypatch.setattr(os, "fstat", fstat)
+    asked = _count_reads(monkeypatch)
+    assert tree.read("docs/a.md") == b"---\nid: a\n---\nbody\n"
+    assert asked[0] == 4 and len(asked) == 3  # 4 bytes, the rest, then the end
