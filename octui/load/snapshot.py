@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from octui.core.model import ContextObject, Finding
-from octui.core.tokens import TokenTable, TokenTables
+from octui.core.tokens import TokenTable, TokenTables, is_token_table
 from octui.core.version import __version__
 from octui.load import parse_cache
 from octui.load.assemble import Repository
@@ -209,14 +209,8 @@ def _checked(payload: Any) -> Loaded | None:
             return None
     if any(type(f) is not Finding for f in findings):
         return None
-    for table in tables:
-        if table is not None and not (
-            type(table) is tuple
-            and len(table) == 2
-            and type(table[0]) is dict
-            and type(table[1]) is tuple
-        ):
-            return None
+    if any(table is not None and not is_token_table(table) for table in tables):
+        return None
     return objects, findings, invalid, tables
 
 
@@ -259,12 +253,17 @@ def keep_snapshot(
     """Snapshot ``repo``, just assembled for ``fingerprint`` (every object's token table made
     now, so the next load has them all) — unless a file was changed too recently to be told
     apart from a later write (``racy``), when the snapshot is removed instead. A repository of
-    fewer than the parse cache's ``MIN_ENTRIES`` files gets none."""
+    fewer than the parse cache's ``MIN_ENTRIES`` files gets none.
+
+    Only a load the parse cache served whole (no file parsed anew) is snapshotted: writing one
+    costs about as much as the load, so a repository is kept once it was seen unchanged twice,
+    and someone editing and re-running between edits never pays for snapshots never read."""
     snapshot = snapshot_of(store, root)
     if snapshot is None:
         return
     keys = fingerprint[1]
-    if racy or not isinstance(keys, tuple) or len(keys) < parse_cache.MIN_ENTRIES:
+    settled = isinstance(store, ParseStore) and store.misses == 0
+    if racy or not settled or not isinstance(keys, tuple) or len(keys) < parse_cache.MIN_ENTRIES:
         snapshot.remove()
         return
     tables: list[TokenTable | None] = [repo.tokens.get(obj) for obj in repo.objects]

@@ -232,10 +232,13 @@ def test_cli_with_and_without_cache_prints_the_same_digest(
     assert code == 0 and not (tmp_path / "xdg").exists()
     _, cold = run_cli(*args)
     stored = sorted(p.name for p in (tmp_path / "xdg" / "octui").glob("*.pickle"))
+    assert len(stored) == 1  # the parse cache; no snapshot of a load that parsed files
+    _, warm = run_cli(*args)
+    stored = sorted(p.name for p in (tmp_path / "xdg" / "octui").glob("*.pickle"))
     assert len(stored) == 2 and stored[0].endswith("-repository.pickle")  # and the snapshot
     assert not list((tmp_path / "xdg" / "octui").glob(".octui-*"))  # no temporary left over
-    _, warm = run_cli(*args)
-    assert no_cache == cold == warm
+    _, served = run_cli(*args)
+    assert no_cache == cold == warm == served
     assert sorted(p.relative_to(synth_repo) for p in synth_repo.rglob("*")) == before
 
 

@@ -75,6 +75,14 @@ def served(root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple
     return repo, not calls
 
 
+def kept(root: Path, tmp_path: Path) -> None:
+    """Two loads: the first fills the parse cache, the second (served by it whole) keeps the
+    snapshot."""
+    for _ in range(2):
+        load_repository(root, store=store_for(root, tmp_path))
+    assert snapshot_path(root, tmp_path).exists()
+
+
 def bundle_text(repo: Repository) -> str:
     query = Query(role="support", as_of=AS_OF, task="refund invoice")
     return dumps_bundle(bundle_dict(resolve(repo, query), **FIXED))  # type: ignore[arg-type]
@@ -94,7 +102,9 @@ def test_a_warm_snapshot_serves_the_same_repository(
     repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _first, from_snapshot = served(repo, tmp_path, monkeypatch)
-    assert not from_snapshot and snapshot_path(repo, tmp_path).exists()
+    assert not from_snapshot and not snapshot_path(repo, tmp_path).exists()  # files parsed anew
+    _second, from_snapshot = served(repo, tmp_path, monkeypatch)
+    assert not from_snapshot and snapshot_path(repo, tmp_path).exists()  # parse cache whole
     again, from_snapshot = served(repo, tmp_path, monkeypatch)
     assert from_snapshot
     same(again, load_repository(repo))
@@ -147,7 +157,7 @@ def test_every_change_makes_the_snapshot_stale(
 ) -> None:
     if change == "chmod" and os.geteuid() == 0:
         pytest.skip("root reads a file whatever its mode")
-    served(repo, tmp_path, monkeypatch)
+    kept(repo, tmp_path)
     CHANGES[change](repo)
     repo_after, from_snapshot = served(repo, tmp_path, monkeypatch)
     assert not from_snapshot
@@ -158,7 +168,7 @@ def test_a_chmod_changes_the_fingerprint_the_snapshot_is_checked_against(
     repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A mode change sets the ctime (even for root, who may read any mode)."""
-    served(repo, tmp_path, monkeypatch)
+    kept(repo, tmp_path)
     path = next(repo.rglob("*.md"))
     time.sleep(0.01)
     path.chmod(0o600)
@@ -170,7 +180,7 @@ def test_a_chmod_changes_the_fingerprint_the_snapshot_is_checked_against(
 def test_other_code_never_reads_the_snapshot(
     what: str, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    served(repo, tmp_path, monkeypatch)
+    kept(repo, tmp_path)
     monkeypatch.setattr(snapshot, "_CODE", None)  # computed again, from what is patched
     if what == "version":
         monkeypatch.setattr(snapshot, "__version__", "0.0.0-other")
@@ -184,7 +194,7 @@ def test_other_code_never_reads_the_snapshot(
 def test_the_root_spelled_otherwise_is_another_snapshot(
     repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    served(repo, tmp_path, monkeypatch)
+    kept(repo, tmp_path)
     monkeypatch.chdir(repo.parent)
     relative = Path(repo.name)
     loaded = load_repository(relative, store=store_for(relative, tmp_path))
@@ -247,7 +257,7 @@ TAMPER: dict[str, Callable[[Path], None]] = {
 def test_a_corrupt_or_hostile_snapshot_is_refused(
     tamper: str, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    served(repo, tmp_path, monkeypatch)
+    kept(repo, tmp_path)
     TAMPER[tamper](snapshot_path(repo, tmp_path))
     monkeypatch.chdir(tmp_path)
     loaded, from_snapshot = served(repo, tmp_path, monkeypatch)
@@ -259,7 +269,7 @@ def test_no_snapshot_of_files_changed_just_now(
     repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A second write within the same clock tick could keep a file's size and timestamps."""
-    served(repo, tmp_path, monkeypatch)
+    kept(repo, tmp_path)
     monkeypatch.setattr(parse_cache, "RACY_NS", 10**18)
     _edit(repo)
     served(repo, tmp_path, monkeypatch)
@@ -277,3 +287,19 @@ def test_the_repository_is_never_written(repo: Path, tmp_path: Path) -> None:
     for _ in range(2):
         load_repository(repo, store=store_for(repo, tmp_path))
     assert sorted((p, p.stat().st_mtime_ns) for p in repo.rglob("*")) == before
+
+
+def test_a_load_that_parsed_a_file_anew_keeps_no_snapshot(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Someone editing between runs never pays for writing a snapshot nobody reads: only a load
+    the parse cache served whole keeps one, and the stale one goes."""
+    kept(repo, tmp_path)
+    _edit(repo)
+    _repo, from_snapshot = served(repo, tmp_path, monkeypatch)
+    assert not from_snapshot and not snapshot_path(repo, tmp_path).exists()
+    _repo, from_snapshot = served(repo, tmp_path, monkeypatch)  # unchanged since: kept again
+    assert not from_snapshot and snapshot_path(repo, tmp_path).exists()
+    again, from_snapshot = served(repo, tmp_path, monkeypatch)
+    assert from_snapshot
+    same(again, load_repository(repo))
