@@ -153,7 +153,7 @@ def admit(
     reader = replace(
         reader, readable=s1.standing, approved=approved, graph=graph, out_of_scope=verdicts
     )
-    denied = {e.id for e in s1.exclusions.values() if e.reason.is_denial}
+    denied = set(map(_ID, s1.exclusions.values()))  # step 1 only denies
     findings = reference_findings(broken, s1.standing, denied)
     findings += load_findings(index, s1.standing, reader.whole_repository)
     return Admitted(reader, s1.exclusions | s2.exclusions, s2.standing, findings)
@@ -255,6 +255,7 @@ def rank(
 
 
 _UID = attrgetter("uid")
+_ID = attrgetter("id")
 _FIRST = itemgetter(0)
 
 

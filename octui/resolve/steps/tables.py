@@ -15,6 +15,7 @@ from collections import deque
 from collections.abc import Callable
 from datetime import datetime
 from itertools import compress, repeat
+from operator import attrgetter, is_
 from typing import Any, Protocol
 
 from octui.core.enums import ExclusionReason
@@ -28,6 +29,7 @@ IN_SCOPE, NOT_IN_SCOPE, EXCLUDED = 0, 1, 2
 """Scope codes: in scope, no include pattern matches, and from 2 on, excluded by the
 exclude pattern numbered ``code - 2``."""
 _WILD = "*?["
+_UID = attrgetter("uid")
 _LAST = chr(0x10FFFF)
 
 
@@ -120,6 +122,15 @@ class Records:
             found = table[obj.uid] = excluded(obj, reason, detail)
         return found
 
+    def many(self, objects: list[ContextObject], reason: R, detail: str) -> list[Exclusion]:
+        """:meth:`get` of each of ``objects``, in order: the kept records read in one C
+        loop, only the missing ones made."""
+        table = self._tables[reason]
+        found: list[Exclusion | None] = list(map(table.__getitem__, map(_UID, objects)))
+        for at in compress(range(len(found)), map(is_, found, repeat(None))):
+            found[at] = self.get(objects[at], reason, detail)
+        return found  # type: ignore[return-value]
+
     def superseded(self, obj: ContextObject, keys: tuple[str, ...]) -> Exclusion:
         """The ``superseded`` record of ``obj`` by the replacements ``keys`` (sorted, each
         once), as step 5 makes it: kept by (object, keys), so a role or instant whose
@@ -177,7 +188,7 @@ class Access:
     """Every object's (access list, classification) class, one example object per class,
     and the denial record of each (id, reason), made once for every role."""
 
-    __slots__ = ("_records", "classes", "examples")
+    __slots__ = ("_by_uid", "_records", "classes", "examples")
 
     def __init__(self, objects: list[ContextObject]) -> None:
         numbers: dict[tuple[tuple[str, ...] | None, str], int] = {}
@@ -191,6 +202,10 @@ class Access:
                 self.examples.append(obj)
             self.classes.append(number)
         self._records: dict[tuple[str, ExclusionReason], Exclusion] = {}
+        self._by_uid: dict[ExclusionReason, list[Exclusion | None]] = {
+            reason: [None] * len(objects) for reason in ExclusionReason if reason.is_denial
+        }
+        """Per denial reason, per uid: the denial entry of the object's id for that reason."""
 
     def record(self, object_id: str, reason: ExclusionReason) -> Exclusion:
         """The denial entry of ``object_id`` (threads racing store equal records)."""
@@ -198,6 +213,18 @@ class Access:
         if found is None:
             found = self._records[(object_id, reason)] = Exclusion(object_id, None, reason)
         return found
+
+    def records_of(
+        self, objects: list[ContextObject], reasons: list[ExclusionReason]
+    ) -> list[Exclusion]:
+        """:meth:`record` of each object's id for its denial ``reasons[i]``, in order: read
+        per uid in one C loop, only the entries not read before looked up by id."""
+        uids = list(map(_UID, objects))
+        tables = list(map(self._by_uid.__getitem__, reasons))
+        found: list[Exclusion | None] = list(map(list.__getitem__, tables, uids))
+        for at in compress(range(len(found)), map(is_, found, repeat(None))):
+            found[at] = tables[at][uids[at]] = self.record(objects[at].id, reasons[at])
+        return found  # type: ignore[return-value]
 
 
 class Contenders:
