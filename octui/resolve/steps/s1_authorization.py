@@ -66,7 +66,7 @@ def authorization(
         denials = list(map(verdicts.__getitem__, classes))
         readable = list(compress(standing, map(is_, denials, repeat(None))))
         denied = list(compress(standing, denials))
-        reasons: list[ExclusionReason] = list(filter(None, denials))  # type: ignore[arg-type]
+        reasons: list[ExclusionReason] = list(filter(None, denials))
         return Outcome(readable, _grouped(denied, reasons, access))
     # the denial depends on (access list, classification) alone: decided once per pair
     decided: dict[tuple[tuple[str, ...] | None, str], ExclusionReason | None] = {}
@@ -95,15 +95,15 @@ def _grouped(
     ids = list(map(_ID, denied))
     final = dict(zip(ids, reasons, strict=True))
     permission = repeat(R.PERMISSION_DENIED)
-    final.update(zip(compress(ids, map(is_, reasons, permission)), permission))
+    final.update(zip(compress(ids, map(is_, reasons, permission)), permission, strict=False))
     records = access.records_of(denied, list(map(final.__getitem__, ids)))
     uids = list(map(_UID, denied))
     if len(final) == len(ids):  # every id denied once: the repository's order
         return dict(zip(uids, records, strict=True))
-    first = dict(zip(reversed(ids), range(len(ids) - 1, -1, -1)))
+    first = dict(zip(reversed(ids), range(len(ids) - 1, -1, -1), strict=True))
     places = list(map(first.__getitem__, ids))
     order = sorted(range(len(ids)), key=places.__getitem__)  # stable: copies in order
-    return dict(zip(map(uids.__getitem__, order), map(records.__getitem__, order)))
+    return dict(zip(map(uids.__getitem__, order), map(records.__getitem__, order), strict=True))
 
 
 _ID = attrgetter("id")

@@ -39,7 +39,8 @@ def scope(index: RepoIndex, reader: Reader, query: Query, standing: list[Context
         verdicts = out_of_scope(role, standing)
     found = list(map(verdicts.get, map(_UID, standing)))  # C loops: a record is truthy
     kept = list(compress(standing, map(is_, found, repeat(None))))
-    return Outcome(kept, dict(zip(map(_UID, compress(standing, found)), filter(None, found))))
+    gone = zip(map(_UID, compress(standing, found)), filter(None, found), strict=True)
+    return Outcome(kept, dict(gone))
 
 
 def out_of_scope(
@@ -58,11 +59,11 @@ def out_of_scope(
     kinds = codes_out.translate(_IS_NOT_IN_SCOPE)
     made = iter(tables.records.many(list(compress(out, kinds)), R.NOT_IN_SCOPE, _NO_MATCH))
     others = kinds.translate(_NOT)
-    pairs = zip(compress(out, others), compress(codes_out, others))
+    pairs = zip(compress(out, others), compress(codes_out, others), strict=True)
     named = iter([excluded(o, *scope_exclusion(role, o, c)) for o, c in pairs])
     # each object's record from its kind's run, in order: 1 not-in-scope, 0 an exclude
     records = map(next, map((named, made).__getitem__, kinds))
-    return dict(zip(map(_UID, out), records))
+    return dict(zip(map(_UID, out), records, strict=True))
 
 
 _UID = attrgetter("uid")
