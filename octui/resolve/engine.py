@@ -19,10 +19,9 @@ authorization and no scope, every finding with its file.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
-from functools import partial
+from itertools import compress, repeat
 from operator import attrgetter, itemgetter
 
 from octui.core.enums import ExclusionReason, Lifecycle, WarningCode
@@ -207,9 +206,12 @@ def judge(
     exclusions = admitted.exclusions | judged.exclusions
     findings = judged.cycles + judged.findings
     standing = judged.current + past
-    is_stale_at = _freshness(index, prepared)
-    stale = {o.uid: is_stale_at(o, query.as_of) for o in standing}
-    stale_objects = [o for o in standing if stale[o.uid]]
+    if prepared is None:
+        flags = [is_stale(index.config, o, query.as_of) for o in standing]
+    else:
+        flags = prepared.freshness.stale_at(standing, query.as_of)
+    stale = dict(zip(map(_UID, standing), flags, strict=True))
+    stale_objects = list(compress(standing, flags))
     untrimmed = _sorted(index, exclusions, findings + admitted.findings, prepared, stale_objects)
     current = judged.current
     return Stage(admitted, exclusions, findings, historical, current, past, stale, untrimmed)
@@ -232,12 +234,14 @@ def rank(
         index, reader, query, standing, historical, stage.memo, fixed, len(stage.current)
     )
     lifecycle, stale = stage.historical, stage.stale
-    included = [
-        Included(o, lifecycle.get(o.uid, Lifecycle.ACTIVE), stale[o.uid], s.score, s.matched)
-        for o, s in s8.kept
-    ]
+    objects, scores = list(map(_FIRST, s8.kept)), list(map(_SECOND, s8.kept))
+    uids = list(map(_UID, objects))
+    states = map(lifecycle.get, uids, repeat(Lifecycle.ACTIVE))
+    fresh = map(stale.__getitem__, uids)
+    ranks = map(_SCORE, scores), map(_MATCHED, scores)
+    included = list(map(Included, objects, states, fresh, *ranks))
     fates: dict[int, Included | Exclusion] = {**stage.exclusions, **s8.exclusions}
-    fates.update(zip(map(_UID, map(_FIRST, s8.kept)), included, strict=True))
+    fates.update(zip(uids, included, strict=True))
     if not s8.exclusions:
         exclusions, warnings = list(stage.untrimmed[0]), list(stage.untrimmed[1])
     else:
@@ -257,16 +261,9 @@ def rank(
 _UID = attrgetter("uid")
 _ID = attrgetter("id")
 _FIRST = itemgetter(0)
-
-
-def _freshness(
-    index: RepoIndex, prepared: Prepared | None
-) -> Callable[[ContextObject, datetime], bool]:
-    """``is_stale`` for ``index``'s configuration: the prepared one (each object's answer
-    made once) when there are prepared tables."""
-    if prepared is None:
-        return partial(is_stale, index.config)
-    return prepared.freshness.is_stale
+_SECOND = itemgetter(1)
+_SCORE = attrgetter("score")
+_MATCHED = attrgetter("matched")
 
 
 def _sorted(
