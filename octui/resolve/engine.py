@@ -19,9 +19,11 @@ authorization and no scope, every finding with its file.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import compress, repeat
+from datetime import datetime
+from functools import partial
+from itertools import repeat
 from operator import attrgetter, itemgetter
 
 from octui.core.enums import ExclusionReason, Lifecycle, WarningCode
@@ -206,12 +208,9 @@ def judge(
     exclusions = admitted.exclusions | judged.exclusions
     findings = judged.cycles + judged.findings
     standing = judged.current + past
-    if prepared is None:
-        flags = [is_stale(index.config, o, query.as_of) for o in standing]
-    else:
-        flags = prepared.freshness.stale_at(standing, query.as_of)
-    stale = dict(zip(map(_UID, standing), flags, strict=True))
-    stale_objects = list(compress(standing, flags))
+    is_stale_at = _freshness(index, prepared)
+    stale = {o.uid: is_stale_at(o, query.as_of) for o in standing}
+    stale_objects = [o for o in standing if stale[o.uid]]
     untrimmed = _sorted(index, exclusions, findings + admitted.findings, prepared, stale_objects)
     current = judged.current
     return Stage(admitted, exclusions, findings, historical, current, past, stale, untrimmed)
@@ -256,6 +255,16 @@ def rank(
     )
     resolution.memos = ResolutionMemos(memo, stage.memo)
     return resolution
+
+
+def _freshness(
+    index: RepoIndex, prepared: Prepared | None
+) -> Callable[[ContextObject, datetime], bool]:
+    """``is_stale`` for ``index``'s configuration: the prepared one (each object's answer
+    made once) when there are prepared tables."""
+    if prepared is None:
+        return partial(is_stale, index.config)
+    return prepared.freshness.is_stale
 
 
 _UID = attrgetter("uid")

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from datetime import datetime
-from operator import attrgetter
-from typing import TypeVar
 
 from octui.core.enums import Authority
 from octui.core.enums import WarningCode as W
@@ -16,9 +14,6 @@ from octui.core.timeutil import add_days
 from octui.load.config import Config
 from octui.resolve.graph import split_ref
 from octui.resolve.index import RepoIndex
-
-T = TypeVar("T")
-_UID = attrgetter("uid")
 
 
 def version_findings(index: RepoIndex, objects: list[ContextObject]) -> list[Finding]:
@@ -134,18 +129,11 @@ def reference_findings(
     whatever version it names: which versions a denied id holds is none of the role's
     business. ``broken`` is :func:`broken_references` of the repository."""
     found: list[Finding] = []
-    for of_obj in _of_readable(broken, readable):
-        found.extend(f for target, f in of_obj if target not in denied)
+    for obj in readable:
+        of_obj = broken.get(obj.uid)
+        if of_obj is not None:
+            found.extend(f for target, f in of_obj if target not in denied)
     return found
-
-
-def _of_readable(by_uid: dict[int, list[T]], readable: list[ContextObject]) -> list[list[T]]:
-    """The values of ``by_uid`` (keyed by uid) of the ``readable`` objects (in the
-    repository's order, as every step keeps them: by uid), in that order: looked up per
-    object when few are readable, else the few keys met with the readable uids."""
-    if len(by_uid) * 4 < len(readable):
-        return [by_uid[u] for u in sorted(by_uid.keys() & set(map(_UID, readable)))]
-    return [v for v in map(by_uid.get, map(_UID, readable)) if v is not None]
 
 
 def _broken_references(
@@ -189,9 +177,10 @@ def load_findings(
     file's own, for the ``whole_repository``)."""
     repo = index.repo
     found: list[Finding] = []
-    for of_obj in _of_readable(index.own_findings, readable):
-        found.extend(of_obj)
-    uids = set(map(_UID, readable)) if index.copies else set()
+    uids = {o.uid for o in readable}
+    own = index.own_findings
+    for obj in readable:
+        found.extend(own.get(obj.uid, ()))
     for (object_id, version), group in index.copies:
         seen = [o for o in group if o.uid in uids]  # judged among the copies it may read
         if len(seen) > 1:

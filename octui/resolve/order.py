@@ -15,9 +15,6 @@ among copies).
 from __future__ import annotations
 
 import bisect
-from collections import deque
-from itertools import compress, repeat
-from operator import attrgetter, is_
 
 from octui.core.enums import ExclusionReason
 from octui.core.model import ContextObject, Exclusion
@@ -55,9 +52,6 @@ class ExclusionOrder:
         """One more than the highest rank."""
 
 
-_VERSION = attrgetter("version")
-
-
 def ordered_exclusions(
     order: ExclusionOrder,
     exclusions: dict[int, Exclusion],
@@ -67,25 +61,23 @@ def ordered_exclusions(
     unavailable source, in the order of :meth:`Exclusion.sort_key` — the same list a stable
     sort by that key gives, since no two records share a key (the denial of an id is one
     record, so its copies fill its one slot with it)."""
-    place, copied = order.place, order.copied
+    place, denial_place, copied = order.place, order.denial_place, order.copied
     # One slot per rank: a denial's record lands in its id's slot once, however many
     # copies share it; copies of one id@version share a slot, ordered by their full key.
-    # Every record is dropped in its slot by C loops; then the copies' slots are grouped.
-    uids, records = list(exclusions), list(exclusions.values())
-    denials = list(map(is_, map(_VERSION, records), repeat(None)))
-    places = (place, order.denial_place)
-    at = list(map(list.__getitem__, map(places.__getitem__, denials), uids))
     slots: list[Exclusion | list[Exclusion] | None] = [None] * order.ranks
-    deque(map(slots.__setitem__, at, records), maxlen=0)
     shared: list[list[Exclusion]] = []
-    for k in compress(range(len(uids)), map(copied.__getitem__, uids)):
-        if denials[k]:
-            continue
-        group = slots[at[k]]
-        if not isinstance(group, list):
-            group = slots[at[k]] = []
-            shared.append(group)
-        group.append(records[k])
+    for uid, record in exclusions.items():
+        if record.version is None:
+            slots[denial_place[uid]] = record
+        elif copied[uid]:
+            at = place[uid]
+            group = slots[at]
+            if group is None:
+                group = slots[at] = []
+                shared.append(group)
+            group.append(record)  # type: ignore[union-attr]
+        else:
+            slots[place[uid]] = record
     listed: list[Exclusion] = list(filter(None, slots))  # type: ignore[arg-type]
     if shared:
         for group in shared:

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from datetime import datetime
 from functools import cached_property
-from itertools import compress, repeat
-from operator import attrgetter, is_
 
 from octui.core.enums import Status
 from octui.core.model import ContextObject, Finding
@@ -102,7 +100,6 @@ class Prepared:
 
 
 _UNKNOWN = object()
-_UID = attrgetter("uid")
 
 
 class Freshness:
@@ -129,15 +126,6 @@ class Freshness:
             after = None if window is None or base is None else add_days(base, window)
             self._after[obj.uid] = after
         return after is not None and as_of > after  # type: ignore[operator]
-
-    def stale_at(self, objects: list[ContextObject], as_of: datetime) -> list[bool]:
-        """:meth:`is_stale` of each of ``objects`` at ``as_of``, in order (the instants read
-        per uid in a C loop, only the objects not met before looked at one by one)."""
-        after = self._after
-        uids = list(map(_UID, objects))
-        for obj in compress(objects, map(is_, map(after.__getitem__, uids), repeat(_UNKNOWN))):
-            self.is_stale(obj, as_of)
-        return [a is not None and as_of > a for a in map(after.__getitem__, uids)]  # type: ignore[operator]
 
     def sort_key(self, obj: ContextObject) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
         """Where the ``stale`` finding of ``obj`` falls among the others (its sort key but

@@ -4,9 +4,7 @@ instant, as a resolution computed afresh — the same entries, records, order an
 
 from __future__ import annotations
 
-import operator
 import tempfile
-from itertools import compress
 from pathlib import Path
 from typing import Any
 
@@ -37,11 +35,9 @@ from octui.resolve.steps.s8_relevance import fixed_order, standing_order, token_
 from octui.resolve.steps.tables import (
     EXPIRED,
     IN_SCOPE,
-    INSTANTS,
     NOT_YET_VALID,
     VALID,
     Access,
-    Records,
     ScopeIds,
     Spans,
     scope_exclusion,
@@ -181,26 +177,6 @@ def _full(object_id: str, uid: int, version: int = 1) -> ContextObject:
     return obj
 
 
-@given(kept=st.lists(st.booleans(), max_size=12))
-def test_records_in_bulk_are_the_records_one_by_one(kept: list[bool]) -> None:
-    objects = [_full(f"o{n}", n) for n in range(len(kept))]
-    records, alone = Records(len(objects)), Records(len(objects))
-    for obj in compress(objects, kept):  # some made before, the rest made in bulk
-        records.get(obj, R.NOT_IN_SCOPE, "detail")
-        records.get_for(obj, R.EXPIRED, _detail)
-    many = records.many(objects, R.NOT_IN_SCOPE, "detail")
-    assert many == [alone.get(o, R.NOT_IN_SCOPE, "detail") for o in objects]
-    assert all(a is records.get(o, R.NOT_IN_SCOPE, "x") for a, o in zip(many, objects, strict=True))
-    many_for = records.many_for(objects, R.EXPIRED, _detail)
-    assert many_for == [alone.get_for(o, R.EXPIRED, _detail) for o in objects]
-    again = [records.get_for(o, R.EXPIRED, _detail) for o in objects]
-    assert all(map(operator.is_, many_for, again))
-
-
-def _detail(obj: ContextObject) -> str:
-    return f"detail of {obj.id}"
-
-
 @given(st.lists(st.tuples(st.sampled_from("abc"), st.sampled_from(DENIALS)), max_size=12))
 def test_denial_entries_in_bulk_are_one_per_id_and_grouped_as_one_by_one(
     pairs: list[tuple[str, R]],
@@ -212,15 +188,3 @@ def test_denial_entries_in_bulk_are_one_per_id_and_grouped_as_one_by_one(
     alone = _denied([], zip(objects, reasons, strict=True), access.record).exclusions
     assert list(grouped.items()) == list(alone.items())  # the same records, in the same order
     assert all(grouped[u] is alone[u] for u in alone)
-
-
-def test_an_instants_codes_are_kept_and_never_change() -> None:
-    objects = [_full("a", 0), _full("b", 1)]
-    objects[0].valid_from = parse_instant("2025-01-01")
-    spans = Spans(objects)
-    first = spans.codes(parse_instant("2024-01-01"))
-    assert first == bytes([NOT_YET_VALID, VALID]) and isinstance(first, bytes)
-    assert spans.codes(parse_instant("2024-01-01")) is first
-    for day in range(1, 2 + INSTANTS):  # more instants than are kept
-        spans.codes(parse_instant(f"2026-01-{day:02d}"))
-    assert spans.codes(parse_instant("2024-01-01")) == first

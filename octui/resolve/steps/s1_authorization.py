@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from itertools import compress, repeat
-from operator import attrgetter, is_
+from operator import is_
 from typing import TYPE_CHECKING
 
 from octui.core.enums import ExclusionReason
@@ -92,22 +92,18 @@ def _grouped(
     denial in ``reasons``), by C loops over the prepared ``access`` entries: each id's
     reason (``permission-denied`` when any copy has it, else the last copy's), one entry per
     id shared by its copies, the copies of each id listed together where its first is."""
-    ids = list(map(_ID, denied))
+    ids = [o.id for o in denied]
     final = dict(zip(ids, reasons, strict=True))
     permission = repeat(R.PERMISSION_DENIED)
     final.update(zip(compress(ids, map(is_, reasons, permission)), permission, strict=False))
     records = access.records_of(denied, list(map(final.__getitem__, ids)))
-    uids = list(map(_UID, denied))
+    uids = [o.uid for o in denied]
     if len(final) == len(ids):  # every id denied once: the repository's order
         return dict(zip(uids, records, strict=True))
     first = dict(zip(reversed(ids), range(len(ids) - 1, -1, -1), strict=True))
     places = list(map(first.__getitem__, ids))
     order = sorted(range(len(ids)), key=places.__getitem__)  # stable: copies in order
     return dict(zip(map(uids.__getitem__, order), map(records.__getitem__, order), strict=True))
-
-
-_ID = attrgetter("id")
-_UID = attrgetter("uid")
 
 
 def _denied(

@@ -20,6 +20,7 @@ from octui.core.timeutil import format_day
 from octui.resolve.index import RepoIndex
 from octui.resolve.result import Query
 from octui.resolve.steps.base import Outcome, Reader, excluded_for
+from octui.resolve.steps.tables import NOT_YET_VALID
 
 if TYPE_CHECKING:
     from octui.resolve.steps.tables import Tables
@@ -46,19 +47,13 @@ def temporal(
     keep = _KEEP_HISTORICAL if query.include_historical else _KEEP
     out = Outcome(list(compress(standing, marks.translate(keep))))
     records = tables.records
-    gone = list(compress(standing, marks))  # C loops over the objects not valid, in order
-    waiting = bytes(compress(marks, marks)).translate(_IS_WAITING)
-    early = list(compress(gone, waiting))
-    starts = records.many_for(early, R.NOT_YET_VALID, _starts)
-    ended = list(compress(gone, waiting.translate(_KEEP)))
-    if query.include_historical:
-        out.exclusions = dict(zip(map(_UID, early), starts, strict=True))
-        out.historical = dict.fromkeys(map(_UID, ended), Lifecycle.EXPIRED)
-        return out
-    ends = records.many_for(ended, R.EXPIRED, _ends)
-    # each object's record from its code's run, in order: 1 not yet valid, 0 expired
-    made = map(next, map((iter(ends), iter(starts)).__getitem__, waiting))
-    out.exclusions = dict(zip(map(_UID, gone), made, strict=True))
+    for obj in compress(standing, marks):
+        if codes[obj.uid] == NOT_YET_VALID:
+            out.exclusions[obj.uid] = records.get_for(obj, R.NOT_YET_VALID, _starts)
+        elif query.include_historical:
+            out.historical[obj.uid] = Lifecycle.EXPIRED
+        else:
+            out.exclusions[obj.uid] = records.get_for(obj, R.EXPIRED, _ends)
     return out
 
 
@@ -67,8 +62,6 @@ _KEEP = bytes([1]) + bytes(255)
 """Temporal code -> 1 when the object stays standing."""
 _KEEP_HISTORICAL = bytes([1, 0, 1]) + bytes(253)
 """The same with ``include_historical`` (an expired object stays, as history)."""
-_IS_WAITING = bytes([0, 1]) + bytes(254)
-"""Temporal code -> 1 for not yet valid."""
 
 
 def _temporal(query: Query, standing: list[ContextObject], tables: Tables | None) -> Outcome:

@@ -7,8 +7,6 @@ shell-style globs over the whole id (``*`` also crosses dots)."
 
 from __future__ import annotations
 
-from itertools import compress, repeat
-from operator import attrgetter, is_
 from typing import TYPE_CHECKING
 
 from octui.core.enums import ExclusionReason
@@ -37,10 +35,14 @@ def scope(index: RepoIndex, reader: Reader, query: Query, standing: list[Context
     verdicts = reader.out_of_scope
     if verdicts is None:
         verdicts = out_of_scope(role, standing)
-    found = list(map(verdicts.get, map(_UID, standing)))  # C loops: a record is truthy
-    kept = list(compress(standing, map(is_, found, repeat(None))))
-    gone = zip(map(_UID, compress(standing, found)), filter(None, found), strict=True)
-    return Outcome(kept, dict(gone))
+    out = Outcome([])
+    for obj in standing:
+        exclusion = verdicts.get(obj.uid)
+        if exclusion is None:
+            out.standing.append(obj)
+        else:
+            out.exclusions[obj.uid] = exclusion
+    return out
 
 
 def out_of_scope(
@@ -53,25 +55,15 @@ def out_of_scope(
     codes = None if tables is None else tables.scope_ids.codes(role)
     if codes is None or tables is None:
         return _out_of_scope(role, objects)
-    marks = bytes(map(codes.__getitem__, map(_UID, objects)))
-    out = list(compress(objects, marks))  # C loops over the objects out of scope
-    codes_out = bytes(compress(marks, marks))
-    kinds = codes_out.translate(_IS_NOT_IN_SCOPE)
-    made = iter(tables.records.many(list(compress(out, kinds)), R.NOT_IN_SCOPE, _NO_MATCH))
-    others = kinds.translate(_NOT)
-    pairs = zip(compress(out, others), compress(codes_out, others), strict=True)
-    named = iter([excluded(o, *scope_exclusion(role, o, c)) for o, c in pairs])
-    # each object's record from its kind's run, in order: 1 not-in-scope, 0 an exclude
-    records = map(next, map((named, made).__getitem__, kinds))
-    return dict(zip(map(_UID, out), records, strict=True))
-
-
-_UID = attrgetter("uid")
-_NO_MATCH = "no include pattern matches"
-_IS_NOT_IN_SCOPE = bytes(256)[:NOT_IN_SCOPE] + b"\x01" + bytes(255 - NOT_IN_SCOPE)
-"""Scope code -> 1 for not-in-scope (``bytes.translate``)."""
-_NOT = bytes([1]) + bytes(255)
-"""1 for 0, else 0."""
+    records = tables.records
+    verdicts: dict[int, Exclusion] = {}
+    for obj in objects:
+        code = codes[obj.uid]
+        if code == NOT_IN_SCOPE:
+            verdicts[obj.uid] = records.get(obj, R.NOT_IN_SCOPE, "no include pattern matches")
+        elif code:
+            verdicts[obj.uid] = excluded(obj, *scope_exclusion(role, obj, code))
+    return verdicts
 
 
 def _out_of_scope(role: RoleConfig, objects: list[ContextObject]) -> dict[int, Exclusion]:

@@ -15,14 +15,13 @@ from collections import deque
 from collections.abc import Callable
 from datetime import datetime
 from itertools import compress, repeat
-from operator import attrgetter, is_
+from operator import is_
 from typing import Any, Protocol
 
 from octui.core.enums import ExclusionReason
 from octui.core.model import ContextObject, Exclusion
 from octui.load.config import Config, RoleConfig
 from octui.resolve.index import RepoIndex
-from octui.resolve.memo import Memo
 from octui.resolve.steps.base import excluded, excluded_for
 
 R = ExclusionReason
@@ -30,7 +29,6 @@ IN_SCOPE, NOT_IN_SCOPE, EXCLUDED = 0, 1, 2
 """Scope codes: in scope, no include pattern matches, and from 2 on, excluded by the
 exclude pattern numbered ``code - 2``."""
 _WILD = "*?["
-_UID = attrgetter("uid")
 _LAST = chr(0x10FFFF)
 
 
@@ -123,26 +121,6 @@ class Records:
             found = table[obj.uid] = excluded(obj, reason, detail)
         return found
 
-    def many(self, objects: list[ContextObject], reason: R, detail: str) -> list[Exclusion]:
-        """:meth:`get` of each of ``objects``, in order: the kept records read in one C
-        loop, only the missing ones made."""
-        found = self._kept(objects, reason)
-        for at in compress(range(len(found)), map(is_, found, repeat(None))):
-            found[at] = self.get(objects[at], reason, detail)
-        return found  # type: ignore[return-value]
-
-    def many_for(
-        self, objects: list[ContextObject], reason: R, detail_of: Callable[[ContextObject], str]
-    ) -> list[Exclusion]:
-        """:meth:`get_for` of each of ``objects``, in order (as :meth:`many`)."""
-        found = self._kept(objects, reason)
-        for at in compress(range(len(found)), map(is_, found, repeat(None))):
-            found[at] = self.get_for(objects[at], reason, detail_of)
-        return found  # type: ignore[return-value]
-
-    def _kept(self, objects: list[ContextObject], reason: R) -> list[Exclusion | None]:
-        return list(map(self._tables[reason].__getitem__, map(_UID, objects)))
-
     def superseded(self, obj: ContextObject, keys: tuple[str, ...]) -> Exclusion:
         """The ``superseded`` record of ``obj`` by the replacements ``keys`` (sorted, each
         once), as step 5 makes it: kept by (object, keys), so a role or instant whose
@@ -167,8 +145,6 @@ class Records:
 
 VALID, NOT_YET_VALID, EXPIRED = 0, 1, 2
 """Temporal codes of an object at an instant (step 3)."""
-INSTANTS = 16
-"""Instants whose temporal codes :class:`Spans` keeps (a byte per object each)."""
 
 
 class Spans:
@@ -176,7 +152,7 @@ class Spans:
     valid at an instant are those starting after it (a suffix of one list), the expired ones
     those ending at or before it (a prefix of the other), found by two bisections."""
 
-    __slots__ = ("_codes", "_ends", "_ends_at", "_n", "_starts", "_starts_at")
+    __slots__ = ("_ends", "_ends_at", "_n", "_starts", "_starts_at")
 
     def __init__(self, objects: list[ContextObject]) -> None:
         self._n = len(objects)
@@ -186,16 +162,10 @@ class Spans:
         ends = {o.uid: o.valid_until for o in objects if o.valid_until is not None}
         self._ends = sorted(ends, key=ends.__getitem__)
         self._ends_at = list(map(ends.__getitem__, self._ends))
-        self._codes = Memo(INSTANTS)
-        """The codes of the instants asked for last (every role judged at one instant
-        reads the same codes)."""
 
-    def codes(self, as_of: datetime) -> bytes:
+    def codes(self, as_of: datetime) -> bytearray:
         """Per uid, the object's temporal code at ``as_of`` (see :data:`VALID`): before its
         effective start not yet valid, else at or after ``valid_until`` expired."""
-        return self._codes.get(as_of, lambda: bytes(self._made(as_of)))
-
-    def _made(self, as_of: datetime) -> bytearray:
         codes = bytearray(self._n)
         expired = self._ends[: bisect_right(self._ends_at, as_of)]
         deque(map(codes.__setitem__, expired, repeat(EXPIRED)), maxlen=0)
@@ -239,7 +209,7 @@ class Access:
     ) -> list[Exclusion]:
         """:meth:`record` of each object's id for its denial ``reasons[i]``, in order: read
         per uid in one C loop, only the entries not read before looked up by id."""
-        uids = list(map(_UID, objects))
+        uids = [o.uid for o in objects]
         tables = list(map(self._by_uid.__getitem__, reasons))
         found: list[Exclusion | None] = list(map(list.__getitem__, tables, uids))
         for at in compress(range(len(found)), map(is_, found, repeat(None))):
