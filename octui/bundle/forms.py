@@ -9,7 +9,6 @@ human-readable sentences.
 from __future__ import annotations
 
 import math
-from contextlib import suppress
 from datetime import UTC, datetime
 from functools import lru_cache
 from itertools import chain
@@ -87,8 +86,10 @@ def object_parts(obj: ContextObject) -> ObjectParts | None:
     encoded = None
     skeleton = _typed_skeleton(obj)
     if skeleton is not None:
-        with suppress(TypeError, ValueError):  # orjson refuses: an int over 64 bits, a surrogate
+        try:  # not contextlib.suppress: its enter and exit cost more than the encoding
             encoded = dumps_plain(skeleton)
+        except (TypeError, ValueError):  # orjson refuses: an int over 64 bits, a surrogate
+            encoded = None
     if encoded is None:
         try:
             encoded = dumps_canonical(object_fields(obj) | _EMPTY)
@@ -127,8 +128,14 @@ def _typed_skeleton(obj: ContextObject) -> dict[str, Any] | None:
         and type(obj.valid_from) in _INSTANT
         and type(obj.valid_until) in _INSTANT
         and (confidence is None or _float_agrees(confidence))
-        and _strings(obj.tags, obj.applies_to, obj.supersedes, obj.superseded_by)
-        and _strings(obj.conflicts_with, () if roles is None else roles)
+        and _strings(
+            obj.tags,
+            obj.applies_to,
+            obj.supersedes,
+            obj.superseded_by,
+            obj.conflicts_with,
+            () if roles is None else roles,
+        )
     ):
         return None
     review, status, layer = obj.review_every, obj.status, obj.layer

@@ -40,7 +40,7 @@ from octui.bundle.forms import (
     warning_digest_form,
 )
 from octui.bundle.jsonout import dumps_canonical, dumps_plain
-from octui.core.enums import ExclusionReason, Lifecycle
+from octui.core.enums import ExclusionReason, Lifecycle, WarningCode
 from octui.core.model import ContextObject, Exclusion, Finding
 from octui.resolve.memo import Memo
 from octui.resolve.result import Included
@@ -63,6 +63,15 @@ _TRUE, _FALSE = b"true", b"false"
 _LIFECYCLES = {lifecycle: dumps_canonical(lifecycle.value) for lifecycle in Lifecycle}
 _DENIALS = frozenset(reason for reason in ExclusionReason if reason.is_denial)
 _REASONS = {reason: dumps_canonical(reason.value) for reason in ExclusionReason}
+_CODES = {code: dumps_canonical(code.value) for code in WarningCode}
+_SEVERITIES = {code: dumps_canonical(code.severity.value) + b"}" for code in WarningCode}
+_BY_VALUE = frozenset(
+    (ExclusionReason.SOURCE_UNAVAILABLE, ExclusionReason.OUTRANKED, ExclusionReason.CONFLICT)
+)
+"""Reasons whose records are made anew by each stage or resolution (a source's, and those
+naming their winners): their pieces are kept by value. Every other record is handed out
+again by the prepared tables (denials per id, the rest per object), so its piece is kept
+by the record's identity."""
 _WHOLE: ObjectParts = (b"", b"", b"", b"")
 """The parts kept for an object whose form is encoded whole each time (see object_parts)."""
 
@@ -103,7 +112,15 @@ def exclusion_piece(ex: Exclusion) -> bytes:
 
 
 def warning_piece(w: Finding) -> bytes:
-    """The canonical JSON of a warning's digest form."""
+    """The canonical JSON of a warning's digest form (keys: code, ids, severity): written
+    from its fields when they have the model's types, else by :func:`dumps_canonical`."""
+    try:
+        code, ids = _CODES[w.code], w.ids
+        if type(ids) is tuple and type("".join(ids)) is str:
+            severity = _SEVERITIES[w.code]
+            return b'{"code":' + code + b',"ids":' + dumps_plain(ids) + b',"severity":' + severity
+    except (KeyError, TypeError, ValueError):  # an unknown code, a lone surrogate, ...
+        pass
     return dumps_canonical(warning_digest_form(w))
 
 
@@ -236,13 +253,14 @@ class Pieces:
         return made
 
     def exclusion(self, ex: Exclusion) -> bytes:
-        """The piece of ``ex``: a record of an object without related ids (shared by every
-        stage that excludes the object so) by its identity; any other (made anew by each
-        role or stage, equal to others: denials, related ids, sources) by its value."""
+        """The piece of ``ex``: a record handed out again by the prepared tables (a denial,
+        shared by every role denying the id so; any other, shared by every stage that
+        excludes the object so) by its identity; one made anew by each stage or resolution
+        (equal to others: a source's, an outranked or conflict record) by its value."""
         piece = self._records.get(id(ex))
         if piece is not None:
             return piece
-        if ex.version is None or ex.related:
+        if ex.reason in _BY_VALUE:
             key = exclusion_key(ex)
             piece = self._exclusions.get(key)
             if piece is None:

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import partial
+from itertools import repeat
 from operator import attrgetter, itemgetter
 
 from octui.core.enums import ExclusionReason, Lifecycle, WarningCode
@@ -153,7 +154,7 @@ def admit(
     reader = replace(
         reader, readable=s1.standing, approved=approved, graph=graph, out_of_scope=verdicts
     )
-    denied = {e.id for e in s1.exclusions.values() if e.reason.is_denial}
+    denied = set(map(_ID, s1.exclusions.values()))  # step 1 only denies
     findings = reference_findings(broken, s1.standing, denied)
     findings += load_findings(index, s1.standing, reader.whole_repository)
     return Admitted(reader, s1.exclusions | s2.exclusions, s2.standing, findings)
@@ -232,12 +233,14 @@ def rank(
         index, reader, query, standing, historical, stage.memo, fixed, len(stage.current)
     )
     lifecycle, stale = stage.historical, stage.stale
-    included = [
-        Included(o, lifecycle.get(o.uid, Lifecycle.ACTIVE), stale[o.uid], s.score, s.matched)
-        for o, s in s8.kept
-    ]
+    objects, scores = list(map(_FIRST, s8.kept)), list(map(_SECOND, s8.kept))
+    uids = list(map(_UID, objects))
+    states = map(lifecycle.get, uids, repeat(Lifecycle.ACTIVE))
+    fresh = map(stale.__getitem__, uids)
+    ranks = map(_SCORE, scores), map(_MATCHED, scores)
+    included = list(map(Included, objects, states, fresh, *ranks))
     fates: dict[int, Included | Exclusion] = {**stage.exclusions, **s8.exclusions}
-    fates.update(zip(map(_UID, map(_FIRST, s8.kept)), included, strict=True))
+    fates.update(zip(uids, included, strict=True))
     if not s8.exclusions:
         exclusions, warnings = list(stage.untrimmed[0]), list(stage.untrimmed[1])
     else:
@@ -254,10 +257,6 @@ def rank(
     return resolution
 
 
-_UID = attrgetter("uid")
-_FIRST = itemgetter(0)
-
-
 def _freshness(
     index: RepoIndex, prepared: Prepared | None
 ) -> Callable[[ContextObject, datetime], bool]:
@@ -266,6 +265,14 @@ def _freshness(
     if prepared is None:
         return partial(is_stale, index.config)
     return prepared.freshness.is_stale
+
+
+_UID = attrgetter("uid")
+_ID = attrgetter("id")
+_FIRST = itemgetter(0)
+_SECOND = itemgetter(1)
+_SCORE = attrgetter("score")
+_MATCHED = attrgetter("matched")
 
 
 def _sorted(

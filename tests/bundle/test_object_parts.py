@@ -16,11 +16,11 @@ from hypothesis import strategies as st
 
 from octui.bundle import forms
 from octui.bundle import jsonout as fastjson
-from octui.bundle.forms import exclusion_digest_form, object_parts
+from octui.bundle.forms import exclusion_digest_form, object_parts, warning_digest_form
 from octui.bundle.jsonout import dumps_canonical
-from octui.bundle.pieces import Pieces, exclusion_piece, object_piece
-from octui.core.enums import Authority, ExclusionReason, Layer, Lifecycle, Status
-from octui.core.model import OBJECT_FIELDS, ContextObject, Exclusion
+from octui.bundle.pieces import Pieces, exclusion_piece, object_piece, warning_piece
+from octui.core.enums import Authority, ExclusionReason, Layer, Lifecycle, Status, WarningCode
+from octui.core.model import OBJECT_FIELDS, ContextObject, Exclusion, Finding
 from octui.core.timeutil import format_instant
 from octui.resolve.result import Included
 
@@ -271,7 +271,68 @@ def test_an_exclusion_record_is_kept_by_identity_and_held() -> None:
     piece = pieces.exclusion(record)
     assert pieces.exclusions_bytes([record]) == piece
     assert pieces._held == [record]  # its address is never another record's while kept
-    denial = Exclusion("a", None, ExclusionReason.PERMISSION_DENIED)
-    again = Exclusion("a", None, ExclusionReason.PERMISSION_DENIED)  # made anew by each role
-    assert pieces.exclusion(denial) is pieces.exclusion(again)  # shared by value
-    assert pieces._held == [record]
+    denial = Exclusion("a", None, ExclusionReason.PERMISSION_DENIED)  # one per id, every role's
+    piece = pieces.exclusion(denial)
+    assert pieces.exclusions_bytes([denial]) == piece
+    assert pieces._held == [record, denial]
+    superseded = Exclusion("b", 1, ExclusionReason.SUPERSEDED, ("b@2",), "by b@2", "b.md")
+    pieces.exclusion(superseded)  # handed out again per (object, replacements)
+    assert pieces._held == [record, denial, superseded]
+
+
+@pytest.mark.parametrize(
+    "reason",
+    [ExclusionReason.OUTRANKED, ExclusionReason.CONFLICT, ExclusionReason.SOURCE_UNAVAILABLE],
+)
+def test_records_made_anew_by_each_stage_are_kept_by_value(reason: ExclusionReason) -> None:
+    pieces = Pieces()
+    version, related = (None, ()) if reason is ExclusionReason.SOURCE_UNAVAILABLE else (2, ("a@3",))
+    one = Exclusion("a", version, reason, related, "detail", "a.md")
+    again = Exclusion("a", version, reason, related, "detail", "a.md")  # made anew
+    assert pieces.exclusion(one) is pieces.exclusion(again)  # shared by value
+    assert pieces._held == []
+
+
+def _warning_definition(w: Finding) -> bytes:
+    return json.dumps(
+        warning_digest_form(w), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    ).encode("utf-8")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(list(WarningCode)), st.lists(_TEXT, max_size=3).map(tuple))
+def test_warning_pieces_are_the_definitions(code: WarningCode, ids: tuple[str, ...]) -> None:
+    w = Finding(code, ids, "message")
+    try:
+        want = _warning_definition(w)
+    except UnicodeEncodeError:
+        with pytest.raises(UnicodeEncodeError):
+            warning_piece(w)
+        return
+    assert warning_piece(w) == want == dumps_canonical(warning_digest_form(w))
+
+
+class _Text(str):
+    pass
+
+
+@pytest.mark.parametrize(
+    "ids",
+    [
+        ("policies.refunds",),
+        (),
+        ("a", "\ud800"),  # a lone surrogate: refused alike
+        ["a", "b"],  # a list, not the model's tuple
+        ("a", 2),
+        (_Text('a\n"b'),),
+    ],
+)
+def test_warning_pieces_of_odd_values(ids: Any) -> None:
+    w = Finding(WarningCode.STALE, ids, "message")
+    try:
+        want = _warning_definition(w)
+    except (UnicodeEncodeError, TypeError) as error:
+        with pytest.raises(type(error)):
+            warning_piece(w)
+        return
+    assert warning_piece(w) == want

@@ -22,12 +22,14 @@ from properties.test_properties import (
 )
 from repo_builder import resolve_at
 
+from octui.core.enums import ExclusionReason
 from octui.core.model import ContextObject
 from octui.core.timeutil import parse_instant
 from octui.load.config import RoleConfig, ScopeConfig
 from octui.load.loader import load_repository
 from octui.resolve.cache import ResolutionCache
 from octui.resolve.result import Included, Resolution
+from octui.resolve.steps.s1_authorization import _denied, _grouped
 from octui.resolve.steps.s4_scope import _verdict
 from octui.resolve.steps.s8_relevance import fixed_order, standing_order, token_masks
 from octui.resolve.steps.tables import (
@@ -35,10 +37,14 @@ from octui.resolve.steps.tables import (
     IN_SCOPE,
     NOT_YET_VALID,
     VALID,
+    Access,
     ScopeIds,
     Spans,
     scope_exclusion,
 )
+
+R = ExclusionReason
+DENIALS = [R.PERMISSION_DENIED, R.CLASSIFICATION_DENIED]
 
 PARTS = ["a", "ab", "b", "a.b", "x[", "é", ".", "*", "\U0010ffff"]
 GLOBS = ["*", "a*", "a.*", "ab", "a?", "*b", "a.*.b", "[ab]*", "x[", "é*", "", "a[!b]*", "b.*"]
@@ -161,3 +167,24 @@ def test_a_stage_order_picked_from_the_fixed_order_is_the_sorted_one(
         assert picked.rank_base == sorted_order.rank_base
         for token in ("refund", "policy", "team", "nothing"):
             assert token_masks(picked, token) == token_masks(sorted_order, token)
+
+
+def _full(object_id: str, uid: int, version: int = 1) -> ContextObject:
+    obj = _object(object_id, uid)
+    obj.version, obj.path = version, f"{object_id}-{uid}.md"
+    obj.valid_from = obj.created = obj.valid_until = obj.access_roles = None
+    obj.classification = "internal"
+    return obj
+
+
+@given(st.lists(st.tuples(st.sampled_from("abc"), st.sampled_from(DENIALS)), max_size=12))
+def test_denial_entries_in_bulk_are_one_per_id_and_grouped_as_one_by_one(
+    pairs: list[tuple[str, R]],
+) -> None:
+    objects = [_full(i, n) for n, (i, _) in enumerate(pairs)]
+    reasons = [r for _, r in pairs]
+    access = Access(objects)
+    grouped = _grouped(objects, reasons, access)
+    alone = _denied([], zip(objects, reasons, strict=True), access.record).exclusions
+    assert list(grouped.items()) == list(alone.items())  # the same records, in the same order
+    assert all(grouped[u] is alone[u] for u in alone)

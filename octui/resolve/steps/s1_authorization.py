@@ -24,7 +24,7 @@ from octui.resolve.result import Query
 from octui.resolve.steps.base import Outcome, Reader
 
 if TYPE_CHECKING:
-    from octui.resolve.steps.tables import Tables
+    from octui.resolve.steps.tables import Access, Tables
 
 R = ExclusionReason
 
@@ -65,8 +65,9 @@ def authorization(
             classes = [classes[o.uid] for o in standing]
         denials = list(map(verdicts.__getitem__, classes))
         readable = list(compress(standing, map(is_, denials, repeat(None))))
-        pairs = compress(zip(standing, denials, strict=True), denials)
-        return _denied(readable, pairs, access.record)  # type: ignore[arg-type]
+        denied = list(compress(standing, denials))
+        reasons: list[ExclusionReason] = list(filter(None, denials))
+        return Outcome(readable, _grouped(denied, reasons, access))
     # the denial depends on (access list, classification) alone: decided once per pair
     decided: dict[tuple[tuple[str, ...] | None, str], ExclusionReason | None] = {}
     readable = []
@@ -82,6 +83,27 @@ def authorization(
         else:
             readable.append(obj)
     return _denied(readable, found, lambda i, r: Exclusion(i, None, r))
+
+
+def _grouped(
+    denied: list[ContextObject], reasons: list[ExclusionReason], access: Access
+) -> dict[int, Exclusion]:
+    """What :func:`_denied` makes of ``denied`` (in the repository's order, each with its
+    denial in ``reasons``), by C loops over the prepared ``access`` entries: each id's
+    reason (``permission-denied`` when any copy has it, else the last copy's), one entry per
+    id shared by its copies, the copies of each id listed together where its first is."""
+    ids = [o.id for o in denied]
+    final = dict(zip(ids, reasons, strict=True))
+    permission = repeat(R.PERMISSION_DENIED)
+    final.update(zip(compress(ids, map(is_, reasons, permission)), permission, strict=False))
+    records = access.records_of(denied, list(map(final.__getitem__, ids)))
+    uids = [o.uid for o in denied]
+    if len(final) == len(ids):  # every id denied once: the repository's order
+        return dict(zip(uids, records, strict=True))
+    first = dict(zip(reversed(ids), range(len(ids) - 1, -1, -1), strict=True))
+    places = list(map(first.__getitem__, ids))
+    order = sorted(range(len(ids)), key=places.__getitem__)  # stable: copies in order
+    return dict(zip(map(uids.__getitem__, order), map(records.__getitem__, order), strict=True))
 
 
 def _denied(

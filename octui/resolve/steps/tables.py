@@ -15,6 +15,7 @@ from collections import deque
 from collections.abc import Callable
 from datetime import datetime
 from itertools import compress, repeat
+from operator import is_
 from typing import Any, Protocol
 
 from octui.core.enums import ExclusionReason
@@ -177,7 +178,7 @@ class Access:
     """Every object's (access list, classification) class, one example object per class,
     and the denial record of each (id, reason), made once for every role."""
 
-    __slots__ = ("_records", "classes", "examples")
+    __slots__ = ("_by_uid", "_records", "classes", "examples")
 
     def __init__(self, objects: list[ContextObject]) -> None:
         numbers: dict[tuple[tuple[str, ...] | None, str], int] = {}
@@ -191,6 +192,10 @@ class Access:
                 self.examples.append(obj)
             self.classes.append(number)
         self._records: dict[tuple[str, ExclusionReason], Exclusion] = {}
+        self._by_uid: dict[ExclusionReason, list[Exclusion | None]] = {
+            reason: [None] * len(objects) for reason in ExclusionReason if reason.is_denial
+        }
+        """Per denial reason, per uid: the denial entry of the object's id for that reason."""
 
     def record(self, object_id: str, reason: ExclusionReason) -> Exclusion:
         """The denial entry of ``object_id`` (threads racing store equal records)."""
@@ -198,6 +203,18 @@ class Access:
         if found is None:
             found = self._records[(object_id, reason)] = Exclusion(object_id, None, reason)
         return found
+
+    def records_of(
+        self, objects: list[ContextObject], reasons: list[ExclusionReason]
+    ) -> list[Exclusion]:
+        """:meth:`record` of each object's id for its denial ``reasons[i]``, in order: read
+        per uid in one C loop, only the entries not read before looked up by id."""
+        uids = [o.uid for o in objects]
+        tables = list(map(self._by_uid.__getitem__, reasons))
+        found: list[Exclusion | None] = list(map(list.__getitem__, tables, uids))
+        for at in compress(range(len(found)), map(is_, found, repeat(None))):
+            found[at] = tables[at][uids[at]] = self.record(objects[at].id, reasons[at])
+        return found  # type: ignore[return-value]
 
 
 class Contenders:
