@@ -199,6 +199,7 @@ COLUMNS = [
     ("cold_s", "cold (no cache)", "s"),
     ("cached_s", "cold (cache warm)", "s"),
     ("first_s", "first run (fills cache)", "s"),
+    ("settle_s", "second run (keeps snapshot)", "s"),
     ("task_ms", "new task", "ms"),
     ("role_ms", "new role", "ms"),
     ("as_of_ms", "new as_of", "ms"),

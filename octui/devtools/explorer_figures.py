@@ -39,7 +39,9 @@ clock that stamps each event's ``time`` when the driver creates it):
   and the worst of each time; the benchmark's ``key_ms`` is the worst ``shown`` of all;
 - **idle CPU** — CPU of the whole process (Textual's timers, the repository watcher and its
   thread) over :data:`IDLE_SECONDS` of wall time once everything is quiet, in % of one core;
-  ``watch`` says whether the watcher had filesystem events (``watchfiles``) or polled.
+  ``watch`` says whether the watcher had filesystem events (``watchfiles``) or polled, and
+  ``idle_whole_checks`` how many of the watcher's periodic whole-tree checks (one per
+  ``FULL_CHECK_S`` without events, a safety net for what events miss) fell in the window.
 """
 
 from __future__ import annotations
@@ -156,10 +158,18 @@ async def _tui(repo: Path, role: str, as_of: datetime) -> dict[str, Any]:
         out["keys"] = summary(times)
         out["task_shown"] = app.view.query.task if app.view else None
         out["role_shown"] = app.view.query.role if app.view else None
+        checks = _whole_checks(app)
         c0, w0 = time.process_time(), time.perf_counter()
         await asyncio.sleep(IDLE_SECONDS)  # idle: only the watcher and Textual's timers run
         out["idle_cpu_pct"] = 100 * (time.process_time() - c0) / (time.perf_counter() - w0)
+        out["idle_whole_checks"] = _whole_checks(app) - checks
     return out
+
+
+def _whole_checks(app: Any) -> int:
+    """How often the watcher has checked the whole tree (its periodic safety net) so far."""
+    watch = app.resolving.watcher
+    return watch.whole_checks if watch is not None else 0
 
 
 def _inputs_of(app: Any) -> tuple[object, ...]:
@@ -179,6 +189,7 @@ def row_figures(row: dict[str, Any], data: dict[str, Any]) -> None:
     row["first_screen_s"] = None if data["first_screen"] is None else round(data["first_screen"], 3)
     row["first_screen_parsed"] = data["first_screen_parsed"]
     row["idle_cpu_pct"] = round(data["idle_cpu_pct"], 2)
+    row["idle_whole_checks"] = data["idle_whole_checks"]
     row["watch"] = data["watch"]
     row["keys"] = data["keys"]
     row["key_ms"] = max((k["shown_max_ms"] for k in data["keys"].values()), default=None)

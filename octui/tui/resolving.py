@@ -75,6 +75,8 @@ class Resolving:
         self.executor = DaemonExecutor("octui-resolve")  # a thread quitting never waits for
         self.remembered_role: str | None = None
         self.watched = False
+        self.watcher: DiskWatch | None = None
+        """The repository watcher while it runs."""
         """The next load was asked for by the disk watch: it re-reads the paths noted."""
 
     def close(self) -> None:
@@ -131,7 +133,7 @@ class Resolving:
             self.watched = True
             return reload()
 
-        watch = DiskWatch(
+        self.watcher = watch = DiskWatch(
             lambda: app.session, lambda: self.seen_fingerprint, watched_reload, app.poll_interval
         )
         await watch.run()

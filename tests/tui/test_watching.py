@@ -164,5 +164,8 @@ async def test_the_whole_tree_is_checked_now_and_then(
     app = make_app(repo_copy, watch=True, role="support")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
+        assert app.resolving.watcher is not None
+        checks = app.resolving.watcher.whole_checks
         (repo_copy / "policies" / "newly-added.md").write_text(NEW, encoding="utf-8")
         await wait_for(pilot, lambda: "policies.newly-added@1" in included_ids(app))
+        assert app.resolving.watcher.whole_checks > checks  # counted (the benchmark reads it)
