@@ -30,6 +30,19 @@ def test_following_now_prefetches_no_role() -> None:
     assert {i.role for i in got} == {"b"}
 
 
+def resolutions_of(app: Any) -> list[Any]:
+    """The queries the app's session resolves from now on (the list grows as it does)."""
+    resolved: list[Any] = []
+    original = app.session.resolve
+
+    def counted(query: Any) -> Any:
+        resolved.append(query)
+        return original(query)
+
+    app.session.resolve = counted
+    return resolved
+
+
 async def _prefetched_day_on(pilot: Any, app: Any) -> tuple[Any, Any]:
     """Settle the explorer and wait until its prefetch has made the next day's view:
     the repository and that query."""
@@ -49,14 +62,7 @@ async def test_idle_explorer_prefetches_the_neighbours_and_the_key_uses_them() -
     async with app.run_test(size=(130, 40)) as pilot:
         repo, wanted = await _prefetched_day_on(pilot, app)
         made = app.views.made(app.session, repo, wanted)
-        resolved: list[Any] = []
-        original = app.session.resolve
-
-        def counted(query: Any) -> Any:
-            resolved.append(query)
-            return original(query)
-
-        app.session.resolve = counted  # type: ignore[method-assign]
+        resolved = resolutions_of(app)
         await pilot.press("right_square_bracket")
         await settle(pilot)
         assert app.view is not None and app.view.query == wanted
@@ -110,14 +116,7 @@ async def test_the_prefetch_waits_for_the_roles_block(monkeypatch: pytest.Monkey
 async def test_a_day_back_after_two_days_on_is_still_kept() -> None:
     app = make_app(role="support")
     async with app.run_test(size=(130, 40)) as pilot:
-        resolved: list[Any] = []
-        original = app.session.resolve
-
-        def counted(query: Any) -> Any:
-            resolved.append(query)
-            return original(query)
-
-        app.session.resolve = counted  # type: ignore[method-assign]
+        resolved = resolutions_of(app)
 
         async def idle() -> None:  # shown, and the neighbours made
             await settle(pilot)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from textual.app import App, ComposeResult
+from textual.pilot import Pilot
 
 from octui.tui.widgets.cells import Column
 from octui.tui.widgets.rowtable import RowTable
@@ -29,13 +30,19 @@ class TableApp(App[None]):
         yield RowTable([Column("#", 6, "right"), Column("id")], cells, key=lambda r: r)
 
 
+async def focused(app: TableApp, pilot: Pilot[None]) -> RowTable:
+    """The app's table holding ``N`` rows, focused and painted."""
+    table = app.query_one(RowTable)
+    table.set_rows(list(range(N)))
+    table.focus()
+    await pilot.pause()
+    return table
+
+
 async def test_fifty_thousand_rows_render_only_what_is_visible() -> None:
     app = TableApp()
     async with app.run_test(size=(60, 20)) as pilot:
-        table = app.query_one(RowTable)
-        table.set_rows(list(range(N)))
-        table.focus()
-        await pilot.pause()
+        table = await focused(app, pilot)
         assert len(set(app.formatted)) < 40  # a screenful, not 50,000
         app.formatted.clear()
         await pilot.press("end")
@@ -94,10 +101,7 @@ async def test_a_paint_works_out_the_column_widths_once() -> None:
 async def test_a_cursor_move_draws_the_two_rows_it_changes() -> None:
     app = TableApp()
     async with app.run_test(size=(60, 20)) as pilot:
-        table = app.query_one(RowTable)
-        table.set_rows(list(range(N)))
-        table.focus()
-        await pilot.pause()
+        table = await focused(app, pilot)
         app.formatted.clear()
         await pilot.press("down")
         await pilot.pause()
