@@ -42,6 +42,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from octui.core.model import OBJECT_FIELDS
 from octui.core.tokens import fields_token_table, is_token_table
 from octui.core.version import __version__
 from octui.load.frontmatter import ParsedFile
@@ -62,10 +63,12 @@ _PARSER_MODULES = (
     "load/loader",  # read errors
     "load/fastpath",
     "core/model",
+    "core/validation",  # the front-matter model, for files off the fast path
     "load/strict_yaml",
     "core/timeutil",
     "core/enums",
     "load/config",
+    "load/config_values",  # the wording of a field's error
     "core/tokens",  # the token tables kept beside each parsed file
 )
 """The modules, relative to the package folder, whose source decides what a file parses to."""
@@ -267,23 +270,12 @@ class ParseStore:
 
 # -- packing: plain tuples load several times faster than dataclasses and dicts ----------------
 
-_FIELD_NAMES: tuple[str, ...] | None = None
-
-
-def _field_names() -> tuple[str, ...]:
-    global _FIELD_NAMES
-    if _FIELD_NAMES is None:
-        from octui.core.validation import FrontMatter
-
-        _FIELD_NAMES = tuple(FrontMatter.model_fields)
-    return _FIELD_NAMES
-
 
 def _pack(identity: tuple[int, int, int, int], parsed: ParsedFile) -> Payload | None:
     """The payload to store, or None when the result is not of the expected shape."""
     values = tokens = None
     if parsed.fields is not None:
-        if tuple(parsed.fields) != _field_names():
+        if tuple(parsed.fields) != OBJECT_FIELDS:
             return None
         values = tuple(parsed.fields.values())
         tokens = parsed.tokens
@@ -305,7 +297,7 @@ def _unpack(rel: str, payload: Any) -> ParsedFile | None:
             return None
         fields = None
         if values is not None:
-            names = _field_names()
+            names = OBJECT_FIELDS
             if type(values) is not tuple or len(values) != len(names):
                 return None
             fields = dict(zip(names, values, strict=True))

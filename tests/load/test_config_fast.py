@@ -3,6 +3,7 @@ it answers, the models' own error otherwise, and no Pydantic import for a plain 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -141,3 +142,32 @@ def test_loading_a_plain_repository_imports_no_pydantic(tmp_path: Path) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["0", "[]"]
+
+
+def test_a_load_served_by_the_parse_cache_imports_no_pydantic(tmp_path: Path) -> None:
+    """Reading cached parses back needs the field names, not the front-matter model."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "opencontext.yaml").write_text("spec: 1\nroles:\n  r:\n    clearance: public\n")
+    for i in range(120):  # above the parse cache's smallest repository
+        (repo / f"a{i}.md").write_text(f"---\nid: a{i}\ntitle: A\n---\nbody\n")
+    code = (
+        "import sys, io\n"
+        "from octui.load import parse_cache\n"
+        "parse_cache.RACY_NS = 0  # files written just now are cached too\n"
+        "from octui.cli.main import main\n"
+        "sys.stdout = io.StringIO()\n"
+        f"code = main(['resolve', {str(repo)!r}, '--role', 'r', '--format', 'json'])\n"
+        "sys.stdout = sys.__stdout__\n"
+        "print(code, sorted(m for m in sys.modules if m.split('.')[0] == 'pydantic'))\n"
+    )
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    env.pop("OCTUI_NO_CACHE", None)
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+        )
+        for _ in range(2)  # the first fills the parse cache, the second is served by it
+    ]
+    assert list((tmp_path / "cache" / "octui").glob("*.pickle"))  # the cache was used
+    assert [r.stdout.split() for r in runs] == [["0", "[]"], ["0", "[]"]]
