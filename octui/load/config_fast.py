@@ -15,6 +15,7 @@ from typing import Any
 
 from octui.core.timeutil import parse_duration
 from octui.load.config_values import (
+    SOURCE_NAME_PATTERN,
     AuthorityConfig,
     ClassificationConfig,
     Config,
@@ -32,7 +33,7 @@ from octui.load.config_values import (
     tie_breakers_of,
 )
 
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*", re.ASCII)  # SOURCE_NAME_PATTERN, whole
+_NAME = re.compile(SOURCE_NAME_PATTERN, re.ASCII)  # used with fullmatch
 _INT_MAX = (1 << 63) - 1  # the models' integers beyond this are theirs to judge
 
 

@@ -75,9 +75,9 @@ class Resolving:
         self.executor = DaemonExecutor("octui-resolve")  # a thread quitting never waits for
         self.remembered_role: str | None = None
         self.watched = False
+        """The next load was asked for by the disk watch: it re-reads the paths noted."""
         self.watcher: DiskWatch | None = None
         """The repository watcher while it runs."""
-        """The next load was asked for by the disk watch: it re-reads the paths noted."""
 
     def close(self) -> None:
         self.executor.shutdown(wait=False, cancel_futures=True)
