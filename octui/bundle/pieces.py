@@ -261,13 +261,7 @@ class Pieces:
         if piece is not None:
             return piece
         if ex.reason in _BY_VALUE:
-            key = exclusion_key(ex)
-            piece = self._exclusions.get(key)
-            if piece is None:
-                if len(self._exclusions) >= EXCLUSIONS:
-                    self._exclusions.clear()
-                piece = self._exclusions[key] = exclusion_piece(ex)
-            return piece
+            return _bounded(self._exclusions, exclusion_key(ex), exclusion_piece, ex)
         piece = exclusion_piece(ex)
         with self._holding:
             if len(self._held) >= EXCLUSIONS:
@@ -277,25 +271,12 @@ class Pieces:
         return piece
 
     def exclusions_bytes(self, exclusions: list[Exclusion]) -> bytes:
-        """The exclusions' pieces joined by commas: those kept by identity found in one pass."""
-        got: list[bytes | None] = list(map(self._records.get, map(id, exclusions)))
-        at = -1
-        try:
-            while True:
-                at = got.index(None, at + 1)
-                got[at] = self.exclusion(exclusions[at])
-        except ValueError:  # no None left
-            pass
-        return b",".join(got)  # type: ignore[arg-type]
+        """The exclusions' pieces joined by commas (a piece is never empty)."""
+        known, exclusion = self._records.get, self.exclusion
+        return b",".join([known(id(e)) or exclusion(e) for e in exclusions])
 
     def warning(self, w: Finding) -> bytes:
-        key = (w.code, w.ids)  # the severity is the code's
-        piece = self._warnings.get(key)
-        if piece is None:
-            if len(self._warnings) >= EXCLUSIONS:
-                self._warnings.clear()
-            piece = self._warnings[key] = warning_piece(w)
-        return piece
+        return _bounded(self._warnings, (w.code, w.ids), warning_piece, w)  # severity: the code's
 
     def listing(self, exclusions: list[Exclusion], warnings: list[Finding]) -> Listing:
         """The hash state after ``exclusions`` and the joined ``warnings``."""
@@ -306,6 +287,17 @@ class Pieces:
         joined = b",".join([known((w.code, w.ids)) or warning(w) for w in warnings])
         tail = _WARNINGS + joined + _TAIL
         return Listing(exclusions, warnings, hashed, tail)
+
+
+def _bounded(table: dict[Any, bytes], key: Any, make: Callable[[Any], bytes], value: Any) -> bytes:
+    """``table[key]``, made from ``value`` when absent; the table is emptied whole when it
+    holds :data:`EXCLUSIONS` pieces."""
+    piece = table.get(key)
+    if piece is None:
+        if len(table) >= EXCLUSIONS:
+            table.clear()
+        piece = table[key] = make(value)
+    return piece
 
 
 class Listing:
