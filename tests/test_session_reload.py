@@ -285,6 +285,7 @@ def test_a_body_edit_keeps_the_digest_pieces_of_every_other_object(repo: Path) -
     assert isinstance(after, Pieces) and after is not before
     kept = {uid for uid in before._parts if uid != edited}
     assert set(after._parts) == kept
+    assert set(after._last) == {uid for uid in before._last if uid != edited} != set()
     _same_as_fresh(session, repo)
 
 
@@ -366,3 +367,48 @@ def test_a_sessions_resolutions_and_reloads_leave_no_reference_cycles(repo: Path
         or str(getattr(o, "__module__", "") or "").startswith("octui")
     ]
     assert made_here == []
+
+
+def test_a_body_edit_carries_the_prepared_tables_matching_the_edit_again(repo: Path) -> None:
+    """The exclusion order, the fixed order with its task-token matches and the freshness
+    are carried; the edited object's matches are made again (its new line holds both task
+    tokens), so the answers still equal a fresh load's."""
+    from octui.core.tokens import tokenize
+    from octui.resolve.fixed import UNKNOWN
+
+    session = Session(repo)
+    session.load()
+    _warm(session)
+    assert session.cache is not None
+    before = session.cache.known_prepared()
+    assert before is not None and {"order", "fixed", "freshness"} <= set(vars(before))
+    target = _objects(repo)[9]
+    target.write_text(target.read_text(encoding="utf-8") + "\nA refund billing note.\n", "utf-8")
+    session.load([str(target)])
+    assert session.cache is not None and session.repository is not None
+    after = session.cache.known_prepared()
+    assert after is not None and after is not before
+    assert vars(after)["order"] is vars(before)["order"]
+    edited = next(o.uid for o in session.repository.objects if o.path.endswith(target.name))
+    at = vars(before)["fixed"].uids.index(edited)
+    for token in tokenize("billing refund"):
+        kept = vars(before)["fixed"]._memo.known(token)
+        carried = vars(after)["fixed"]._memo.known(token)
+        assert kept is not None and carried is not None
+        assert carried[at] == UNKNOWN and kept[at] != UNKNOWN
+        assert carried[:at] == kept[:at] and carried[at + 1 :] == kept[at + 1 :]
+    assert vars(after)["fixed"].objects[at] is session.repository.objects[edited]
+    _same_as_fresh(session, repo)
+
+
+def test_a_layer_edit_prepares_the_fixed_order_again(repo: Path) -> None:
+    session = Session(repo)
+    session.load()
+    _warm(session)
+    target = next(p for p in _objects(repo) if "layer:" in p.read_text(encoding="utf-8"))
+    _sub(target, r"^layer: .*$", "layer: L0")
+    session.load([str(target)])
+    assert session.cache is not None
+    carried = session.cache.known_prepared()
+    assert carried is not None and "fixed" not in vars(carried) and "order" in vars(carried)
+    _same_as_fresh(session, repo)

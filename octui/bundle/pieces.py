@@ -246,6 +246,7 @@ class Pieces:
         still hold; exclusions and warnings are kept by value and by the held record)."""
         made = Pieces(list(objects))
         made._parts = {k: v for k, v in self._parts.items() if k not in replaced}
+        made._last = {k: v for k, v in self._last.items() if k not in replaced}
         with self._holding:
             made._records, made._held = dict(self._records), list(self._held)
         made._exclusions = dict(self._exclusions)

@@ -121,19 +121,27 @@ class ResolutionCache:
         with self._lock:
             return self._index
 
+    def known_prepared(self) -> Prepared | None:
+        """The repository-wide tables if any were asked for (never computes)."""
+        with self._lock:
+            return self._prepared
+
     def seed(
         self,
         index: RepoIndex,
         derived: dict[Hashable, Any],
         pending: dict[str, dict[Hashable, Any]],
         carry: Callable[[ResolutionCache, Table, Hashable, Any], Any],
+        prepared: Prepared | None = None,
     ) -> None:
         """Start from what the cache of an earlier repository knew (:mod:`octui.resolve.carry`):
-        its index carried, ``derived`` values that still hold, and ``pending`` entries of the
-        ``roles`` and ``stages`` tables, each turned into this cache's value by ``carry(table,
-        key, entry)`` when first asked for (:data:`NOT_CARRIED`: compute it instead)."""
+        its index carried, its ``prepared`` tables that still hold, ``derived`` values that
+        still hold, and ``pending`` entries of the ``roles`` and ``stages`` tables, each
+        turned into this cache's value by ``carry(table, key, entry)`` when first asked for
+        (:data:`NOT_CARRIED`: compute it instead)."""
         with self._lock:
             self._index = index
+            self._prepared = prepared
             self._carry = carry
             self.derived_values.entries.update(derived)
             for table in (self.roles, self.stages):

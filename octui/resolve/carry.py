@@ -10,7 +10,11 @@ objects in it:
 - the broken references, when no reference changed;
 - what steps 1–2 leave each role, when no field they read changed (:data:`ADMIT_READS`);
   the supersession graph keeps its shape and re-sorts its replacements by their start;
-- what steps 3–7 leave, when only the body changed (:data:`STAGE_FREE`).
+- what steps 3–7 leave, when only the body changed (:data:`STAGE_FREE`);
+- the repository-wide tables already prepared that still hold
+  (:meth:`~octui.resolve.prepared.Prepared.carried`: the exclusion order, the fixed order
+  with its task-token matches, the freshness), and the digest's pieces of every object not
+  replaced.
 
 Everything else starts empty and is computed when asked. Every answer equals a fresh
 load's (the session tests compare them after edits of every kind). What is carried is
@@ -23,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from dataclasses import fields, replace
+from operator import attrgetter
 from typing import Any
 
 from octui.core.model import ContextObject
@@ -57,6 +62,7 @@ STAGE_FREE = frozenset({"content"})
 """Fields steps 3–7 never read (a change to only these keeps what they leave)."""
 REFERENCES = frozenset({"id", "version", "path", "supersedes", "superseded_by", "conflicts_with"})
 """Fields the broken references depend on."""
+_UID = attrgetter("uid")
 _FIELDS = [f.name for f in fields(ContextObject) if f.name != "uid"]
 _KNOWN = {
     Admitted: {"reader", "exclusions", "standing", "findings"},
@@ -148,6 +154,7 @@ def carried(old: ResolutionCache, new: Repository, uids: list[int]) -> Resolutio
         return cache
     what = changed_fields(old.repository, new, uids)
     fresh = _index(index, new, uids, what)
+    replaced = frozenset(uids)
     pending = {
         "roles": _pending(old.roles, what, lambda w: not w & ADMIT_READS),
         "stages": _pending(old.stages, what, lambda w: not w - STAGE_FREE),
@@ -161,10 +168,10 @@ def carried(old: ResolutionCache, new: Repository, uids: list[int]) -> Resolutio
         # exempt from the collector until the next load).
         value = entry[0]
         if table is cache.roles and isinstance(value, Admitted):
-            return _admitted(value, fresh)
+            return _admitted(value, fresh, replaced)
         if table is cache.stages and isinstance(value, Stage):
             earlier = value.admitted
-            admitted = cache.role(earlier.reader.name, lambda: _admitted(earlier, fresh))
+            admitted = cache.role(earlier.reader.name, lambda: _admitted(earlier, fresh, replaced))
             return _stage(value, admitted, fresh)
         return NOT_CARRIED  # pragma: no cover - only those two tables are carried
 
@@ -172,7 +179,10 @@ def carried(old: ResolutionCache, new: Repository, uids: list[int]) -> Resolutio
     broken = old.known(BROKEN)
     if broken is not None and not what & REFERENCES:
         derived[BROKEN] = broken  # uids and findings only: no object in it
-    cache.seed(fresh, derived, pending, carry)
+    prepared = old.known_prepared()
+    if prepared is not None:
+        prepared = prepared.carried(fresh, uids)
+    cache.seed(fresh, derived, pending, carry, prepared)
     _carry_memo(old, cache, uids)
     return cache
 
@@ -231,24 +241,32 @@ def _index(old: RepoIndex, repo: Repository, uids: list[int], what: set[str]) ->
     return index
 
 
-def _admitted(old: Admitted, index: RepoIndex) -> Admitted:
+def _admitted(old: Admitted, index: RepoIndex, replaced: frozenset[int]) -> Admitted:
     objects = index.objects
     reader = old.reader
     readable = [objects[o.uid] for o in reader.readable]
-    graph = _graph(reader.graph, index, readable) if reader.graph is not None else None
+    graph = None if reader.graph is None else _graph(reader.graph, index, readable, replaced)
     reader = replace(reader, readable=readable, graph=graph)
     standing = [objects[o.uid] for o in old.standing]
     return Admitted(reader, old.exclusions, standing, old.findings)
 
 
 def _graph(
-    old: SupersessionGraph, index: RepoIndex, readable: list[ContextObject]
+    old: SupersessionGraph,
+    index: RepoIndex,
+    readable: list[ContextObject],
+    replaced: frozenset[int],
 ) -> SupersessionGraph:
-    """The same graph over the new objects (its replacements re-sorted by their start)."""
+    """The same graph over the new objects: a cover that holds one of the ``replaced``
+    objects is made again around the new ones (re-sorted by their start, which an edit may
+    have moved); every other cover holds only objects the reload kept, so it is shared."""
     objects, component = index.objects, old.component
 
     def cover(c: _Cover) -> _Cover:
-        return _Cover((objects[o.uid] for _, group in c.groups for o in group), component)
+        members = [o for _, group in c.groups for o in group]
+        if replaced.isdisjoint(map(_UID, members)):
+            return c
+        return _Cover((objects[o.uid] for o in members), component)
 
     return SupersessionGraph(
         index,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import deque
+from collections.abc import Collection
 from itertools import compress, repeat
 from operator import attrgetter, eq, getitem, mul
 
@@ -54,6 +55,28 @@ class FixedOrder:
         self._token_tables: list[TokenTable | None] = [None] * n
         """Each object's token table, in this order, read on first use (racing threads
         store the same table)."""
+
+    def carried(self, index: RepoIndex, replaced: Collection[int]) -> FixedOrder:
+        """This order for ``index``: the repository after a reload that replaced the objects
+        at ``replaced`` in place and kept every layer group and place (so the same uids in
+        the same order). The token matches kept so far and the token tables read are shared
+        but at the replaced objects' positions, which are matched again when first asked
+        for. Nothing of this one is changed (its kept matches are copied)."""
+        made = FixedOrder.__new__(FixedOrder)
+        made.uids, made.groups, made.floor = self.uids, self.groups, self.floor
+        made.objects = list(map(index.objects.__getitem__, self.uids))
+        made._tables = index.repo.tokens
+        positions = [self.uids.index(uid) for uid in replaced]  # a few: one C scan each
+        made._token_tables = list(self._token_tables)
+        made._memo = Memo(TOKENS)
+        for position in positions:
+            made._token_tables[position] = None
+        for token, whole in self._memo.items():
+            matches = bytearray(whole)
+            for position in positions:
+                matches[position] = UNKNOWN
+            made._memo.put(token, matches)
+        return made
 
     def pick(self, current: list[ContextObject], past: list[ContextObject]) -> tuple[bytes, bytes]:
         """Which positions of this order hold ``current`` and which ``past`` (1 at each)."""

@@ -10,6 +10,7 @@ uncached bundles).
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime
 from functools import cached_property
 
@@ -47,6 +48,29 @@ class Prepared:
             if self._instants < 2:
                 return None
         return self.spans
+
+    def carried(self, index: RepoIndex, replaced: Collection[int]) -> Prepared:
+        """The tables of ``index`` — this repository after a reload that replaced the objects
+        at ``replaced`` in place (same id, version, path and configuration; see
+        :mod:`octui.resolve.carry`) — that this one already built and that still hold: the
+        exclusion order (a function of each place's id and version), the fixed order when
+        no layer or authority changed (``index`` then keeps the same groups and places),
+        and each object's freshness; the objects the reload replaced are looked at again
+        when first asked for. Every other table is built again on first use. Nothing of this
+        one is changed, so a thread still resolving the old repository is never disturbed."""
+        made = Prepared(index)
+        built, into = self.__dict__, made.__dict__
+        if "order" in built:
+            into["order"] = built["order"]
+        fixed = built.get("fixed")
+        if fixed is not None and (index.groups, index.places) == (
+            self.index.groups,
+            self.index.places,
+        ):
+            into["fixed"] = fixed.carried(index, replaced)
+        if "freshness" in built:
+            into["freshness"] = built["freshness"].carried(replaced)
+        return made
 
     @cached_property
     def order(self) -> ExclusionOrder:
@@ -116,6 +140,20 @@ class Freshness:
         self._after: list[object] = [_UNKNOWN] * n
         self._findings: list[Finding | None] = [None] * n
         self._keys: list[tuple[tuple[str, ...], str, tuple[str, ...]] | None] = [None] * n
+
+    def carried(self, replaced: Collection[int]) -> Freshness:
+        """The same answers for a repository whose objects at ``replaced`` were replaced in
+        place under the same configuration (theirs made again when first asked for)."""
+        made = Freshness.__new__(Freshness)
+        made.config = self.config
+        made._after, made._findings, made._keys = (
+            list(self._after),
+            list(self._findings),
+            list(self._keys),
+        )
+        for uid in replaced:
+            made._after[uid], made._findings[uid], made._keys[uid] = _UNKNOWN, None, None
+        return made
 
     def is_stale(self, obj: ContextObject, as_of: datetime) -> bool:
         """Whether ``obj`` is stale at ``as_of``."""
