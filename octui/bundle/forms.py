@@ -9,7 +9,7 @@ human-readable sentences.
 from __future__ import annotations
 
 import math
-from datetime import UTC, datetime
+from datetime import datetime
 from functools import lru_cache
 from itertools import chain
 from typing import Any
@@ -22,13 +22,9 @@ from octui.core.timeutil import format_duration, format_instant
 
 @lru_cache(maxsize=1 << 14)
 def _format_instant(value: datetime) -> str:
-    """``format_instant`` kept by instant: objects share few distinct days, and equal instants
-    (even in other zones) format alike, in UTC. Written by ``isoformat`` (a four-digit year,
-    microseconds when there are any: the same text, several times faster)."""
-    text = value.astimezone(UTC).isoformat()
-    if text.endswith("+00:00"):
-        return text[:-6] + "Z"
-    return format_instant(value)  # pragma: no cover - astimezone(UTC) is always +00:00
+    """``format_instant`` kept by instant: objects share few distinct days, and equal
+    instants (even in other zones) format alike, in UTC."""
+    return format_instant(value)
 
 
 def _value(value: Any) -> Any:

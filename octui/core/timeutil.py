@@ -62,12 +62,11 @@ def _ymd(utc: datetime) -> str:
 
 def format_instant(value: datetime) -> str:
     """RFC 3339 in UTC with a ``Z`` and a four-digit year: ``2026-03-01T00:00:00Z``,
-    ``0099-03-01T00:00:00Z``."""
-    utc = value.astimezone(UTC)
-    clock = f"{utc.hour:02d}:{utc.minute:02d}:{utc.second:02d}"
-    if utc.microsecond:
-        clock += f".{utc.microsecond:06d}"
-    return f"{_ymd(utc)}T{clock}Z"
+    ``0099-03-01T00:00:00Z``, microseconds only when there are any. Written by
+    ``isoformat``, which pads the year to four digits and ends a UTC instant in ``+00:00``:
+    the same text as writing each part, several times faster (the digest formats every
+    instant of every object it encodes)."""
+    return value.astimezone(UTC).isoformat()[:-6] + "Z"
 
 
 def format_day(value: datetime) -> str:

@@ -21,7 +21,6 @@ from octui.bundle.jsonout import dumps_canonical
 from octui.bundle.pieces import Pieces, exclusion_piece, object_piece, warning_piece
 from octui.core.enums import Authority, ExclusionReason, Layer, Lifecycle, Status, WarningCode
 from octui.core.model import OBJECT_FIELDS, ContextObject, Exclusion, Finding
-from octui.core.timeutil import format_instant
 from octui.resolve.result import Included
 
 WHEN = datetime(2026, 3, 1, tzinfo=UTC)
@@ -204,18 +203,6 @@ def objects(draw: st.DrawFn) -> ContextObject:
 @given(objects())
 def test_pieces_of_any_object_are_the_definitions(obj: ContextObject) -> None:
     every_state(obj)
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.datetimes(timezones=st.timezones()))
-def test_instants_format_as_format_instant(value: datetime) -> None:
-    try:
-        want = format_instant(value)
-    except OverflowError:
-        with pytest.raises(OverflowError):
-            forms._format_instant.__wrapped__(value)
-        return
-    assert forms._format_instant.__wrapped__(value) == want
 
 
 @st.composite
