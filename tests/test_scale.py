@@ -358,3 +358,25 @@ def test_the_bench_refuses_sizes_written_with_spaces(capsys: pytest.CaptureFixtu
         bench.main(["--sizes", "1000", "10000", "--no-tui"])
     assert exited.value.code == 2
     assert "comma-separated" in capsys.readouterr().err
+
+
+def test_the_bench_measures_processes_that_read_octuis_bytecode(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every measured child reads octui's compiled bytecode, as an installed octui does,
+    even where the environment forbids writing bytecode (it would compile octui's source
+    again in every run)."""
+    import subprocess
+    import sys
+
+    from octui.devtools import bench
+
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    env = bench.child_env(tmp_path, 1000)
+    assert "PYTHONDONTWRITEBYTECODE" not in env
+    assert bench.compiled(env)
+    probe = "import os, octui.session as s; print(os.path.exists(s.__cached__))"
+    found = subprocess.run(
+        [sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True
+    )
+    assert found.stdout.strip() == "True"
