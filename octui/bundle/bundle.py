@@ -222,17 +222,32 @@ def dumps_bundle(bundle: dict[str, Any]) -> str:
     return _escaped(text) + "\n"
 
 
-_UNSAFE_LEADS = (b"\xc2", b"\xe2")
-"""The first byte of every character :data:`_UNSAFE_JSON` escapes (U+0080–U+009F, U+2028–
-U+206F) in UTF-8; a lone surrogate cannot be in UTF-8 bytes at all."""
+_UNSAFE_UTF8 = ((b"\xc2", 0x80, 0x9F), (b"\xe2\x80", 0xA8, 0xAE), (b"\xe2\x81", 0xA6, 0xA9))
+"""Every character :data:`_UNSAFE_JSON` escapes, in UTF-8: a lead and the range of the byte
+after it (U+0080–U+009F, U+2028–U+202E, U+2066–U+2069); a lone surrogate cannot be in UTF-8
+bytes at all."""
+
+
+def _holds_unsafe(data: bytes) -> bool:
+    """Whether ``data`` (UTF-8) holds a character :data:`_UNSAFE_JSON` escapes: found by
+    byte searches, where matching the pattern over the decoded text costs several times more
+    (a bundle's prose, its dashes and arrows, is full of the lead ``\\xe2``)."""
+    for lead, low, high in _UNSAFE_UTF8:
+        after = len(lead)
+        at = data.find(lead)
+        while at >= 0:
+            if low <= data[at + after] <= high:  # valid UTF-8: a lead is never the last byte
+                return True
+            at = data.find(lead, at + after)
+    return False
 
 
 def dumps_bundle_utf8(bundle: dict[str, Any]) -> bytes:
     """:func:`dumps_bundle` encoded as UTF-8, made without decoding orjson's bytes and
-    scanning the text when they hold no lead byte of a character to escape."""
+    scanning the text when they hold no character to escape."""
     found = dumps_indent2_utf8(bundle)
     if type(found) is bytes:
-        if not any(lead in found for lead in _UNSAFE_LEADS):
+        if not _holds_unsafe(found):
             return found + b"\n"
         found = found.decode("utf-8")
     assert isinstance(found, str)

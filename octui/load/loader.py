@@ -8,10 +8,10 @@ serves a new process. Every problem becomes a finding, never an exception.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from octui.core.model import ContextObject
 from octui.core.tokens import TokenTables
@@ -21,13 +21,13 @@ from octui.load.fastpath import forget_values
 from octui.load.frontmatter import ParsedFile, parse_file
 from octui.load.fsread import RefusedFile
 from octui.load.heap import gc_paused, hold_heap, release_heap
-from octui.load.hinted import Change, Walked, apply_changes, changes_of, walked
-from octui.load.in_place import Kept, objects_by_path, replace_in_place
-from octui.load.kept import keep_made
 from octui.load.parse_cache import racy_keys
 from octui.load.snapshot import from_snapshot, keep_snapshot
 from octui.load.tree import MAX_FILE_BYTES, Entry, FileKey, FsTree, Tree
 from octui.load.walk import scan
+
+if TYPE_CHECKING:  # what only a reload uses is imported by the loads that reload (below)
+    from octui.load.hinted import Change, Walked
 
 READ_BUDGET_BYTES = 1 << 30
 """The most distinct file content one load reads (1 GiB); files past it are findings."""
@@ -111,6 +111,8 @@ class Loader:
     def fingerprint_after(self, changed: Iterable[str]) -> tuple[object, ...] | None:
         """The fingerprint a full scan would give now if only ``changed`` may have changed
         since the last load (None: only a full scan can tell)."""
+        from octui.load.hinted import apply_changes
+
         found = self._changes(changed)
         if found is None:
             return None
@@ -125,6 +127,8 @@ class Loader:
     def _changes(self, changed: Iterable[str]) -> tuple[bytes, list[Change]] | None:
         """The configuration's bytes and what changed at ``changed``, when the configuration
         is unchanged and the paths can say (else None)."""
+        from octui.load.hinted import changes_of
+
         repo, seen = self.repository, self.walked
         if repo is None or seen is None or not isinstance(self.tree, FsTree):
             return None
@@ -139,6 +143,10 @@ class Loader:
 
     def _reload(self, changed: Iterable[str]) -> Repository | None:
         """A reload told that only ``changed`` may differ (None: scan everything)."""
+        from octui.load.hinted import apply_changes
+        from octui.load.in_place import Kept, objects_by_path, replace_in_place
+        from octui.load.kept import keep_made
+
         found = self._changes(changed)
         if found is None or self.repository is None or self.walked is None:
             return None
@@ -209,11 +217,16 @@ class Loader:
             self.root, config, parsed, problems, unavailable, previous=previous, record=record
         )
         self._objects, self._config_raw = record, raw_config
+        keep: Callable[[ParsedFile, ContextObject], None] | None = None
+        if not self.one_shot:  # a one-shot load (the CLI) never imports what reloads use
+            from octui.load.kept import keep_made
+
+            keep = keep_made
         for parsed_file, _source, obj in record.values():
             if parsed_file.tokens is not None:  # kept by the persistent parse cache
                 self.tokens.put(obj, parsed_file.tokens)
-            if not self.one_shot:
-                keep_made(parsed_file, obj)  # its fields read from its object from now on
+            if keep is not None:
+                keep(parsed_file, obj)  # its fields read from its object from now on
         repo.tokens = self.tokens
         if self.one_shot:  # no reload follows: what only a reload reads is not made
             self.repository = repo
@@ -222,6 +235,8 @@ class Loader:
                 racy = any(r.error == VANISHED for _, r in parsed) or racy_keys(keys)
                 keep_snapshot(self.store, self.root, fingerprint, repo, racy=racy)
             return repo
+        from octui.load.hinted import walked
+
         self.tokens.keep_only(repo.objects)
         self.fingerprint = fingerprint_of(raw_config, files, problems, unavailable, keys)
         self.repository, self.walked = repo, walked(files, problems, unavailable)

@@ -29,6 +29,7 @@ import contextlib
 import hashlib
 import importlib.util
 import io
+import mmap
 import os
 import pickle
 import sys
@@ -150,22 +151,38 @@ class SnapshotFile:
 
     def read(self, fingerprint: tuple[object, ...]) -> Loaded | None:
         """What the snapshot holds when it was written for exactly ``fingerprint`` (and this
-        code and root), else None — never an exception."""
+        code and root), else None — never an exception.
+
+        The file is mapped, not read: a copy of tens of megabytes costs more than unpickling
+        them (every page of a fresh buffer is faulted in and zeroed before it is filled). The
+        bytes unpickled are the bytes checked: a snapshot is replaced by a rename, which
+        leaves a mapped file as it was, and a file written in place meanwhile (only its
+        owner can) changes its ``ctime`` and is refused. (Cutting it short in place meanwhile
+        would stop the process, as for any mapped file: nothing of octui's ever does.)"""
         try:
             with _open_trusted(self.path) as handle:
-                data = handle.read()
-            if not data.startswith(MAGIC) or len(data) < len(MAGIC) + 4:
-                return None
-            start = len(MAGIC) + 4
-            if zlib.crc32(memoryview(data)[start:]) != int.from_bytes(data[len(MAGIC) : start]):
-                return None  # corrupted: never unpickled
-            stream = io.BytesIO(data)  # shares the bytes: no copy
-            stream.seek(start)
-            if _SnapshotUnpickler(stream).load() != self._header(fingerprint):
-                return None  # stale: the payload after the header is never read
-            return _checked(_SnapshotUnpickler(stream).load())
+                before = os.fstat(handle.fileno())
+                with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+                    loaded = self._unpickled(data, fingerprint)
+                after = os.fstat(handle.fileno())
+            if _identity(before) != _identity(after):
+                return None  # written while it was read
+            return loaded
         except Exception:
             return None
+
+    def _unpickled(self, data: mmap.mmap, fingerprint: tuple[object, ...]) -> Loaded | None:
+        if len(data) < len(MAGIC) + 4 or data[: len(MAGIC)] != MAGIC:
+            return None
+        start = len(MAGIC) + 4
+        with memoryview(data) as view:
+            crc = zlib.crc32(view[start:])
+        if crc != int.from_bytes(data[len(MAGIC) : start]):
+            return None  # corrupted: never unpickled
+        data.seek(start)
+        if _SnapshotUnpickler(data).load() != self._header(fingerprint):
+            return None  # stale: the payload after the header is never read
+        return _checked(_SnapshotUnpickler(data).load())
 
     def write(self, fingerprint: tuple[object, ...], loaded: Loaded) -> None:
         """Store ``loaded`` for ``fingerprint`` atomically; a failure leaves no snapshot."""
@@ -193,6 +210,11 @@ class SnapshotFile:
     def remove(self) -> None:
         with contextlib.suppress(OSError):
             os.unlink(self.path)
+
+
+def _identity(st: os.stat_result) -> tuple[int, ...]:
+    """What any write to a file changes: its size, ``mtime`` and ``ctime`` (and its inode)."""
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def _checked(payload: Any) -> Loaded | None:

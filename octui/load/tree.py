@@ -13,9 +13,9 @@ import errno
 import os
 import stat
 from collections.abc import Hashable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from stat import S_ISREG
+from typing import NamedTuple, Protocol
 
 from octui.load.fsread import (
     BROKEN,
@@ -34,14 +34,16 @@ MAX_FILE_BYTES = 1024 * 1024
 """The largest file read (1 MiB); a bigger one is a finding, never read."""
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(NamedTuple):
     """One directory entry. ``problem`` is set for entries that cannot be followed.
 
     ``identity`` names the real file or folder behind the entry (on disk its device and
     inode, in a git revision its resolved path; None when the tree cannot tell), so two
     paths to one real file are recognised. ``ino`` and ``ctime_ns`` complete the cache
     key on disk (0 elsewhere); ``link`` says the entry was reached through a symbolic link.
+
+    A named tuple, not a frozen dataclass: a walk makes one per file, and a tuple is made
+    about five times faster (a frozen dataclass sets each of its ten fields by a call).
     """
 
     name: str
@@ -91,6 +93,7 @@ class FsTree:
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        self._root = str(root)
         self.real_root = Path(os.path.realpath(root))
         self._real = str(self.real_root)
         self._real_dirs: dict[str, tuple[str, bool, set[str]]] = {}
@@ -154,34 +157,43 @@ class FsTree:
             return None
 
     def scandir(self, rel: str) -> list[Entry]:
-        base = self._path(rel)
         key = "" if rel in ("", ".") else rel
+        base = os.path.join(self._root, key) if key else self._root  # str(self._path(rel))
         real_dir = self._real if not key else self._real_dir(key, base)
         entries: list[Entry] = []
         regular: set[str] = set()
         folders: set[str] = set()
+        prefix = f"{key}/" if key else ""
         with os.scandir(base) as it:
             for item in it:
-                child = item.name if not key else f"{key}/{item.name}"
-                if not (item.name.isascii() or _utf8(item.name)):  # undecodable: never output
+                name = item.name
+                child = prefix + name
+                if not (name.isascii() or _utf8(name)):  # undecodable: never output
                     name, child = (
-                        os.fsencode(n).decode("utf-8", "backslashreplace")
-                        for n in (item.name, child)
+                        os.fsencode(n).decode("utf-8", "backslashreplace") for n in (name, child)
                     )
                     problem = "file name is not valid UTF-8; rename it"
                     entries.append(Entry(name, child, _is_dir(item), problem=problem))
                     continue
-                entry = self._entry(item, child, real_dir)
-                if entry.identity is not None and not entry.link:
-                    # made from the lstat of a regular file or of a folder
-                    (folders if entry.is_dir else regular).add(entry.name)
+                try:  # the common case first, as _entry has it: a regular file, not a link
+                    st = None if item.is_symlink() else item.stat(follow_symlinks=False)
+                except OSError:
+                    st = None
+                if st is not None and S_ISREG(st.st_mode):
+                    entry = _file_entry(name, child, st, link=False)
+                    regular.add(name)  # made from the lstat of a regular file
+                else:
+                    entry = self._entry(item, child, real_dir)
+                    if entry.identity is not None and not entry.link:
+                        # made from the lstat of a regular file or of a folder
+                        (folders if entry.is_dir else regular).add(name)
                 entries.append(entry)
         plain = inside(real_dir, self._real) and not hidden_below(real_dir, self._real)
         self._real_dirs[key] = (real_dir, plain, regular)
         self._folders[key] = folders
         return entries
 
-    def _real_dir(self, key: str, base: Path) -> str:
+    def _real_dir(self, key: str, base: str) -> str:
         """The real path of the folder ``key``: when this walk listed its parent and saw it
         as a folder, not a link, the parent's real path and its name (what ``realpath``
         gives then); else ``realpath``."""

@@ -27,6 +27,16 @@ def test_the_utf8_bytes_are_the_text_encoded(value: Any) -> None:
     assert dumps_bundle_utf8(value) == dumps_bundle(value).encode("utf-8")
 
 
+BOUNDARIES = "\u007f\u0080\u009f\u00a0\u2027\u2028\u202e\u202f\u2065\u2066\u2069\u206a\u2014"
+"""Each side of every range escaped, told apart by the byte after a lead (c2, e2 80, e2 81)."""
+
+
+@pytest.mark.parametrize("char", BOUNDARIES)
+def test_each_side_of_an_escaped_range_is_the_text_encoded(char: str) -> None:
+    for value in ({"k": char}, {"k": f"a \u2014 b{char}"}, {"k": f"{char}\u2192" * 3}):
+        assert dumps_bundle_utf8(value) == dumps_bundle(value).encode("utf-8")
+
+
 def test_an_unusual_value_raises_what_dumps_bundle_raises() -> None:
     with pytest.raises(ValueError):
         dumps_bundle({"nan": float("nan")})

@@ -1,5 +1,6 @@
 """A run over the files on disk imports what it runs: not the git readers (and the
-``subprocess`` they need), nor the public API module the package root re-exports."""
+``subprocess`` they need), nor the public API module the package root re-exports, nor what
+only a reload uses (a command loads once)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample-repo"
 NEVER = ["octui.api", "octui.load.gitrun", "octui.load.known_at", "octui.load.revisions"]
+NEVER += ["octui.load.hinted", "octui.load.in_place", "octui.load.kept"]  # reloads only
 
 PROBE = """
 import contextlib, io, json, sys

@@ -231,6 +231,10 @@ def _truncated(path: Path) -> None:
     path.write_bytes(path.read_bytes()[:-100])
 
 
+def _emptied(path: Path) -> None:
+    path.write_bytes(b"")  # a file of no bytes cannot even be mapped
+
+
 def _shared(path: Path) -> None:
     path.chmod(0o666)
 
@@ -241,6 +245,7 @@ TAMPER: dict[str, Callable[[Path], None]] = {
     "wrong-shape": _wrong_shape,
     "bit-flip": _flipped,
     "truncated": _truncated,
+    "empty": _emptied,
     "writable-by-others": _shared,
 }
 
@@ -254,6 +259,28 @@ def test_a_corrupt_or_hostile_snapshot_is_refused(
     monkeypatch.chdir(tmp_path)
     loaded, from_snapshot = served(repo, tmp_path, monkeypatch)
     assert not from_snapshot and not (tmp_path / "planted").exists()
+    same(loaded, load_repository(repo))
+
+
+def test_a_snapshot_written_in_place_while_it_is_read_is_refused(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The file is mapped, not copied: bytes written into it after its check are refused."""
+    kept(repo, tmp_path)
+    path = snapshot_path(repo, tmp_path)
+    real = snapshot._checked
+
+    def written_meanwhile(payload: object) -> object:
+        time.sleep(0.02)  # past the file system's clock tick
+        with open(path, "r+b") as handle:  # the same byte, written in place
+            first = handle.read(1)
+            handle.seek(0)
+            handle.write(first)
+        return real(payload)
+
+    monkeypatch.setattr(snapshot, "_checked", written_meanwhile)
+    loaded, from_snapshot = served(repo, tmp_path, monkeypatch)
+    assert not from_snapshot
     same(loaded, load_repository(repo))
 
 
