@@ -72,6 +72,9 @@ _BY_VALUE = frozenset(
 naming their winners): their pieces are kept by value. Every other record is handed out
 again by the prepared tables (denials per id, the rest per object), so its piece is kept
 by the record's identity."""
+_PLAIN_RECORD = b'{"id":%b,"reason":%b,"related":[],"version":%d}'
+"""The piece of a record naming no other object, with an int version (``%d`` writes an int
+as ``json`` does, however large)."""
 _WHOLE: ObjectParts = (b"", b"", b"", b"")
 """The parts kept for an object whose form is encoded whole each time (see object_parts)."""
 
@@ -99,13 +102,15 @@ def exclusion_piece(ex: Exclusion) -> bytes:
         reason = _REASONS[ex.reason]
         if type(ex.id) is str and ex.reason in _DENIALS:
             return b'{"id":' + dumps_plain(ex.id) + b',"reason":' + reason + b"}"
-        version = ex.version
-        if type(ex.id) is str and (version is None or type(version) is int):
-            related = ex.related
-            if type(related) is tuple and type("".join(related)) is str:
-                head = b'{"id":' + dumps_plain(ex.id) + b',"reason":' + reason
-                tail = b',"version":' + dumps_plain(version) + b"}"
-                return head + b',"related":' + dumps_plain(related) + tail
+        version, related = ex.version, ex.related
+        if type(ex.id) is str and type(version) is int and related == ():
+            # the common record (an object's, naming no other): one encoding, one format
+            return _PLAIN_RECORD % (dumps_plain(ex.id), reason, version)
+        typed = type(ex.id) is str and (version is None or type(version) is int)
+        if typed and type(related) is tuple and type("".join(related)) is str:
+            head = b'{"id":' + dumps_plain(ex.id) + b',"reason":' + reason
+            tail = b',"version":' + dumps_plain(version) + b"}"
+            return head + b',"related":' + dumps_plain(related) + tail
     except (KeyError, TypeError, ValueError):  # an unknown reason, a lone surrogate, ...
         pass
     return dumps_canonical(exclusion_digest_form(ex))
@@ -261,6 +266,10 @@ class Pieces:
         piece = self._records.get(id(ex))
         if piece is not None:
             return piece
+        return self._encoded(ex)
+
+    def _encoded(self, ex: Exclusion) -> bytes:
+        """:meth:`exclusion` of a record whose piece is not kept by its identity."""
         if ex.reason in _BY_VALUE:
             return _bounded(self._exclusions, exclusion_key(ex), exclusion_piece, ex)
         piece = exclusion_piece(ex)
@@ -273,8 +282,8 @@ class Pieces:
 
     def exclusions_bytes(self, exclusions: list[Exclusion]) -> bytes:
         """The exclusions' pieces joined by commas (a piece is never empty)."""
-        known, exclusion = self._records.get, self.exclusion
-        return b",".join([known(id(e)) or exclusion(e) for e in exclusions])
+        known, encoded = self._records.get, self._encoded
+        return b",".join([known(id(e)) or encoded(e) for e in exclusions])
 
     def warning(self, w: Finding) -> bytes:
         return _bounded(self._warnings, (w.code, w.ids), warning_piece, w)  # severity: the code's

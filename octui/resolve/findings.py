@@ -4,8 +4,11 @@ role may read. Each is a pure function of its arguments."""
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import defaultdict
+from collections.abc import Iterable
 from datetime import datetime
+from operator import attrgetter
 
 from octui.core.enums import Authority
 from octui.core.enums import WarningCode as W
@@ -127,13 +130,28 @@ def reference_findings(
     """``broken-reference``: a link that names nothing in the whole repository. For a role,
     a link to an id it may not read (``denied``: some copy of it is denied) is never broken,
     whatever version it names: which versions a denied id holds is none of the role's
-    business. ``broken`` is :func:`broken_references` of the repository."""
+    business. ``broken`` is :func:`broken_references` of the repository; ``readable`` is in
+    the repository's order (see :func:`held`)."""
     found: list[Finding] = []
-    for obj in readable:
-        of_obj = broken.get(obj.uid)
-        if of_obj is not None:
-            found.extend(f for target, f in of_obj if target not in denied)
+    for uid in held(readable, sorted(broken)):
+        found.extend(f for target, f in broken[uid] if target not in denied)
     return found
+
+
+_UID = attrgetter("uid")
+
+
+def held(readable: list[ContextObject], uids: Iterable[int]) -> list[int]:
+    """The ``uids`` (ascending) that ``readable`` holds. ``readable`` is in the repository's
+    order (ascending uids, as every step leaves it), so each is found by bisection: a role's
+    findings about a few hundred objects cost no pass over the 50,000 it may read."""
+    out: list[int] = []
+    at, end = 0, len(readable)
+    for uid in uids:
+        at = bisect_left(readable, uid, at, end, key=_UID)
+        if at < end and readable[at].uid == uid:
+            out.append(uid)
+    return out
 
 
 def _broken_references(
@@ -174,14 +192,15 @@ def load_findings(
     index: RepoIndex, readable: list[ContextObject], whole_repository: bool
 ) -> list[Finding]:
     """Findings from loading, limited to what the role may read (all of them, with each
-    file's own, for the ``whole_repository``)."""
+    file's own, for the ``whole_repository``); ``readable`` is in the repository's order
+    (see :func:`held`)."""
     repo = index.repo
     found: list[Finding] = []
-    uids = {o.uid for o in readable}
     own = index.own_findings
-    for obj in readable:
-        found.extend(own.get(obj.uid, ()))
+    for uid in held(readable, sorted(own)):
+        found.extend(own[uid])
     for (object_id, version), group in index.copies:
+        uids = held(readable, sorted(o.uid for o in group))
         seen = [o for o in group if o.uid in uids]  # judged among the copies it may read
         if len(seen) > 1:
             found.append(

@@ -79,9 +79,15 @@ class FixedOrder:
         return made
 
     def pick(self, current: list[ContextObject], past: list[ContextObject]) -> tuple[bytes, bytes]:
-        """Which positions of this order hold ``current`` and which ``past`` (1 at each)."""
+        """Which positions of this order hold ``current`` and which ``past`` (1 at each). An
+        empty part picks nothing as ``b""``: every reader picks by ``compress``, which stops
+        at the shorter of its inputs, so a stage without history (``include_historical``
+        off) never walks a second time over every object for nothing."""
         picks = []
         for part in (current, past):
+            if not part:
+                picks.append(b"")
+                continue
             chosen = bytearray(len(self.uids))
             deque(map(chosen.__setitem__, map(_UID, part), repeat(1)), maxlen=0)
             picks.append(bytes(map(chosen.__getitem__, self.uids)))

@@ -242,9 +242,12 @@ def test_exclusion_pieces_are_the_definitions(ex: Exclusion) -> None:
         Exclusion("a", None, ExclusionReason.PERMISSION_DENIED),
         Exclusion("a", 3, ExclusionReason.EXPIRED, (), "detail", "a.md"),
         Exclusion("a", 2**64, ExclusionReason.SUPERSEDED, ("b@2", "c"), None, "a.md"),
+        Exclusion("a", 2**70, ExclusionReason.EXPIRED, (), "detail", "a.md"),  # past orjson
+        Exclusion('é"\\\n', -3, ExclusionReason.NOT_IN_SCOPE, (), None, None),
         Exclusion("src", None, ExclusionReason.SOURCE_UNAVAILABLE, (), "gone"),
         Exclusion("a", True, ExclusionReason.CONFLICT, ("b",)),
         Exclusion("a", 1, ExclusionReason.OUTRANKED, ["b"]),  # type: ignore[arg-type]
+        Exclusion("a", 1, ExclusionReason.EXPIRED, []),  # type: ignore[arg-type]
         Exclusion("a", 1, ExclusionReason.OUTRANKED, ("b", 2)),  # type: ignore[arg-type]
     ],
 )

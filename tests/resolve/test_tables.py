@@ -28,6 +28,7 @@ from octui.core.timeutil import parse_instant
 from octui.load.config import RoleConfig, ScopeConfig
 from octui.load.loader import load_repository
 from octui.resolve.cache import ResolutionCache
+from octui.resolve.fixed import in_order, picked, rank_bases
 from octui.resolve.result import Included, Resolution
 from octui.resolve.steps.s1_authorization import _denied, _grouped
 from octui.resolve.steps.s4_scope import _verdict
@@ -167,6 +168,29 @@ def test_a_stage_order_picked_from_the_fixed_order_is_the_sorted_one(
         assert picked.rank_base == sorted_order.rank_base
         for token in ("refund", "policy", "team", "nothing"):
             assert token_masks(picked, token) == token_masks(sorted_order, token)
+
+
+@SETTINGS
+@given(spec=specs(), role=st.sampled_from(ROLE_NAMES))
+def test_an_empty_part_picks_what_a_mask_of_zeros_picks(spec: Spec, role: str | None) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = load_repository(write(spec, Path(tmp) / "repo"))
+        cache = ResolutionCache(repo)
+        resolve_at(repo, role=role, cache=cache, as_of=AS_OFS[-1])
+        fixed = cache.prepared().fixed
+        current = [o for o in repo.objects if o.uid % 2 == 0]
+        picks = fixed.pick(current, [])
+        assert picks[1] == b""
+        zeros = (picks[0], bytes(len(fixed.uids)))
+        assert (
+            in_order(fixed, picks)
+            == in_order(fixed, zeros)
+            == sorted(current, key=fixed.objects.index)
+        )
+        assert picked(fixed.floor, picks) == picked(fixed.floor, zeros)
+        assert rank_bases(fixed, picks) == rank_bases(fixed, zeros)
+        for token in ("refund", "policy", "nothing"):
+            assert fixed.token_masks(token, picks) == fixed.token_masks(token, zeros)
 
 
 def _full(object_id: str, uid: int, version: int = 1) -> ContextObject:

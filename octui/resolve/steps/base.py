@@ -51,6 +51,8 @@ class Outcome:
 RECORDS = 1 << 18
 """Exclusion records kept by :func:`excluded` (cleared whole when full)."""
 
+_DENIALS = frozenset(reason for reason in ExclusionReason if reason.is_denial)
+"""The denial reasons (a set look-up: the property is a call per record)."""
 _REASON_NUMBER = {reason: n for n, reason in enumerate(ExclusionReason)}
 _REASON_BITS = len(_REASON_NUMBER).bit_length()
 
@@ -82,7 +84,7 @@ def excluded(
     whose address a later object reuses is either equal to the one it would make or made
     again. Threads racing for one entry make equal records, either is right.
     """
-    if reason.is_denial:
+    if reason in _DENIALS:
         return Exclusion(obj.id, None, reason)
     if related:
         return Exclusion(obj.id, obj.version, reason, tuple(sorted(set(related))), detail, obj.path)
