@@ -330,6 +330,8 @@ def test_the_keystroke_figures_are_per_kind_and_timed_inside_the_app(
     explorer_figures.row_figures(row, data)
     assert row["key_ms"] == max(figures["shown_max_ms"] for figures in keys.values())
     assert row["idle_whole_checks"] == 0  # no periodic whole-tree check in a 0.2 s window
+    assert row["watch"] == "events"  # what the watcher did, not what is installed
+    assert data["prefetch_views"] > 0 and data["prefetch_cpu_s"] > 0  # reported apart from idle
     assert row["reasons"] == {}
 
 

@@ -27,8 +27,9 @@ so wall time says more about the neighbours than about octui):
   ``apply_view`` and the detail pane included, the detail pane's background Roles and
   why-not blocks not (they are ``settled``); ``keys``, per kind (``cursor``, ``tab``,
   ``type``, ``as_of``, ``role``) the median and worst of ``shown``, ``echo``, ``settled`` and
-  ``cpu``; ``idle_cpu_pct``, the CPU the quiet explorer spends (``watch``: on filesystem
-  events or polling).
+  ``cpu``; ``idle_cpu_pct``, the CPU the quiet explorer spends once the last key's background
+  work, its prefetch included, is over (``watch``: whether the watcher followed filesystem
+  events or polled; ``prefetch_cpu_s``: what the prefetch cost over all the keys).
 
 Every output is also checked (``identical``): the cold, first and cached runs print the same
 bundle (up to ``bundle_id`` and ``generated_at``), every memoised answer of the session equals

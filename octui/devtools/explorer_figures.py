@@ -25,10 +25,13 @@ clock that stamps each event's ``time`` when the driver creates it):
     thread is done;
   - ``cpu``: CPU of the whole process from sending the key to quiet (every thread).
 
-  The app is quiet when no worker but the repository watcher runs, no one-off thread it
-  started runs, the newest resolution is applied and nothing was painted for :data:`QUIET`
-  s; only then is the next key sent, so each figure is one key on an otherwise idle
-  explorer (keys never overlap). The explorer's typing debounce (a deliberate wait for the
+  The app is quiet when no worker but the repository watcher runs or waits to start, no
+  one-off thread it started runs, the newest resolution is applied, the prefetch of the
+  likely next views and the idle garbage collection the key scheduled are over (both start
+  on timers after the key's own work, so no paint or worker says they are coming) and
+  nothing was painted for :data:`QUIET` s; only then is the next key sent, so each figure is
+  one key on an otherwise idle explorer (keys never overlap), and ``cpu`` includes the
+  prefetch the key caused. The explorer's typing debounce (a deliberate wait for the
   typist to pause, 150 ms by default) is set to 0 here: the figure is the work a key costs;
   a user who stops typing waits the debounce and then that;
 - the keys, by kind (:data:`KINDS`, pressed in :func:`_steps`' order): ``cursor`` (↓ and
@@ -38,8 +41,12 @@ clock that stamps each event's ``time`` when the driver creates it):
   opening the list, ↓ inside it, ``t``, Esc) are not counted. Each kind reports the median
   and the worst of each time; the benchmark's ``key_ms`` is the worst ``shown`` of all;
 - **idle CPU** — CPU of the whole process (Textual's timers, the repository watcher and its
-  thread) over :data:`IDLE_SECONDS` of wall time once everything is quiet, in % of one core;
-  ``watch`` says whether the watcher had filesystem events (``watchfiles``) or polled, and
+  thread) over :data:`IDLE_SECONDS` of wall time once everything is quiet (the last key's
+  prefetch included, as above), in % of one core. What the prefetch cost is reported apart:
+  ``prefetch_cpu_s``, the CPU its thread spent over all the keys, and ``prefetch_views``, the
+  views it made (a user who pauses after a key sees that CPU once, then the idle figure);
+  ``watch`` says whether the watcher followed filesystem events (``watchfiles``) or polled
+  (no inotify watches to be had, say) at the end of the window, and
   ``idle_whole_checks`` how many of the watcher's periodic whole-tree checks (one per
   ``FULL_CHECK_S`` without events, a safety net for what events miss) fell in the window.
 """
@@ -47,7 +54,6 @@ clock that stamps each event's ``time`` when the driver creates it):
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import statistics
 import threading
 import time
@@ -82,12 +88,16 @@ def _steps(roles: int) -> list[tuple[str | None, str]]:
 
 
 def _busy(app: Any, threads: set[int]) -> bool:
-    """True while a resolution is owed, a worker but the repository watcher runs, or a
-    thread started since ``threads`` (a one-off job such as the Roles block's; the
-    explorer's long-lived ``octui-…`` threads excepted) has not finished."""
+    """True while a resolution is owed, a worker but the repository watcher runs (or is
+    about to), the prefetch or the idle collection is scheduled or running, or a thread
+    started since ``threads`` (a one-off job such as the Roles block's; the explorer's
+    long-lived ``octui-…`` threads excepted) has not finished."""
     if app.applied_generation != app.generation or not app.settled.is_set():
         return True
-    if any(w.is_running and w.group != "watch" for w in app.workers):
+    if any(not w.is_finished and w.group != "watch" for w in app.workers):
+        return True
+    features = app.feature_set
+    if features.prefetch.pending or features.collector.pending:
         return True
     return any(
         t.ident not in threads and not t.name.startswith("octui-") for t in threading.enumerate()
@@ -138,7 +148,7 @@ async def _tui(repo: Path, role: str, as_of: datetime) -> dict[str, Any]:
     app = create_app(repo, role=role, task="", as_of=as_of, watch=True, cursor_blink=False)
     app.debounce = 0.0  # see the module: the work of a key, not the typing pause
     clock = AppClock(app)
-    out: dict[str, Any] = {"watch": _watch_mode(), "effects": {}}
+    out: dict[str, Any] = {"effects": {}}
     async with app.run_test(size=(160, 48)) as pilot:
         await app.wait_settled()
         threads = {t.ident for t in threading.enumerate() if t.ident is not None}
@@ -158,11 +168,14 @@ async def _tui(repo: Path, role: str, as_of: datetime) -> dict[str, Any]:
         out["keys"] = summary(times)
         out["task_shown"] = app.view.query.task if app.view else None
         out["role_shown"] = app.view.query.role if app.view else None
+        prefetch = app.feature_set.prefetch
+        out["prefetch_cpu_s"], out["prefetch_views"] = prefetch.cpu, prefetch.made
         checks = _whole_checks(app)
         c0, w0 = time.process_time(), time.perf_counter()
         await asyncio.sleep(IDLE_SECONDS)  # idle: only the watcher and Textual's timers run
         out["idle_cpu_pct"] = 100 * (time.process_time() - c0) / (time.perf_counter() - w0)
         out["idle_whole_checks"] = _whole_checks(app) - checks
+        out["watch"] = _watch_mode(app)
     return out
 
 
@@ -178,8 +191,10 @@ def _inputs_of(app: Any) -> tuple[object, ...]:
     return (query, app.selected, app.main.query_one("#results").active)
 
 
-def _watch_mode() -> str:
-    return "events" if importlib.util.find_spec("watchfiles") else "poll"
+def _watch_mode(app: Any) -> str | None:
+    """How the watcher watched at the end of the idle window (None: it was not running)."""
+    watch = app.resolving.watcher
+    return watch.mode if watch is not None else None
 
 
 def row_figures(row: dict[str, Any], data: dict[str, Any]) -> None:
@@ -190,6 +205,8 @@ def row_figures(row: dict[str, Any], data: dict[str, Any]) -> None:
     row["first_screen_parsed"] = data["first_screen_parsed"]
     row["idle_cpu_pct"] = round(data["idle_cpu_pct"], 2)
     row["idle_whole_checks"] = data["idle_whole_checks"]
+    row["prefetch_cpu_s"] = round(data["prefetch_cpu_s"], 3)
+    row["prefetch_views"] = data["prefetch_views"]
     row["watch"] = data["watch"]
     row["keys"] = data["keys"]
     row["key_ms"] = max((k["shown_max_ms"] for k in data["keys"].values()), default=None)

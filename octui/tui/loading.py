@@ -82,6 +82,10 @@ class DiskWatch:
         """Start a reload."""
         self.poll_interval = poll_interval
         """Seconds between two polls (at least; a slow stat stretches it)."""
+        self.mode: str | None = None
+        """How it watches now: ``"events"``, or ``"poll"`` (no events to be had, or they
+        stopped); None before it starts. The benchmark reports it: polling a large tree costs
+        CPU while the explorer is idle, events cost none."""
         self.whole_checks = 0
         """How many times the whole tree was checked because no event came for
         :data:`FULL_CHECK_S` (the benchmark reports those that fall in its idle window)."""
@@ -92,10 +96,12 @@ class DiskWatch:
         if isinstance(session.tree, FsTree):
             events = open_events(session.root)
             if events is not None:
+                self.mode = "events"
                 try:
                     await self._follow(events)
                 finally:
                     events.close()
+        self.mode = "poll"
         await self._poll()
 
     async def _follow(self, events: DiskEvents) -> None:

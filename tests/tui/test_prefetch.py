@@ -3,6 +3,7 @@ idle, a key that asks for one shows it without resolving, and every key stops th
 
 from __future__ import annotations
 
+import threading
 from datetime import timedelta
 from typing import Any
 
@@ -159,3 +160,31 @@ async def test_a_kept_view_is_shown_by_the_key_itself() -> None:
         assert workers == []
         await settle(pilot)
         assert app.selected is not None and any(app.selected is r for r in app.view.included)
+
+
+async def test_the_benchmark_calls_the_explorer_quiet_only_after_the_prefetch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The benchmark's idle window must not hold the last key's prefetch: it starts on a
+    timer, with no paint or worker announcing it (as when the Roles block ends without a
+    paint), so a quiet screen alone does not say it is over."""
+    from octui.devtools import explorer_figures
+    from octui.tui.appclock import AppClock
+    from octui.tui.features import prefetch
+    from octui.tui.screens.explorer import ExplorerScreen
+
+    monkeypatch.setattr(prefetch, "IDLE", 1.0)  # starts later than the screen goes quiet
+    monkeypatch.setattr(ExplorerScreen, "select", ExplorerScreen.select)
+    app = make_app(role="support")
+    clock = AppClock(app)  # (hooks the screen's select: undone by monkeypatch)
+    async with app.run_test(size=(130, 40)):
+        await app.wait_settled()
+        threads = {t.ident for t in threading.enumerate() if t.ident is not None}
+        await explorer_figures.quiet(app, clock, threads)
+        repo = app.session.repository
+        assert repo is not None
+        now = app.clock()
+        wanted = [i.query(now) for i in neighbours(app.inputs, list(repo.config.roles), now)]
+        assert all(app.views.known(repo, q) for q in wanted)
+        assert not app.feature_set.prefetch.pending
+        assert app.feature_set.prefetch.made == len(wanted)

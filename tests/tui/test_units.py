@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -206,3 +207,30 @@ def test_default_repository(tmp_path: Path) -> None:
     assert default_repo(tmp_path) == sample_repo()
     (tmp_path / "opencontext.yaml").write_text("spec: 1\n", encoding="utf-8")
     assert default_repo(tmp_path) == tmp_path
+
+
+# -- the detail pane's fields -----------------------------------------------------------------
+
+
+def test_the_fields_table_is_drawn_once_per_width_and_as_rich_draws_it() -> None:
+    from rich.console import Console
+
+    from octui.tui.widgets.detail import RenderedOnce, field_rows, fields_table
+
+    obj = REPO.objects[0]
+    rows = field_rows(obj, {"path": obj.path, "source": obj.source})
+    console = Console(width=50, force_terminal=True, color_system="truecolor")
+    once = RenderedOnce(fields_table(rows))
+    drawn = 0
+    render = console.render
+
+    def counted(renderable: Any, options: Any = None) -> Any:
+        nonlocal drawn
+        drawn += renderable is once.renderable
+        return render(renderable, options)
+
+    console.render = counted  # type: ignore[method-assign]
+    for width in (50, 50, 30, 30, 50):
+        options = console.options.update_width(width)
+        assert list(render(once, options)) == list(render(fields_table(rows), options))
+    assert drawn == 3  # 50, 30, then 50 again: the last width is kept

@@ -48,6 +48,7 @@ async def test_idle_explorer_never_walks_the_tree_and_sees_edits(
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert scans == [0, 1]  # one scan at start: the load's own
+        assert app.resolving.watcher is not None and app.resolving.watcher.mode == "events"
         await asyncio.sleep(0.6)  # idle: a poller would have walked the tree ~12 times
         assert scans == [0, 1]
         (repo_copy / "policies" / "newly-added.md").write_text(NEW, encoding="utf-8")
@@ -100,6 +101,8 @@ async def test_when_watching_cannot_start_the_explorer_polls(
         await settle(pilot)
         (repo_copy / "policies" / "newly-added.md").write_text(NEW, encoding="utf-8")
         await wait_for(pilot, lambda: "policies.newly-added@1" in included_ids(app))
+        assert app.resolving.watcher is not None
+        assert app.resolving.watcher.mode == "poll"  # what the benchmark reports
     assert threads == ["octui-watch"]  # set up off the event loop: walking folders takes time
 
 

@@ -47,6 +47,12 @@ class IdleCollector(Feature):
         self.collections = 0
         """Idle collections so far (young and full)."""
 
+    @property
+    def pending(self) -> bool:
+        """True while a collection is scheduled (the benchmark's idle window waits for it:
+        it is the last key's work)."""
+        return self._timer is not None
+
     def start(self) -> None:
         """The app runs: no automatic passes from now on (until :meth:`close`)."""
         if not self.holding:

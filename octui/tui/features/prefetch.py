@@ -13,6 +13,7 @@ the roles while following "now" (their instant would be another minute's).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
@@ -68,6 +69,23 @@ class Prefetch(Feature):
         self._painted = 0
         """:attr:`~octui.tui.host.Host.paints` at the last key or view."""
         self._worker: Worker[Any] | None = None
+        self.cpu = 0.0
+        """CPU seconds its thread has spent making views so far, and :attr:`made` how many
+        it made: the benchmark reports the prefetch's cost apart from the idle explorer's."""
+        self.made = 0
+
+    @property
+    def pending(self) -> bool:
+        """True from a key (or a new view) until the prefetch it schedules is over: waiting
+        for the explorer to be idle, for the screen's own background work, or making views.
+        The benchmark's idle window starts only once this is False: the prefetch's work is
+        the last key's, not the idle explorer's."""
+        worker = self._worker
+        return (
+            self._timer is not None
+            or (worker is not None and not worker.is_finished)
+            or self.job.busy
+        )
 
     def close(self) -> None:
         self.job.close()
@@ -122,10 +140,14 @@ class Prefetch(Feature):
             for query in queries:
                 if cancelled() or session.repository is not repo:
                     return
+                started = time.thread_time()
                 try:
                     views.made(session, repo, query)
                 except Exception:  # the key that asks for it computes it and says what failed
                     return
+                finally:
+                    self.cpu += time.thread_time() - started
+                self.made += 1
 
         await self.job.submit(work)
 

@@ -9,6 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from markdown_it import MarkdownIt
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -97,6 +100,49 @@ def fields_table(rows: list[tuple[str, str]]) -> Table:
     return table
 
 
+class RenderedOnce:
+    """A Rich renderable drawn once per width and replayed.
+
+    Textual asks a ``Static`` for its lines several times per key (its height in each
+    layout, its lines in each paint) and a Rich table measures and renders every cell each
+    time: about 4 ms for an object's fields at 50k objects, three or four times per cursor
+    move. The segments are kept for the last set of options that shape them (a table
+    ignores the height it is given)."""
+
+    def __init__(self, renderable: Table) -> None:
+        self.renderable = renderable
+        self._drawn: tuple[tuple[object, ...], list[Segment]] | None = None
+        self._measured: tuple[tuple[object, ...], Measurement] | None = None
+
+    @staticmethod
+    def _shape(console: Console, options: ConsoleOptions) -> tuple[object, ...]:
+        return (
+            id(console),
+            options.max_width,
+            options.min_width,
+            options.justify,
+            options.overflow,
+            options.no_wrap,
+            options.highlight,
+            options.markup,
+            options.is_terminal,
+            options.encoding,
+            options.legacy_windows,
+        )
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        shape = self._shape(console, options)
+        if self._drawn is None or self._drawn[0] != shape:
+            self._drawn = (shape, list(console.render(self.renderable, options)))
+        yield from self._drawn[1]
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        shape = self._shape(console, options)
+        if self._measured is None or self._measured[0] != shape:
+            self._measured = (shape, Measurement.get(console, options, self.renderable))
+        return self._measured[1]
+
+
 def included_rank(view: View, inc: Included) -> int:
     """``inc``'s place in the bundle (1 for the first; 0 if it is not in it): looked up in
     the included table's index when the view has one (a scan of thousands of rows
@@ -127,6 +173,10 @@ class DetailPane(VerticalScroll):
         self.item: Included | Exclusion | Finding | None = None
         self.field_rows: list[tuple[str, str]] = []
         """The fields on show, as text (empty for denied objects and warnings)."""
+        self._why: str | None = None
+        """The explanation's markup on show (see :meth:`_set_why`)."""
+        self._fields_drawn = False
+        """Whether the fields box shows :attr:`field_rows` yet (it starts empty)."""
         self._markdown_text: str | None = None
         self._blocks: tuple[str, int] | None = None
         """The last content measured by :func:`markdown_blocks` and its count (a new view
@@ -160,47 +210,60 @@ class DetailPane(VerticalScroll):
 
     def show(self, view: View | None, item: Included | Exclusion | Finding | None) -> None:
         self.item = item
-        self.field_rows = []
         self.show_roles(None)  # filled in (off the UI thread) for objects the role may read
-        why = self.query_one("#why", Static)
-        fields = self.query_one("#fields", Static)
         if view is None or item is None:
-            why.update("Select a row to see everything about it.")
-            fields.update("")
+            self._set_why("Select a row to see everything about it.")
+            self._set_fields([])
             self._set_markdown("")
             return
         if isinstance(item, Finding):
             self._show_finding(item)
             return
         if isinstance(item, Exclusion) and item.reason.is_denial:
-            why.update(
+            self._set_why(
                 f"[b]id[/b]      {escape(one_line(item.id))}\n"
                 f"[b]reason[/b]  "
                 f"[{ansi_markup(REASON_STYLE[item.reason])}]{item.reason.value}[/]\n\n"
                 "[dim]Denied to this role: only the id and the reason are shown, "
                 "exactly as in the bundle.[/]"
             )
-            fields.update("")
+            self._set_fields([])
             self._set_markdown("")
             return
         obj = view.object_of(item)
         if isinstance(item, Included):
-            why.update(self._included_why(view, item))
+            self._set_why(self._included_why(view, item))
             extra = {"path": one_line(item.obj.path), "source": one_line(item.obj.source)}
         else:
-            why.update(self._excluded_why(item))
+            self._set_why(self._excluded_why(item))
             extra = {}
             if obj is not None:
                 extra = {"path": one_line(obj.path), "source": one_line(obj.source)}
         if obj is None:
-            fields.update("")
+            self._set_fields([])
             self._set_markdown("")
             return
         if obj.unknown_fields:
             extra["unknown fields"] = ", ".join(one_line(f) for f in obj.unknown_fields)
-        self.field_rows = field_rows(obj, extra)
-        fields.update(fields_table(self.field_rows))
+        self._set_fields(field_rows(obj, extra))
         self._show_content(obj.content)
+
+    def _set_why(self, markup: str) -> None:
+        """The explanation, updated only when it changed: a new view of the object on show
+        (a day on, another task) often explains it in the same words, and every update of
+        a Static costs a layout and a paint."""
+        if markup != self._why:
+            self._why = markup
+            self.query_one("#why", Static).update(markup)
+
+    def _set_fields(self, rows: list[tuple[str, str]]) -> None:
+        """The fields table, drawn again only when its rows changed (see :meth:`_set_why`:
+        the same object shows the same fields in every view)."""
+        if rows == self.field_rows and self._fields_drawn:
+            return
+        self.field_rows, self._fields_drawn = rows, True
+        box = self.query_one("#fields", Static)
+        box.update(RenderedOnce(fields_table(rows)) if rows else "")
 
     def _show_content(self, content: str) -> None:
         """At most ``CONTENT_CAP`` characters, as Markdown unless that would build more than
@@ -252,7 +315,6 @@ class DetailPane(VerticalScroll):
         return "\n".join(lines)
 
     def _show_finding(self, w: Finding) -> None:
-        why = self.query_one("#why", Static)
         style = warning_style(w)
         lines = [
             f"[{style}]{w.code.value}[/] ({w.severity.value})",
@@ -263,8 +325,8 @@ class DetailPane(VerticalScroll):
         if w.ids:
             lines.append("objects: " + ", ".join(_link(i) for i in w.ids))
             lines.append("[dim]Enter jumps to them in turn.[/]")
-        why.update("\n".join(lines))
-        self.query_one("#fields", Static).update("")
+        self._set_why("\n".join(lines))
+        self._set_fields([])
         self._set_markdown("")
 
     @property

@@ -71,7 +71,8 @@ class StatusBar(Static):
         r = view.resolution
         q = r.query
         short = view.digest.removeprefix("sha256:")[:8]
-        strict = strict_text(r.failed, view.errors, strict=q.strict)
+        errors = view.errors  # counted once per view (off the UI thread), not per key
+        strict = strict_text(errors > 0, errors, strict=q.strict)
         when = format_day(q.as_of)
         when = f"now {when}" if following_now else when
         counts = (
