@@ -245,10 +245,10 @@ def _holds_unsafe(data: bytes) -> bool:
 def dumps_bundle_utf8(bundle: dict[str, Any]) -> bytes:
     """:func:`dumps_bundle` encoded as UTF-8, made without decoding orjson's bytes and
     scanning the text when they hold no character to escape."""
-    found = dumps_indent2_utf8(bundle)
+    found = dumps_indent2_utf8(bundle, final_newline=True)  # the break escapes to itself
     if type(found) is bytes:
         if not _holds_unsafe(found):
-            return found + b"\n"
+            return found
         found = found.decode("utf-8")
     assert isinstance(found, str)
-    return (_escaped(found) + "\n").encode("utf-8")
+    return _escaped(found).encode("utf-8")

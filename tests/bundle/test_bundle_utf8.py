@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from octui.bundle.bundle import dumps_bundle, dumps_bundle_utf8
+from octui.bundle.jsonout import dumps_indent2_utf8
 from octui.cli.common import write_utf8
 
 VALUES: list[Any] = [
@@ -25,6 +26,14 @@ VALUES: list[Any] = [
 @pytest.mark.parametrize("value", VALUES)
 def test_the_utf8_bytes_are_the_text_encoded(value: Any) -> None:
     assert dumps_bundle_utf8(value) == dumps_bundle(value).encode("utf-8")
+
+
+@pytest.mark.parametrize("value", VALUES)
+def test_the_final_newline_is_the_text_and_a_line_break(value: Any) -> None:
+    """orjson writes the break into its own buffer; the standard library's way adds it."""
+    text, ended = dumps_indent2_utf8(value), dumps_indent2_utf8(value, final_newline=True)
+    assert type(ended) is type(text)
+    assert ended == text + (b"\n" if isinstance(text, bytes) else "\n")  # type: ignore[operator]
 
 
 BOUNDARIES = "\u007f\u0080\u009f\u00a0\u2027\u2028\u202e\u202f\u2065\u2066\u2069\u206a\u2014"
