@@ -382,7 +382,10 @@ def test_a_body_edit_carries_the_prepared_tables_matching_the_edit_again(repo: P
     assert session.cache is not None
     before = session.cache.known_prepared()
     assert before is not None and {"order", "fixed", "freshness"} <= set(vars(before))
-    target = _objects(repo)[9]
+    query = _queries(session)[2]  # a role at the later instant, "billing refund"
+    unmatched = [i for i in session.resolve(query).included if not i.matched and i.score == 0]
+    assert unmatched, "the query must include an object the task does not match"
+    target = repo / unmatched[0].obj.path
     target.write_text(target.read_text(encoding="utf-8") + "\nA refund billing note.\n", "utf-8")
     session.load([str(target)])
     assert session.cache is not None and session.repository is not None
@@ -398,6 +401,29 @@ def test_a_body_edit_carries_the_prepared_tables_matching_the_edit_again(repo: P
         assert carried[at] == UNKNOWN and kept[at] != UNKNOWN
         assert carried[:at] == kept[:at] and carried[at + 1 :] == kept[at + 1 :]
     assert vars(after)["fixed"].objects[at] is session.repository.objects[edited]
+    now = next(i for i in session.resolve(query).included if i.obj.uid == edited)
+    assert now.score > 0 and now.matched  # matched again, not the kept "no match"
+    _same_as_fresh(session, repo)
+
+
+def test_a_bulk_edit_prepares_the_fixed_order_again(repo: Path) -> None:
+    """A reload that replaced more than one object in CARRY_SHARE builds the fixed order
+    again instead of resetting most of it (and still answers as a fresh load does)."""
+    from octui.resolve.prepared import CARRY_SHARE
+
+    session = Session(repo)
+    session.load()
+    _warm(session)
+    edited = _objects(repo)
+    for path in edited:
+        path.write_text(path.read_text(encoding="utf-8") + "\nA refund billing note.\n", "utf-8")
+    session.load([str(p) for p in edited])
+    assert session.loader.replaced is not None and session.repository is not None
+    replaced = session.loader.replaced[1]  # replaced in place: the cache was carried
+    assert len(replaced) * CARRY_SHARE > len(session.repository.objects)
+    assert session.cache is not None
+    carried = session.cache.known_prepared()
+    assert carried is not None and "fixed" not in vars(carried) and "order" in vars(carried)
     _same_as_fresh(session, repo)
 
 

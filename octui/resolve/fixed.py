@@ -66,7 +66,9 @@ class FixedOrder:
         made.uids, made.groups, made.floor = self.uids, self.groups, self.floor
         made.objects = list(map(index.objects.__getitem__, self.uids))
         made._tables = index.repo.tokens
-        positions = [self.uids.index(uid) for uid in replaced]  # a few: one C scan each
+        wanted = frozenset(replaced)
+        n = len(self.uids)  # one C pass finds them all, however many
+        positions = list(compress(range(n), map(wanted.__contains__, self.uids)))
         made._token_tables = list(self._token_tables)
         made._memo = Memo(TOKENS)
         for position in positions:

@@ -25,6 +25,11 @@ from octui.resolve.order import ExclusionOrder
 from octui.resolve.steps.s6_competition import competition_key
 from octui.resolve.steps.tables import Access, Contenders, Records, ScopeIds, Spans
 
+CARRY_SHARE = 4
+"""A reload that replaced more than one object in this many (a bulk edit, a branch switch)
+builds the fixed order again rather than carry it: resetting every kept task-token match of
+that many objects costs about as much as matching them again when asked."""
+
 
 class Prepared:
     """What resolution precomputes once per repository (see the module)."""
@@ -54,18 +59,25 @@ class Prepared:
         at ``replaced`` in place (same id, version, path and configuration; see
         :mod:`octui.resolve.carry`) — that this one already built and that still hold: the
         exclusion order (a function of each place's id and version), the fixed order when
-        no layer or authority changed (``index`` then keeps the same groups and places),
-        and each object's freshness; the objects the reload replaced are looked at again
-        when first asked for. Every other table is built again on first use. Nothing of this
-        one is changed, so a thread still resolving the old repository is never disturbed."""
+        no layer or authority changed (``index`` then keeps the same groups and places) and
+        the reload replaced few objects (:data:`CARRY_SHARE`), and each object's freshness;
+        the objects the reload replaced are looked at again when first asked for. Every
+        other table is built again on first use. Nothing of this one is changed, so a
+        thread still resolving the old repository is never disturbed."""
         made = Prepared(index)
         built, into = self.__dict__, made.__dict__
         if "order" in built:
             into["order"] = built["order"]
         fixed = built.get("fixed")
-        if fixed is not None and (index.groups, index.places) == (
-            self.index.groups,
-            self.index.places,
+        few = len(replaced) * CARRY_SHARE <= len(index.objects)
+        if (
+            fixed is not None
+            and few
+            and (index.groups, index.places)
+            == (
+                self.index.groups,
+                self.index.places,
+            )
         ):
             into["fixed"] = fixed.carried(index, replaced)
         if "freshness" in built:
