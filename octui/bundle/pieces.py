@@ -40,7 +40,7 @@ from octui.bundle.forms import (
     warning_digest_form,
 )
 from octui.bundle.jsonout import dumps_canonical, dumps_plain
-from octui.core.enums import ExclusionReason, Lifecycle, WarningCode
+from octui.core.enums import DENIALS, ExclusionReason, Lifecycle, WarningCode
 from octui.core.model import ContextObject, Exclusion, Finding
 from octui.resolve.memo import Memo
 from octui.resolve.result import Included
@@ -61,7 +61,6 @@ _FLUSH = 4096
 join every body into one more copy, 40 MB, only to hash it)."""
 _TRUE, _FALSE = b"true", b"false"
 _LIFECYCLES = {lifecycle: dumps_canonical(lifecycle.value) for lifecycle in Lifecycle}
-_DENIALS = frozenset(reason for reason in ExclusionReason if reason.is_denial)
 _REASONS = {reason: dumps_canonical(reason.value) for reason in ExclusionReason}
 _CODES = {code: dumps_canonical(code.value) for code in WarningCode}
 _SEVERITIES = {code: dumps_canonical(code.severity.value) + b"}" for code in WarningCode}
@@ -90,7 +89,7 @@ def object_piece(obj: ContextObject, lifecycle: Lifecycle, stale: bool) -> bytes
 
 def exclusion_key(ex: Exclusion) -> tuple[Any, ...]:
     """What an exclusion's digest form holds (a denial: its id and reason)."""
-    if ex.reason in _DENIALS:
+    if ex.reason in DENIALS:
         return (ex.id, ex.reason)
     return (ex.id, ex.version, ex.reason, ex.related)
 
@@ -100,7 +99,7 @@ def exclusion_piece(ex: Exclusion) -> bytes:
     have the model's types, else by :func:`dumps_canonical` (which raises what it raises)."""
     try:
         reason = _REASONS[ex.reason]
-        if type(ex.id) is str and ex.reason in _DENIALS:
+        if type(ex.id) is str and ex.reason in DENIALS:
             return b'{"id":' + dumps_plain(ex.id) + b',"reason":' + reason + b"}"
         version, related = ex.version, ex.related
         if type(ex.id) is str and type(version) is int and related == ():
@@ -250,8 +249,10 @@ class Pieces:
         places ``replaced`` (parts are a function of their object, which the other places
         still hold; exclusions and warnings are kept by value and by the held record)."""
         made = Pieces(list(objects))
-        made._parts = {k: v for k, v in self._parts.items() if k not in replaced}
-        made._last = {k: v for k, v in self._last.items() if k not in replaced}
+        # Copied whole first (one C call: another thread may be adding parts meanwhile,
+        # which would stop a comprehension iterating the table itself), then filtered.
+        made._parts = {k: v for k, v in dict(self._parts).items() if k not in replaced}
+        made._last = {k: v for k, v in self._last.items() if k not in replaced}  # never mutated
         with self._holding:
             made._records, made._held = dict(self._records), list(self._held)
         made._exclusions = dict(self._exclusions)

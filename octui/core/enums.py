@@ -64,8 +64,11 @@ class ExclusionReason(StrEnum):
         return self in (ExclusionReason.PERMISSION_DENIED, ExclusionReason.CLASSIFICATION_DENIED)
 
 
+#: The two denial reasons, for a set look-up where :attr:`ExclusionReason.is_denial` (a call)
+#: would be asked once per record.
+DENIALS: frozenset[ExclusionReason] = frozenset(r for r in ExclusionReason if r.is_denial)
 #: The spellings of the two denial reasons, for code reading bundle JSON.
-DENIAL_REASONS: frozenset[str] = frozenset(r.value for r in ExclusionReason if r.is_denial)
+DENIAL_REASONS: frozenset[str] = frozenset(r.value for r in DENIALS)
 
 
 class Severity(StrEnum):

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from octui.core.enums import ExclusionReason, Lifecycle
+from octui.core.enums import DENIALS, ExclusionReason, Lifecycle
 from octui.core.model import ContextObject, Exclusion, Finding
 from octui.load.config import RoleConfig
 from octui.resolve.graph import SupersessionGraph
@@ -51,8 +51,6 @@ class Outcome:
 RECORDS = 1 << 18
 """Exclusion records kept by :func:`excluded` (cleared whole when full)."""
 
-_DENIALS = frozenset(reason for reason in ExclusionReason if reason.is_denial)
-"""The denial reasons (a set look-up: the property is a call per record)."""
 _REASON_NUMBER = {reason: n for n, reason in enumerate(ExclusionReason)}
 _REASON_BITS = len(_REASON_NUMBER).bit_length()
 
@@ -84,7 +82,7 @@ def excluded(
     whose address a later object reuses is either equal to the one it would make or made
     again. Threads racing for one entry make equal records, either is right.
     """
-    if reason in _DENIALS:
+    if reason in DENIALS:
         return Exclusion(obj.id, None, reason)
     if related:
         return Exclusion(obj.id, obj.version, reason, tuple(sorted(set(related))), detail, obj.path)
