@@ -137,17 +137,19 @@ def child_env(work: Path, size: int) -> dict[str, str]:
     return env
 
 
-def compiled(env: dict[str, str]) -> bool:
+def compiled(env: dict[str, str], package: str | None = None) -> bool:
     """Compile octui's modules to bytecode where Python keeps it (``__pycache__`` beside
     each module), once, before anything is measured: every process measured then reads
     bytecode as an installed octui does — pip compiles a wheel when it installs it, and an
     editable install's first run writes it — instead of compiling octui's source again in
     every run, as it would where ``PYTHONDONTWRITEBYTECODE`` is set (it is on the machines
     this project is measured on: about 60 ms of every run). Reported as ``bytecode``
-    (False: the folder could not be written, and the figures include compiling)."""
-    import octui
+    (False: the folder could not be written, and the figures include compiling).
+    ``package``: another folder to compile instead (the tests')."""
+    if package is None:
+        import octui
 
-    package = os.path.dirname(octui.__file__)
+        package = os.path.dirname(octui.__file__)
     argv = [sys.executable, "-m", "compileall", "-q", "-j", "0", package]
     return subprocess.run(argv, env=env, capture_output=True, check=False).returncode == 0
 
