@@ -158,12 +158,18 @@ class SnapshotFile:
         bytes unpickled are the bytes checked: a snapshot is replaced by a rename, which
         leaves a mapped file as it was, and a file written in place meanwhile (only its
         owner can) changes its ``ctime`` and is refused. (Cutting it short in place meanwhile
-        would stop the process, as for any mapped file: nothing of octui's ever does.)"""
+        would stop the process, as for any mapped file: nothing of octui's ever does.) Where
+        the file system cannot map files (some FUSE mounts), the file is read instead."""
         try:
             with _open_trusted(self.path) as handle:
                 before = os.fstat(handle.fileno())
-                with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
-                    loaded = self._unpickled(data, fingerprint)
+                try:
+                    mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+                except OSError:  # no mapping here: the bytes read serve as well, slower
+                    loaded = self._unpickled(handle.read(), fingerprint)
+                else:
+                    with mapped:
+                        loaded = self._unpickled(mapped, fingerprint)
                 after = os.fstat(handle.fileno())
             if _identity(before) != _identity(after):
                 return None  # written while it was read
@@ -171,7 +177,7 @@ class SnapshotFile:
         except Exception:
             return None
 
-    def _unpickled(self, data: mmap.mmap, fingerprint: tuple[object, ...]) -> Loaded | None:
+    def _unpickled(self, data: mmap.mmap | bytes, fingerprint: tuple[object, ...]) -> Loaded | None:
         if len(data) < len(MAGIC) + 4 or data[: len(MAGIC)] != MAGIC:
             return None
         start = len(MAGIC) + 4
@@ -179,10 +185,11 @@ class SnapshotFile:
             crc = zlib.crc32(view[start:])
         if crc != int.from_bytes(data[len(MAGIC) : start]):
             return None  # corrupted: never unpickled
-        data.seek(start)
-        if _SnapshotUnpickler(data).load() != self._header(fingerprint):
+        stream = io.BytesIO(data) if isinstance(data, bytes) else data  # shares the bytes
+        stream.seek(start)
+        if _SnapshotUnpickler(stream).load() != self._header(fingerprint):
             return None  # stale: the payload after the header is never read
-        return _checked(_SnapshotUnpickler(data).load())
+        return _checked(_SnapshotUnpickler(stream).load())
 
     def write(self, fingerprint: tuple[object, ...], loaded: Loaded) -> None:
         """Store ``loaded`` for ``fingerprint`` atomically; a failure leaves no snapshot."""

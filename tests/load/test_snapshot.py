@@ -4,6 +4,7 @@ files it was made from, and anything stale, corrupt or hostile is refused for a 
 from __future__ import annotations
 
 import io
+import mmap
 import os
 import pickle
 import time
@@ -109,6 +110,21 @@ def test_a_warm_snapshot_serves_the_same_repository(
     assert from_snapshot
     same(again, load_repository(repo))
     assert len(again.tokens) == len(again.objects)  # every token table came with it
+
+
+def test_a_snapshot_that_cannot_be_mapped_is_read_instead(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file system that cannot map files (some FUSE mounts) still gets the snapshot."""
+    kept(repo, tmp_path)
+
+    def unmappable(*args: object, **kwargs: object) -> object:
+        raise OSError(19, "No such device")
+
+    monkeypatch.setattr(mmap, "mmap", unmappable)
+    again, from_snapshot = served(repo, tmp_path, monkeypatch)
+    assert from_snapshot
+    same(again, load_repository(repo))
 
 
 def _edit(root: Path) -> None:
