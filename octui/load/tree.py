@@ -175,18 +175,10 @@ class FsTree:
                     problem = "file name is not valid UTF-8; rename it"
                     entries.append(Entry(name, child, _is_dir(item), problem=problem))
                     continue
-                try:  # the common case first, as _entry has it: a regular file, not a link
-                    st = None if item.is_symlink() else item.stat(follow_symlinks=False)
-                except OSError:
-                    st = None
-                if st is not None and S_ISREG(st.st_mode):
-                    entry = _file_entry(name, child, st, link=False)
-                    regular.add(name)  # made from the lstat of a regular file
-                else:
-                    entry = self._entry(item, child, real_dir)
-                    if entry.identity is not None and not entry.link:
-                        # made from the lstat of a regular file or of a folder
-                        (folders if entry.is_dir else regular).add(name)
+                entry = self._entry(item, child, real_dir)
+                if entry.identity is not None and not entry.link:
+                    # made from the lstat of a regular file or of a folder
+                    (folders if entry.is_dir else regular).add(name)
                 entries.append(entry)
         plain = inside(real_dir, self._real) and not hidden_below(real_dir, self._real)
         self._real_dirs[key] = (real_dir, plain, regular)
@@ -208,11 +200,11 @@ class FsTree:
             if item.is_symlink():
                 return self._link_entry(item, rel, real_dir)
             st = item.stat(follow_symlinks=False)
+            if S_ISREG(st.st_mode):  # the common case first: one per file walked
+                return _file_entry(item.name, rel, st, link=False)
             if stat.S_ISDIR(st.st_mode):
                 return Entry(item.name, rel, True, identity=(st.st_dev, st.st_ino))
-            if not stat.S_ISREG(st.st_mode):
-                return Entry(item.name, rel, False, problem=not_regular(st.st_mode))
-            return _file_entry(item.name, rel, st, link=False)
+            return Entry(item.name, rel, False, problem=not_regular(st.st_mode))
         except OSError as exc:
             return Entry(item.name, rel, False, problem=f"cannot be read ({exc.strerror or exc})")
 
