@@ -38,9 +38,12 @@ def above_status(main: Widget, kind: type[W], widget_id: str, make: Callable[[],
     return bar
 
 
-def strict_text(failed: bool, errors: int, *, strict: bool) -> str:
-    """The strict verdict: PASS/FAIL when strict is on; when off, what a strict run would do."""
+def strict_text(errors: int, *, strict: bool) -> str:
+    """The strict verdict for a resolution with ``errors`` warnings of severity error (it
+    fails exactly when there is one, as :attr:`Resolution.failed` says): PASS/FAIL when
+    strict is on; when off, what a strict run would do."""
     plural = "error" if errors == 1 else "errors"
+    failed = errors > 0
     if strict:
         if failed:
             return f"strict [b ansi_red]FAIL[/] [dim]·[/] [ansi_yellow]{errors} {plural}[/]"
@@ -71,8 +74,8 @@ class StatusBar(Static):
         r = view.resolution
         q = r.query
         short = view.digest.removeprefix("sha256:")[:8]
-        errors = view.errors  # counted once per view (off the UI thread), not per key
-        strict = strict_text(errors > 0, errors, strict=q.strict)
+        # the count made once per view (off the UI thread), not the resolution's, per key
+        strict = strict_text(view.errors, strict=q.strict)
         when = format_day(q.as_of)
         when = f"now {when}" if following_now else when
         counts = (
