@@ -34,9 +34,11 @@ from octui.core.model import ContextObject
 from octui.load.assemble import Repository, object_findings
 from octui.resolve.cache import NOT_CARRIED, ResolutionCache, Table
 from octui.resolve.engine import BROKEN, Admitted, Stage
+from octui.resolve.fixed import FixedOrder
 from octui.resolve.graph import SupersessionGraph, _Cover
 from octui.resolve.index import RepoIndex, _fixed_order
 from octui.resolve.memo import Carries, Memo
+from octui.resolve.prepared import Freshness
 from octui.resolve.steps.base import Reader
 
 ADMIT_READS = frozenset(
@@ -92,6 +94,10 @@ _KNOWN = {
         "_cycle_edges",
     },
 }
+_FIXED_SLOTS = {"_memo", "_tables", "_token_tables", "floor", "groups", "objects", "uids"}
+"""What :meth:`FixedOrder.carried` copies (and :class:`Freshness` below, what its own
+``carried`` does): a new slot in either must be carried there before this module carries
+prepared tables again."""
 _INDEX_SLOTS = {
     "by_id",
     "by_version",
@@ -111,6 +117,8 @@ def understood() -> bool:
         all({f.name for f in fields(cls)} == names for cls, names in _KNOWN.items())
         and set(RepoIndex.__slots__) == _INDEX_SLOTS
         and set(_Cover.__slots__) == {"groups"}
+        and set(FixedOrder.__slots__) == _FIXED_SLOTS
+        and set(Freshness.__slots__) == {"_after", "_findings", "_keys", "config"}
     )
 
 

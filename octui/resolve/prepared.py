@@ -146,6 +146,8 @@ class Freshness:
     is found again. Entries are pure functions of the object, so threads racing for one
     store equal values."""
 
+    __slots__ = ("_after", "_findings", "_keys", "config")
+
     def __init__(self, index: RepoIndex) -> None:
         self.config = index.config
         n = len(index.objects)
