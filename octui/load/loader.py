@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from octui.core.model import ContextObject
 from octui.core.tokens import TokenTables
+from octui.load import parse_cache
 from octui.load.assemble import Repository, Reuse, assemble
 from octui.load.config import CONFIG_FILE, Config, load_config_bytes, read_config
 from octui.load.fastpath import forget_values
@@ -22,13 +23,15 @@ from octui.load.frontmatter import ParsedFile, parse_file
 from octui.load.fsread import RefusedFile
 from octui.load.heap import gc_paused, hold_heap, release_heap
 from octui.load.parse_cache import racy_keys
-from octui.load.snapshot import from_snapshot, keep_snapshot
+from octui.load.snapshot import from_snapshot, keep_snapshot, unchanged
 from octui.load.tree import MAX_FILE_BYTES, Entry, FileKey, FsTree, Tree
 from octui.load.walk import scan
 
 if TYPE_CHECKING:  # what only a reload uses is imported by the loads that reload (below)
     from octui.load.hinted import Change, Walked
 
+Scanned = tuple[list[tuple[str, Entry]], list[tuple[str, str]], list[tuple[str, str]]]
+"""What :func:`~octui.load.walk.scan` gives: the files, unreadable paths, unavailable sources."""
 READ_BUDGET_BYTES = 1 << 30
 """The most distinct file content one load reads (1 GiB); files past it are findings."""
 VANISHED = "file vanished while loading"
@@ -190,15 +193,24 @@ class Loader:
             config = self.repository.config  # the same bytes: the same configuration
         else:
             config = load_config_bytes(raw_config, self.tree.describe(CONFIG_FILE))
-        files, problems, unavailable = scan(self.tree, config)
-        if self._snapshots():
-            fingerprint = fingerprint_of(raw_config, files, problems, unavailable)
-            repo = from_snapshot(
-                self.store, self.root, fingerprint, config, unavailable, self.tokens
-            )
-            if repo is not None:  # the same files as a snapshotted load: its repository
-                self.repository = repo
-                return repo
+        if not self._snapshots():
+            return self._assemble(raw_config, config, *scan(self.tree, config))
+        scanned: list[Scanned] = []
+
+        def current(stored: object, folders: object) -> tuple[object, ...]:
+            """The fingerprint now: the snapshot's own when its folders and files are
+            unchanged, else the one a walk gives (kept for the load that follows)."""
+            if unchanged(self.root, raw_config, stored, folders):
+                assert isinstance(stored, tuple)
+                return stored
+            scanned.append(scan(self.tree, config))
+            return fingerprint_of(raw_config, *scanned[-1])
+
+        repo = from_snapshot(self.store, self.root, current, config, self.tokens)
+        if repo is not None:  # the same files as a snapshotted load: its repository
+            self.repository = repo
+            return repo
+        files, problems, unavailable = scanned[-1] if scanned else scan(self.tree, config)
         return self._assemble(raw_config, config, files, problems, unavailable)
 
     def _assemble(
@@ -233,7 +245,11 @@ class Loader:
             if self._snapshots():
                 fingerprint = fingerprint_of(raw_config, files, problems, unavailable, keys)
                 racy = any(r.error == VANISHED for _, r in parsed) or racy_keys(keys)
-                keep_snapshot(self.store, self.root, fingerprint, repo, racy=racy)
+                folders = None
+                if not (problems or unavailable or any(e.link for _, e in files)):
+                    assert isinstance(self.tree, FsTree)
+                    folders = self.tree.folder_identities(parse_cache.RACY_NS)
+                keep_snapshot(self.store, self.root, fingerprint, folders, repo, racy=racy)
             return repo
         from octui.load.hinted import walked
 
@@ -368,4 +384,5 @@ class ParseStore(Protocol):
 def load_repository(root: str | Path, store: ParseStore | None = None) -> Repository:
     """Load the repository at ``root`` (raises NotARepository / ConfigError)."""
     path = Path(root)
-    return Loader(FsTree(path), str(path), store, one_shot=True).load()
+    tree = FsTree(path, identify_folders=store is not None)
+    return Loader(tree, str(path), store, one_shot=True).load()

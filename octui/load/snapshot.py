@@ -10,7 +10,11 @@ read is the same as when it was written:
   bytes, every walked file's path, size, mtime, inode and ctime, every unreadable path and
   source) is equal — so any edit, ``chmod``, added, removed or renamed file, or any change
   to the configuration, makes it stale; a file changed within the parse cache's racy window
-  of the load is never snapshotted at all;
+  of the load is never snapshotted at all. Where the walk met no link and no problem, the
+  snapshot also keeps every walked folder's identity (:meth:`octui.load.tree.FsTree.
+  folder_identities`): while those and every file's key are unchanged, the walk would list
+  the same entries, so the fingerprint is known from one ``lstat`` per folder and per file
+  without listing a folder or making an entry (else the tree is walked as before);
 - the root is the same path, spelled the same way;
 - the code is the same: the octui version, the Python version, the installed PyYAML and
   pydantic and the source of every module under ``octui/core`` and ``octui/load``.
@@ -48,8 +52,9 @@ from octui.load.assemble import Repository
 from octui.load.config import Config
 from octui.load.parse_cache import _ALLOWED_GLOBALS as _PARSE_GLOBALS
 from octui.load.parse_cache import ParseStore, _open_trusted
+from octui.load.tree import FolderIdentity, same_files, same_folders
 
-FORMAT = 1
+FORMAT = 2
 """Bumped whenever the payload changes: a snapshot of another format is refused."""
 MAGIC = b"OCTUI-SNAPSHOT\n"
 
@@ -135,6 +140,10 @@ Loaded = tuple[list[ContextObject], list[Finding], int, list[TokenTable | None]]
 """The objects (in order, numbered), the findings, how many files made no object, and each
 object's token table (None where the load had none)."""
 
+Current = Callable[[object, object], tuple[object, ...]]
+"""Given what a snapshot says its load saw — its fingerprint and its folders' identities (or
+None), both unchecked —, the fingerprint of the files now."""
+
 
 class SnapshotFile:
     """The snapshot of the repository at one root (spelled as given) in a cache folder."""
@@ -146,12 +155,13 @@ class SnapshotFile:
         self.path = directory / f"{name}-repository.pickle"
         self.directory = directory
 
-    def _header(self, fingerprint: tuple[object, ...]) -> tuple[object, ...]:
-        return (FORMAT, code_fingerprint(), self.root, self.absolute, fingerprint)
+    def _origin(self) -> tuple[object, ...]:
+        return (FORMAT, code_fingerprint(), self.root, self.absolute)
 
-    def read(self, fingerprint: tuple[object, ...]) -> Loaded | None:
-        """What the snapshot holds when it was written for exactly ``fingerprint`` (and this
-        code and root), else None — never an exception.
+    def read(self, current: Current) -> tuple[tuple[object, ...], Loaded] | None:
+        """The fingerprint of the files now and what the snapshot holds, when it was written
+        for exactly that fingerprint (and this code and root), else None — never an exception
+        (``current`` is called with what the snapshot's header says its load saw).
 
         The file is mapped, not read: a copy of tens of megabytes costs more than unpickling
         them (every page of a fresh buffer is faulted in and zeroed before it is filled). The
@@ -166,10 +176,10 @@ class SnapshotFile:
                 try:
                     mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
                 except OSError:  # no mapping here: the bytes read serve as well, slower
-                    loaded = self._unpickled(handle.read(), fingerprint)
+                    loaded = self._unpickled(handle.read(), current)
                 else:
                     with mapped:
-                        loaded = self._unpickled(mapped, fingerprint)
+                        loaded = self._unpickled(mapped, current)
                 after = os.fstat(handle.fileno())
             if _identity(before) != _identity(after):
                 return None  # written while it was read
@@ -177,7 +187,9 @@ class SnapshotFile:
         except Exception:
             return None
 
-    def _unpickled(self, data: mmap.mmap | bytes, fingerprint: tuple[object, ...]) -> Loaded | None:
+    def _unpickled(
+        self, data: mmap.mmap | bytes, current: Current
+    ) -> tuple[tuple[object, ...], Loaded] | None:
         if len(data) < len(MAGIC) + 4 or data[: len(MAGIC)] != MAGIC:
             return None
         start = len(MAGIC) + 4
@@ -187,17 +199,28 @@ class SnapshotFile:
             return None  # corrupted: never unpickled
         stream = io.BytesIO(data) if isinstance(data, bytes) else data  # shares the bytes
         stream.seek(start)
-        if _SnapshotUnpickler(stream).load() != self._header(fingerprint):
+        header = _SnapshotUnpickler(stream).load()
+        if type(header) is not tuple or len(header) != 6 or header[:4] != self._origin():
+            return None
+        fingerprint = current(header[4], header[5])
+        if fingerprint != header[4]:
             return None  # stale: the payload after the header is never read
-        return _checked(_SnapshotUnpickler(stream).load())
+        loaded = _checked(_SnapshotUnpickler(stream).load())
+        return None if loaded is None else (fingerprint, loaded)
 
-    def write(self, fingerprint: tuple[object, ...], loaded: Loaded) -> None:
-        """Store ``loaded`` for ``fingerprint`` atomically; a failure leaves no snapshot."""
+    def write(
+        self,
+        fingerprint: tuple[object, ...],
+        folders: tuple[FolderIdentity, ...] | None,
+        loaded: Loaded,
+    ) -> None:
+        """Store ``loaded`` for ``fingerprint`` (and the walked ``folders``' identities, when
+        known) atomically; a failure leaves no snapshot."""
         tmp = None
         try:
             buffer = io.BytesIO()
             # Two pickles, each with its own memo: the header is read (and found stale) alone.
-            _SnapshotPickler(buffer).dump(self._header(fingerprint))
+            _SnapshotPickler(buffer).dump((*self._origin(), fingerprint, folders))
             _SnapshotPickler(buffer).dump(loaded)
             body = buffer.getbuffer()
             self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -253,34 +276,50 @@ def snapshot_of(store: object, root: str) -> SnapshotFile | None:
     return SnapshotFile(root, store.directory)
 
 
+def unchanged(root: str, raw_config: bytes, stored: object, folders: object) -> bool:
+    """Whether the files at ``root`` are exactly those a snapshot's load saw (its
+    ``stored`` fingerprint), told by its ``folders``' identities and its files' keys alone:
+    only for a load that met no problem and no unavailable source."""
+    if type(stored) is not tuple or len(stored) != 4 or type(folders) is not tuple:
+        return False
+    config_bytes, keys, problems, unavailable = stored
+    if config_bytes != raw_config or problems != () or unavailable != ():
+        return False
+    return type(keys) is tuple and same_folders(root, folders) and same_files(root, keys)
+
+
 def from_snapshot(
-    store: object,
-    root: str,
-    fingerprint: tuple[object, ...],
-    config: Config,
-    unavailable: list[tuple[str, str]],
-    tokens: TokenTables,
+    store: object, root: str, current: Current, config: Config, tokens: TokenTables
 ) -> Repository | None:
-    """The repository a snapshot kept for exactly this load (``fingerprint``), its token
+    """The repository a snapshot kept for exactly the files now (``current``), its token
     tables put into ``tokens``; None when there is none, or it is stale or unusable."""
     snapshot = snapshot_of(store, root)
-    loaded = snapshot.read(fingerprint) if snapshot is not None else None
-    if loaded is None:
+    found = snapshot.read(current) if snapshot is not None else None
+    if found is None:
         return None
-    objects, findings, invalid, tables = loaded
+    fingerprint, (objects, findings, invalid, tables) = found
     for obj, table in zip(objects, tables, strict=True):
         if table is not None:
             tokens.put(obj, table)
+    unavailable = fingerprint[3]  # the load's unavailable sources, as its scan found them
+    assert isinstance(unavailable, tuple)
     repo = Repository(root, config, objects, findings, list(unavailable), invalid)
     repo.tokens = tokens
     return repo
 
 
 def keep_snapshot(
-    store: object, root: str, fingerprint: tuple[object, ...], repo: Repository, *, racy: bool
+    store: object,
+    root: str,
+    fingerprint: tuple[object, ...],
+    folders: tuple[FolderIdentity, ...] | None,
+    repo: Repository,
+    *,
+    racy: bool,
 ) -> None:
     """Snapshot ``repo``, just assembled for ``fingerprint`` (every object's token table made
-    now, so the next load has them all) — unless a file was changed too recently to be told
+    now, so the next load has them all; ``folders``: the walked folders' identities when they
+    can stand for listing them) — unless a file was changed too recently to be told
     apart from a later write (``racy``), when the snapshot is removed instead. A repository of
     fewer than the parse cache's ``MIN_ENTRIES`` files gets none.
 
@@ -296,4 +335,5 @@ def keep_snapshot(
         snapshot.remove()
         return
     tables: list[TokenTable | None] = [repo.tokens.get(obj) for obj in repo.objects]
-    snapshot.write(fingerprint, (repo.objects, repo.findings, repo.invalid_files, tables))
+    loaded = (repo.objects, repo.findings, repo.invalid_files, tables)
+    snapshot.write(fingerprint, folders, loaded)

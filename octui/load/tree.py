@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import time
 from collections.abc import Hashable
 from pathlib import Path
 from stat import S_ISREG
@@ -66,6 +67,8 @@ class Entry(NamedTuple):
 
 FileKey = tuple[str, int, int, int, int]
 """``(path, size, mtime_ns, inode, ctime_ns)`` of a file."""
+FolderIdentity = tuple[str, int, int, int, int]
+"""``(path, device, inode, mtime_ns, ctime_ns)`` of a folder."""
 
 
 class Tree(Protocol):
@@ -91,7 +94,7 @@ class FsTree:
     lead to nothing hidden; only regular files are read, at most ``MAX_FILE_BYTES + 1`` bytes
     of each (:mod:`octui.load.fsread`)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, identify_folders: bool = False) -> None:
         self.root = root
         self._root = str(root)
         self.real_root = Path(os.path.realpath(root))
@@ -107,11 +110,41 @@ class FsTree:
         the current walk (:meth:`start_walk`): such a folder's real path is its parent's
         followed by its name, which saves a ``realpath`` (a system call per path component)
         for every folder listed."""
+        self.identify_folders = identify_folders
+        """Whether :meth:`scandir` takes each folder's ``lstat`` before listing it, for
+        :meth:`folder_identities` (a system call per folder, which only a load that may keep
+        a repository snapshot needs)."""
+        self._identities: dict[str, FolderIdentity | None] = {}
+        self._walk_started = 0
 
     def start_walk(self) -> None:
         """Forget what earlier walks saw of folders: only the current walk's listings stand
         for a ``realpath`` (the tree may have changed since)."""
         self._folders = {}
+        self._identities = {}
+        self._walk_started = time.time_ns()
+
+    def folder_identities(self, racy_ns: int) -> tuple[FolderIdentity, ...] | None:
+        """The identity of every folder the current walk listed, taken before its listing —
+        when each is a real folder (not a link) inside the root with nothing hidden on its
+        path, and none was changed within ``racy_ns`` before the walk began; else None.
+
+        A folder whose identity is unchanged holds the same names (adding, removing or
+        renaming an entry sets its ``mtime`` and ``ctime``), so such folders and unchanged
+        files walk to the same entries without listing them again. A folder changed in the
+        clock tick of its ``lstat`` could keep its timestamps: hence the racy window."""
+        if not self.identify_folders:
+            return None
+        racy = self._walk_started - racy_ns
+        found: list[FolderIdentity] = []
+        for rel, identity in self._identities.items():
+            known = self._real_dirs.get(rel)
+            if identity is None or known is None or not known[1]:
+                return None
+            if max(identity[3], identity[4]) >= racy:
+                return None
+            found.append(identity)
+        return tuple(found)
 
     def _path(self, rel: str) -> Path:
         return self.root / rel if rel not in ("", ".") else self.root
@@ -160,6 +193,8 @@ class FsTree:
         key = "" if rel in ("", ".") else rel
         base = os.path.join(self._root, key) if key else self._root  # str(self._path(rel))
         real_dir = self._real if not key else self._real_dir(key, base)
+        if self.identify_folders:
+            self._identities[key] = _folder_identity(key, base)
         entries: list[Entry] = []
         regular: set[str] = set()
         folders: set[str] = set()
@@ -258,6 +293,72 @@ def _file_entry(name: str, rel: str, st: os.stat_result, *, link: bool) -> Entry
         (st.st_dev, ino),
         link,
     )
+
+
+def _folder_identity(rel: str, path: str) -> FolderIdentity | None:
+    """The identity of the folder at ``path`` (None: not a folder itself, or unreadable); the
+    root's own path may be a link."""
+    try:
+        st = os.lstat(path) if rel else os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode):
+        return None
+    return (rel, st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def same_folders(root: str, identities: tuple[FolderIdentity, ...]) -> bool:
+    """Whether every folder at or below ``root`` still has these identities (real folders:
+    no link below the root)."""
+    join, lstat, is_dir = os.path.join, os.lstat, stat.S_ISDIR
+    try:
+        for rel, dev, ino, mtime_ns, ctime_ns in identities:
+            st = lstat(join(root, rel)) if rel else os.stat(root)
+            if (st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_dev) != (
+                ino,
+                mtime_ns,
+                ctime_ns,
+                dev,
+            ):
+                return False
+            if not is_dir(st.st_mode):
+                return False
+    except (OSError, TypeError, ValueError):
+        return False
+    return True
+
+
+def same_files(root: str, keys: tuple[FileKey, ...]) -> bool:
+    """Whether every file below ``root`` still has these keys (:attr:`Entry.key`). Each
+    file's ``lstat`` is taken relative to its open folder (a walk's keys come folder by
+    folder), which spares the kernel looking up the folders of every path again."""
+    lstat, folder, fd = os.lstat, None, -1
+    try:
+        for rel, size, mtime_ns, ino, ctime_ns in keys:
+            head, _, name = rel.rpartition("/")
+            if head != folder:
+                if fd >= 0:
+                    os.close(fd)
+                    fd = -1
+                fd = os.open(os.path.join(root, head) if head else root, _FOLDER_FLAGS)
+                folder = head
+            st = lstat(name, dir_fd=fd)
+            if (st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_size) != (
+                ino,
+                mtime_ns,
+                ctime_ns,
+                size,
+            ):
+                return False
+    except (OSError, TypeError, ValueError, AttributeError):
+        return False
+    finally:
+        if fd >= 0:
+            os.close(fd)
+    return True
+
+
+_FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 def _utf8(name: str) -> bool:

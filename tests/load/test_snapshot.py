@@ -19,7 +19,7 @@ import pytest
 from octui.bundle.bundle import bundle_dict, dumps_bundle
 from octui.load import assemble as assemble_module
 from octui.load import loader as loader_module
-from octui.load import parse_cache, snapshot
+from octui.load import parse_cache, snapshot, walk
 from octui.load.assemble import Repository
 from octui.load.loader import load_repository
 from octui.load.parse_cache import ParseStore
@@ -32,11 +32,11 @@ FIXED = {"bundle_id": "00000000-0000-4000-8000-000000000000", "generated_at": AS
 
 
 def age(root: Path, seconds: float = 3600) -> None:
-    """Move every file's mtime into the past."""
+    """Move every file's and folder's mtime into the past (so that a change made by a test
+    is a new mtime even within the file system's clock tick)."""
     past = time.time() - seconds
-    for path in root.rglob("*"):
-        if path.is_file():
-            os.utime(path, (past, past))
+    for path in [*root.rglob("*"), root]:
+        os.utime(path, (past, past))
 
 
 @pytest.fixture(autouse=True)
@@ -76,6 +76,19 @@ def served(root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple
     return repo, not calls
 
 
+def walks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the walks of the tree that loads make from now on."""
+    calls: list[int] = []
+    real = walk.scan
+
+    def counting(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(loader_module, "scan", counting)
+    return calls
+
+
 def kept(root: Path, tmp_path: Path) -> None:
     """Two loads: the first fills the parse cache, the second (served by it whole) keeps the
     snapshot."""
@@ -110,6 +123,80 @@ def test_a_warm_snapshot_serves_the_same_repository(
     assert from_snapshot
     same(again, load_repository(repo))
     assert len(again.tokens) == len(again.objects)  # every token table came with it
+
+
+def test_a_warm_snapshot_is_checked_without_walking_the_tree(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Unchanged folders and files: one lstat each tells the fingerprint, no walk."""
+    kept(repo, tmp_path)
+    calls = walks(monkeypatch)
+    again, from_snapshot = served(repo, tmp_path, monkeypatch)
+    assert from_snapshot and not calls
+    same(again, load_repository(repo))
+
+
+def _hidden(root: Path) -> None:
+    (next(root.rglob("*.md")).parent / ".notes.md").write_text("never read\n")
+
+
+def _other_file(root: Path) -> None:
+    (next(root.rglob("*.md")).parent / "notes.txt").write_text("not an object\n")
+
+
+def _folder_chmod(root: Path) -> None:
+    time.sleep(0.01)
+    next(root.rglob("*.md")).parent.chmod(0o755)
+
+
+NOT_CHANGES: dict[str, Callable[[Path], None]] = {
+    "hidden": _hidden,
+    "other-file": _other_file,
+    "folder-chmod": _folder_chmod,
+}
+
+
+@pytest.mark.parametrize("change", sorted(NOT_CHANGES))
+def test_a_changed_folder_is_walked_and_the_same_files_keep_the_snapshot(
+    change: str, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder whose identity changed without changing what a walk finds: the tree is
+    walked once, and the snapshot still serves."""
+    kept(repo, tmp_path)
+    NOT_CHANGES[change](repo)
+    calls = walks(monkeypatch)
+    again, from_snapshot = served(repo, tmp_path, monkeypatch)
+    assert from_snapshot and len(calls) == 1
+    same(again, load_repository(repo))
+
+
+def test_folders_changed_just_before_the_walk_are_never_trusted_unlisted(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder changed in the clock tick of its lstat could keep its timestamps: the
+    snapshot of a walk that met one is checked by walking the tree. (The racy window is
+    0 here: a folder dated after the walk began stands for one changed within it.)"""
+    folder = next(repo.rglob("*.md")).parent
+    future = time.time() + 3600
+    os.utime(folder, (future, future))
+    kept(repo, tmp_path)
+    calls = walks(monkeypatch)
+    again, from_snapshot = served(repo, tmp_path, monkeypatch)
+    assert from_snapshot and len(calls) == 1
+    same(again, load_repository(repo))
+
+
+def test_a_tree_with_a_link_is_walked(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A link's target can change without any folder of the walk changing."""
+    target = next(repo.rglob("*.md"))
+    (target.parent / "zz-link.md").symlink_to(target.name)
+    age(repo)
+    kept(repo, tmp_path)
+    calls = walks(monkeypatch)
+    _repo, from_snapshot = served(repo, tmp_path, monkeypatch)
+    assert from_snapshot and len(calls) == 1
 
 
 def test_a_snapshot_that_cannot_be_mapped_is_read_instead(
@@ -147,6 +234,24 @@ def _rename(root: Path) -> None:
     path.rename(path.with_name("renamed-" + path.name))
 
 
+def _add_folder(root: Path) -> None:
+    source = next(root.rglob("*.md"))
+    text = source.read_text().replace("id: ", "id: copy-", 1)
+    (source.parent / "zz-new").mkdir()
+    (source.parent / "zz-new" / "added.md").write_text(text)
+
+
+def _replace_folder(root: Path) -> None:
+    """The same names, files and timestamps in a new folder (another inode)."""
+    folder = next(root.rglob("*.md")).parent
+    copy = folder.with_name(folder.name + "-copy")
+    copy.mkdir()
+    for path in folder.iterdir():
+        path.rename(copy / path.name)
+    folder.rmdir()
+    copy.rename(folder)
+
+
 def _config(root: Path) -> None:
     path = root / "opencontext.yaml"
     path.write_text(path.read_text() + "\n# a comment changes the bytes\n")
@@ -158,6 +263,8 @@ CHANGES: dict[str, Callable[[Path], None]] = {
     "remove": _remove,
     "rename": _rename,
     "config": _config,
+    "add-folder": _add_folder,
+    "replace-folder": _replace_folder,
 }
 
 
