@@ -12,7 +12,7 @@ from octui.core.enums import Authority, WarningCode
 from octui.core.model import ContextObject, Finding, RepositorySource
 from octui.core.tokens import TokenTables
 from octui.load.config import Config
-from octui.load.frontmatter import ParsedFile
+from octui.load.parsed import ParsedFile
 
 _AUTHORITIES = frozenset(a.value for a in Authority)
 

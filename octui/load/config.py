@@ -26,7 +26,6 @@ from octui.load.config_values import (
     SourceConfig,
 )
 from octui.load.fsread import RefusedFile
-from octui.load.strict_yaml import YamlError, load_yaml
 from octui.load.tree import MAX_FILE_BYTES, FsTree, Tree
 
 __all__ = [
@@ -41,6 +40,7 @@ __all__ = [
     "RoleConfig",
     "ScopeConfig",
     "SourceConfig",
+    "config_data",
     "load_config",
     "load_config_bytes",
     "parse_config",
@@ -93,11 +93,19 @@ def load_config(root: Path) -> Config:
 
 
 def load_config_bytes(raw: bytes, file: str) -> Config:
+    return parse_config(config_data(raw, file), file)
+
+
+def config_data(raw: bytes, file: str) -> object:
+    """The YAML document of a configuration file's bytes (what :func:`parse_config` reads).
+    YAML is imported here, not with this module: a load a repository snapshot serves takes
+    the document its snapshot kept for the same bytes."""
+    from octui.load.strict_yaml import YamlError, load_yaml
+
     try:
-        data = load_yaml(raw)
+        return load_yaml(raw)
     except YamlError as exc:
         raise ConfigError(file, "", str(exc)) from None
-    return parse_config(data, file)
 
 
 def read_config(tree: Tree, root: str) -> bytes:

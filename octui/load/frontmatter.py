@@ -8,32 +8,14 @@ configuration happens afterwards (:mod:`octui.load.assemble`).
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from octui.core.model import KNOWN_FIELDS
 from octui.load.config_values import _describe
 from octui.load.fastpath import fast_fields, fast_mapping
+from octui.load.parsed import ParsedFile
 from octui.load.strict_yaml import YamlError, decode_text, load_yaml
 from octui.load.tree import MAX_FILE_BYTES
-
-
-@dataclass(frozen=True, slots=True)
-class ParsedFile:
-    """The result of parsing one file: front matter and body, an error, or not an object."""
-
-    rel: str
-    fields: Mapping[str, Any] | None = None
-    """The validated front matter by field name (a dictionary; once the file made an object,
-    the loader keeps it as an equal mapping read from the object: :mod:`octui.load.kept`)."""
-    unknown: tuple[str, ...] = ()
-    error: str | None = None
-    skipped: bool = False
-    tokens: Any = field(default=None, compare=False)
-    """The token table of the object these fields make, when the persistent parse cache
-    kept it (:func:`octui.core.tokens.fields_token_table`); never part of what a file
-    parses to."""
 
 
 def split_front_matter(text: str) -> tuple[str, str] | None:

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from octui.core.model import ContextObject
 from octui.core.tokens import TokenTables
 from octui.load.assemble import Repository, Reuse, _object_of
-from octui.load.frontmatter import ParsedFile
 from octui.load.hinted import Change
+from octui.load.parsed import ParsedFile
 from octui.load.tree import MAX_FILE_BYTES, Entry
 
 ByPath = dict[str, tuple[ParsedFile, str, ContextObject]]

@@ -17,7 +17,7 @@ from operator import attrgetter
 from typing import Any
 
 from octui.core.model import ContextObject
-from octui.load.frontmatter import ParsedFile
+from octui.load.parsed import ParsedFile
 
 _REFS = ("supersedes", "superseded_by", "conflicts_with")
 """The list fields an object holds without repeats (kept as parsed when they repeat)."""

@@ -8,6 +8,7 @@ serves a new process. Every problem becomes a finding, never an exception.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
@@ -17,12 +18,18 @@ from octui.core.model import ContextObject
 from octui.core.tokens import TokenTables
 from octui.load import parse_cache
 from octui.load.assemble import Repository, Reuse, assemble
-from octui.load.config import CONFIG_FILE, Config, load_config_bytes, read_config
-from octui.load.fastpath import forget_values
-from octui.load.frontmatter import ParsedFile, parse_file
+from octui.load.config import (
+    CONFIG_FILE,
+    Config,
+    config_data,
+    load_config_bytes,
+    parse_config,
+    read_config,
+)
 from octui.load.fsread import RefusedFile
 from octui.load.heap import gc_paused, hold_heap, release_heap
 from octui.load.parse_cache import racy_keys
+from octui.load.parsed import ParsedFile
 from octui.load.snapshot import from_snapshot, keep_snapshot, unchanged
 from octui.load.tree import MAX_FILE_BYTES, Entry, FileKey, FsTree, Tree
 from octui.load.walk import scan
@@ -37,7 +44,12 @@ READ_BUDGET_BYTES = 1 << 30
 VANISHED = "file vanished while loading"
 
 
-def read_and_parse(rel: str, entry: Entry, tree: Tree) -> ParsedFile:
+Parse = Callable[[str, bytes], ParsedFile]
+""":func:`octui.load.frontmatter.parse_file`, imported by the loads that parse a file (a
+load a snapshot or the parse cache serves never imports the parser or YAML)."""
+
+
+def read_and_parse(rel: str, entry: Entry, tree: Tree, parse_file: Parse) -> ParsedFile:
     if entry.size > MAX_FILE_BYTES:
         return ParsedFile(rel, error=f"file is larger than {MAX_FILE_BYTES} bytes (1 MiB)")
     try:
@@ -107,7 +119,9 @@ class Loader:
             repo = self._reload(changed) if changed is not None else None
             if repo is None:
                 repo = self._load()
-            forget_values()  # what this load's parses shared is held by its objects now
+            fastpath = sys.modules.get("octui.load.fastpath")  # not imported: nothing parsed
+            if fastpath is not None:
+                fastpath.forget_values()  # what the parses shared is held by objects now
         hold_heap()
         return repo
 
@@ -189,12 +203,22 @@ class Loader:
 
     def _load(self) -> Repository:
         raw_config = read_config(self.tree, self.root)
-        if self.repository is not None and raw_config == self._config_raw:
-            config = self.repository.config  # the same bytes: the same configuration
-        else:
-            config = load_config_bytes(raw_config, self.tree.describe(CONFIG_FILE))
+        file = self.tree.describe(CONFIG_FILE)
         if not self._snapshots():
+            if self.repository is not None and raw_config == self._config_raw:
+                config = self.repository.config  # the same bytes: the same configuration
+            else:
+                config = load_config_bytes(raw_config, file)
             return self._assemble(raw_config, config, *scan(self.tree, config))
+        made: list[tuple[object, Config]] = []
+
+        def configured() -> tuple[object, Config]:
+            """The configuration's YAML document and configuration, made once."""
+            if not made:
+                data = config_data(raw_config, file)
+                made.append((data, parse_config(data, file)))
+            return made[0]
+
         scanned: list[Scanned] = []
 
         def current(stored: object, folders: object) -> tuple[object, ...]:
@@ -203,15 +227,18 @@ class Loader:
             if unchanged(self.root, raw_config, stored, folders):
                 assert isinstance(stored, tuple)
                 return stored
-            scanned.append(scan(self.tree, config))
+            scanned.append(scan(self.tree, configured()[1]))
             return fingerprint_of(raw_config, *scanned[-1])
 
-        repo = from_snapshot(self.store, self.root, current, config, self.tokens)
+        repo = from_snapshot(
+            self.store, self.root, current, lambda data: parse_config(data, file), self.tokens
+        )
         if repo is not None:  # the same files as a snapshotted load: its repository
             self.repository = repo
             return repo
+        data, config = configured()
         files, problems, unavailable = scanned[-1] if scanned else scan(self.tree, config)
-        return self._assemble(raw_config, config, files, problems, unavailable)
+        return self._assemble(raw_config, config, files, problems, unavailable, data)
 
     def _assemble(
         self,
@@ -220,8 +247,10 @@ class Loader:
         files: list[tuple[str, Entry]],
         problems: list[tuple[str, str]],
         unavailable: list[tuple[str, str]],
+        document: object = None,
     ) -> Repository:
-        """Parse (or reuse) every walked file and assemble the repository."""
+        """Parse (or reuse) every walked file and assemble the repository (``document``: the
+        configuration's YAML document, for a snapshot)."""
         parsed, keys = self._parse_all(files)
         previous = self._objects if raw_config == self._config_raw else None
         record: Reuse = {}
@@ -249,7 +278,9 @@ class Loader:
                 if not (problems or unavailable or any(e.link for _, e in files)):
                     assert isinstance(self.tree, FsTree)
                     folders = self.tree.folder_identities(parse_cache.RACY_NS)
-                keep_snapshot(self.store, self.root, fingerprint, folders, repo, racy=racy)
+                keep_snapshot(
+                    self.store, self.root, fingerprint, folders, document, repo, racy=racy
+                )
             return repo
         from octui.load.hinted import walked
 
@@ -281,6 +312,7 @@ class Loader:
         same_content: dict[object, ParsedFile] = {}
         counted: set[object] = set()
         keep = not self.one_shot  # a one-shot load keeps no per-file cache for a reload
+        parse: Parse | None = None
         for source_name, entry in files:
             key = entry.key
             keys.append(key)
@@ -297,7 +329,11 @@ class Loader:
             if result is None and self.store is not None:
                 result = self.store.get(key)
             if result is None:
-                result = self._parse(entry, blob, same_content)
+                if parse is None:
+                    from octui.load.frontmatter import parse_file
+
+                    parse = parse_file
+                result = self._parse(entry, blob, same_content, parse)
                 if result.error != VANISHED:
                     fresh[key] = result
             if keep:
@@ -317,7 +353,9 @@ class Loader:
         if result is None and self.store is not None:
             result = self.store.get(key)
         if result is None:
-            result = read_and_parse(entry.rel, entry, self.tree)
+            from octui.load.frontmatter import parse_file
+
+            result = read_and_parse(entry.rel, entry, self.tree, parse_file)
             self.parsed_count += 1
             if result.error != VANISHED and self.store is not None:
                 self.store.put_many({key: result})
@@ -326,14 +364,14 @@ class Loader:
         return result
 
     def _parse(
-        self, entry: Entry, blob: object, same_content: dict[object, ParsedFile]
+        self, entry: Entry, blob: object, same_content: dict[object, ParsedFile], parse: Parse
     ) -> ParsedFile:
         """Read and parse one file, or reuse the parse of a blob with the same content."""
         ck = (blob, entry.rel.endswith(".md")) if blob is not None else None  # as parse_file
         earlier = same_content.get(ck) if ck is not None else None
         if earlier is not None:
             return replace(earlier, rel=entry.rel)
-        result = read_and_parse(entry.rel, entry, self.tree)
+        result = read_and_parse(entry.rel, entry, self.tree, parse)
         self.parsed_count += 1
         if ck is not None:
             same_content[ck] = result

@@ -45,7 +45,7 @@ from typing import Any, BinaryIO
 from octui.core.model import OBJECT_FIELDS
 from octui.core.tokens import fields_token_table, is_token_table
 from octui.core.version import __version__
-from octui.load.frontmatter import ParsedFile
+from octui.load.parsed import ParsedFile
 from octui.load.tree import FileKey
 
 FORMAT = 3

@@ -16,6 +16,8 @@ read is the same as when it was written:
   the same entries, so the fingerprint is known from one ``lstat`` per folder and per file
   without listing a folder or making an entry (else the tree is walked as before);
 - the root is the same path, spelled the same way;
+- the configuration's YAML document is kept too (the same bytes make the same document),
+  so a load the snapshot serves never imports YAML;
 - the code is the same: the octui version, the Python version, the installed PyYAML and
   pydantic and the source of every module under ``octui/core`` and ``octui/load``.
 
@@ -54,7 +56,7 @@ from octui.load.parse_cache import _ALLOWED_GLOBALS as _PARSE_GLOBALS
 from octui.load.parse_cache import ParseStore, _open_trusted
 from octui.load.tree import FolderIdentity, same_files, same_folders
 
-FORMAT = 2
+FORMAT = 3
 """Bumped whenever the payload changes: a snapshot of another format is refused."""
 MAGIC = b"OCTUI-SNAPSHOT\n"
 
@@ -158,10 +160,11 @@ class SnapshotFile:
     def _origin(self) -> tuple[object, ...]:
         return (FORMAT, code_fingerprint(), self.root, self.absolute)
 
-    def read(self, current: Current) -> tuple[tuple[object, ...], Loaded] | None:
-        """The fingerprint of the files now and what the snapshot holds, when it was written
-        for exactly that fingerprint (and this code and root), else None — never an exception
-        (``current`` is called with what the snapshot's header says its load saw).
+    def read(self, current: Current) -> tuple[tuple[object, ...], object, Loaded] | None:
+        """The fingerprint of the files now, the configuration's YAML document and what the
+        snapshot holds, when it was written for exactly that fingerprint (and this code and
+        root), else None — never an exception (``current`` is called with what the
+        snapshot's header says its load saw).
 
         The file is mapped, not read: a copy of tens of megabytes costs more than unpickling
         them (every page of a fresh buffer is faulted in and zeroed before it is filled). The
@@ -189,7 +192,7 @@ class SnapshotFile:
 
     def _unpickled(
         self, data: mmap.mmap | bytes, current: Current
-    ) -> tuple[tuple[object, ...], Loaded] | None:
+    ) -> tuple[tuple[object, ...], object, Loaded] | None:
         if len(data) < len(MAGIC) + 4 or data[: len(MAGIC)] != MAGIC:
             return None
         start = len(MAGIC) + 4
@@ -200,27 +203,29 @@ class SnapshotFile:
         stream = io.BytesIO(data) if isinstance(data, bytes) else data  # shares the bytes
         stream.seek(start)
         header = _SnapshotUnpickler(stream).load()
-        if type(header) is not tuple or len(header) != 6 or header[:4] != self._origin():
+        if type(header) is not tuple or len(header) != 7 or header[:4] != self._origin():
             return None
         fingerprint = current(header[4], header[5])
         if fingerprint != header[4]:
             return None  # stale: the payload after the header is never read
         loaded = _checked(_SnapshotUnpickler(stream).load())
-        return None if loaded is None else (fingerprint, loaded)
+        return None if loaded is None else (fingerprint, header[6], loaded)
 
     def write(
         self,
         fingerprint: tuple[object, ...],
         folders: tuple[FolderIdentity, ...] | None,
+        config_data: object,
         loaded: Loaded,
     ) -> None:
-        """Store ``loaded`` for ``fingerprint`` (and the walked ``folders``' identities, when
-        known) atomically; a failure leaves no snapshot."""
+        """Store ``loaded`` for ``fingerprint`` (with the walked ``folders``' identities, when
+        known, and the configuration's YAML document) atomically; a failure leaves no
+        snapshot."""
         tmp = None
         try:
             buffer = io.BytesIO()
             # Two pickles, each with its own memo: the header is read (and found stale) alone.
-            _SnapshotPickler(buffer).dump((*self._origin(), fingerprint, folders))
+            _SnapshotPickler(buffer).dump((*self._origin(), fingerprint, folders, config_data))
             _SnapshotPickler(buffer).dump(loaded)
             body = buffer.getbuffer()
             self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -289,15 +294,24 @@ def unchanged(root: str, raw_config: bytes, stored: object, folders: object) -> 
 
 
 def from_snapshot(
-    store: object, root: str, current: Current, config: Config, tokens: TokenTables
+    store: object,
+    root: str,
+    current: Current,
+    configured: Callable[[object], Config],
+    tokens: TokenTables,
 ) -> Repository | None:
-    """The repository a snapshot kept for exactly the files now (``current``), its token
-    tables put into ``tokens``; None when there is none, or it is stale or unusable."""
+    """The repository a snapshot kept for exactly the files now (``current``), its
+    configuration made by ``configured`` from the kept YAML document, its token tables put
+    into ``tokens``; None when there is none, or it is stale or unusable."""
     snapshot = snapshot_of(store, root)
     found = snapshot.read(current) if snapshot is not None else None
     if found is None:
         return None
-    fingerprint, (objects, findings, invalid, tables) = found
+    fingerprint, config_data, (objects, findings, invalid, tables) = found
+    try:
+        config = configured(config_data)
+    except Exception:  # never for the document of these bytes; anything else: no snapshot
+        return None
     for obj, table in zip(objects, tables, strict=True):
         if table is not None:
             tokens.put(obj, table)
@@ -313,6 +327,7 @@ def keep_snapshot(
     root: str,
     fingerprint: tuple[object, ...],
     folders: tuple[FolderIdentity, ...] | None,
+    config_data: object,
     repo: Repository,
     *,
     racy: bool,
@@ -336,4 +351,4 @@ def keep_snapshot(
         return
     tables: list[TokenTable | None] = [repo.tokens.get(obj) for obj in repo.objects]
     loaded = (repo.objects, repo.findings, repo.invalid_files, tables)
-    snapshot.write(fingerprint, folders, loaded)
+    snapshot.write(fingerprint, folders, config_data, loaded)

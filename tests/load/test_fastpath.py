@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 from octui.bundle.jsonout import dumps_indent2
 from octui.core.validation import FrontMatter
 from octui.load.fastpath import _flat, _mapping, _NotSimple, fast_fields, fast_mapping
-from octui.load.frontmatter import ParsedFile, parse_file, split_front_matter
+from octui.load.frontmatter import parse_file, split_front_matter
+from octui.load.parsed import ParsedFile
 from octui.load.strict_yaml import YamlError, load_yaml
 from octui.synth.repository import generate, render
 

@@ -7,9 +7,10 @@ from typing import Any
 
 from repo_builder import make_repo, obj, write_config
 
-from octui.load.frontmatter import ParsedFile, parse_file
+from octui.load.frontmatter import parse_file
 from octui.load.kept import MadeFields
 from octui.load.loader import Loader
+from octui.load.parsed import ParsedFile
 from octui.load.tree import FsTree
 
 FILES: dict[str, dict[str, Any] | str] = {

@@ -7,6 +7,8 @@ import io
 import mmap
 import os
 import pickle
+import subprocess
+import sys
 import time
 import zlib
 from collections.abc import Callable
@@ -445,3 +447,28 @@ def test_a_load_that_parsed_a_file_anew_keeps_no_snapshot(
     again, from_snapshot = served(repo, tmp_path, monkeypatch)
     assert from_snapshot
     same(again, load_repository(repo))
+
+
+SERVED_PROBE = """
+import sys
+from pathlib import Path
+from octui.load.loader import load_repository
+from octui.load.parse_cache import ParseStore
+root, cache = Path(sys.argv[1]), Path(sys.argv[2])
+load_repository(root, store=ParseStore(root, cache, snapshots=True))
+names = ("yaml", "octui.load.frontmatter", "octui.load.fastpath")
+print(" ".join(m for m in names if m in sys.modules))
+"""
+
+
+def test_a_load_a_snapshot_serves_imports_neither_the_parser_nor_yaml(
+    repo: Path, tmp_path: Path
+) -> None:
+    """It parses nothing: the configuration comes from the YAML document the snapshot kept."""
+    kept(repo, tmp_path)  # (the files and folders are dated an hour back: never racy)
+    argv = [sys.executable, "-c", SERVED_PROBE, str(repo), str(tmp_path / "cache")]
+    out = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
+    assert out.split() == []
+    _config(repo)  # a changed configuration is parsed again
+    out = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
+    assert "yaml" in out.split()
