@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from octui.cli.main import build_parser, main
+from octui.cli.main import build_parser, main, named_command
 from octui.load import parse_cache
 from octui.load.parse_cache import ParseStore
 from octui.synth.repository import write_repository
@@ -80,3 +80,43 @@ def test_every_command_that_reads_a_repository_takes_the_shared_options() -> Non
         flags = {flag for action in command._actions for flag in action.option_strings}
         assert {"--rev", "--known-at", "--no-cache", "--as-of", "--format"} <= flags, name
         assert command.get_default("repo") == ".", name  # REPO: the current folder
+
+
+LINES = [
+    ["resolve", "repo", "--role", "support", "--task", "refund", "--format", "json"],
+    ["validate", "repo", "--format", "json", "--color", "never"],
+    ["audit", "repo", "--as-of", "2026-03-15"],
+    ["diff", "repo", "--role", "support", "--rev", "HEAD~1"],
+    ["resolve", "repo", "--role", "support", "--version"],  # a root option after a command
+    ["resolve", "repo", "--no-such-option"],
+    ["resolve", "--help"],
+    ["synth", "--help"],
+]
+
+
+@pytest.mark.parametrize("line", LINES, ids=[" ".join(line) for line in LINES])
+def test_a_command_parsed_by_its_parser_alone_parses_as_by_the_whole(
+    line: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """main() builds only the parser of the command a line names: the same arguments, the
+    same errors and help, word for word."""
+    assert named_command(line) == line[0]
+    answers = []
+    for parser in (build_parser(), build_parser(named_command(line))):
+        try:
+            parsed = vars(parser.parse_args(line))
+            parsed.pop("root_parser")
+            parsed.pop("run")
+            code: object = None
+        except SystemExit as exc:
+            parsed, code = {}, exc.code
+        out = capsys.readouterr()
+        answers.append((parsed, code, out.out, out.err))
+    assert answers[0] == answers[1]
+
+
+def test_a_line_naming_no_command_or_completion_gets_the_whole_parser() -> None:
+    assert named_command([]) is None
+    assert named_command(["--help"]) is None
+    assert named_command(["resolv"]) is None
+    assert named_command(["completion", "bash"]) is None  # it prints the whole parser
