@@ -54,7 +54,7 @@ from octui.load.assemble import Repository
 from octui.load.config import Config
 from octui.load.parse_cache import _ALLOWED_GLOBALS as _PARSE_GLOBALS
 from octui.load.parse_cache import ParseStore, _open_trusted
-from octui.load.tree import FolderIdentity, same_files, same_folders
+from octui.load.tree import FolderIdentity, same_tree
 
 FORMAT = 3
 """Bumped whenever the payload changes: a snapshot of another format is refused."""
@@ -290,7 +290,7 @@ def unchanged(root: str, raw_config: bytes, stored: object, folders: object) -> 
     config_bytes, keys, problems, unavailable = stored
     if config_bytes != raw_config or problems != () or unavailable != ():
         return False
-    return type(keys) is tuple and same_folders(root, folders) and same_files(root, keys)
+    return type(keys) is tuple and same_tree(root, folders, keys)
 
 
 def from_snapshot(

@@ -307,58 +307,60 @@ def _folder_identity(rel: str, path: str) -> FolderIdentity | None:
     return (rel, st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
 
 
-def same_folders(root: str, identities: tuple[FolderIdentity, ...]) -> bool:
-    """Whether every folder at or below ``root`` still has these identities (real folders:
-    no link below the root)."""
-    join, lstat, is_dir = os.path.join, os.lstat, stat.S_ISDIR
+def same_tree(root: str, folders: tuple[FolderIdentity, ...], keys: tuple[FileKey, ...]) -> bool:
+    """Whether every folder at or below ``root`` still has these identities (a real folder:
+    no link below the root) and every file these keys (:attr:`Entry.key`).
+
+    A walk's keys come folder by folder: each folder holding files is opened once, its
+    identity read from the open folder and its files' ``lstat`` taken relative to it, which
+    spares the kernel looking up every path from the root; a folder holding no file is
+    looked up by its path."""
     try:
-        for rel, dev, ino, mtime_ns, ctime_ns in identities:
-            st = lstat(join(root, rel)) if rel else os.stat(root)
-            if (st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_dev) != (
-                ino,
-                mtime_ns,
-                ctime_ns,
-                dev,
+        expected = {
+            rel: (ino, mtime_ns, ctime_ns, dev) for rel, dev, ino, mtime_ns, ctime_ns in folders
+        }
+        lstat, folder, fd = os.lstat, None, -1
+        try:
+            for rel, size, mtime_ns, ino, ctime_ns in keys:
+                head, _, name = rel.rpartition("/")
+                if head != folder:
+                    if fd >= 0:
+                        os.close(fd)
+                        fd = -1
+                    path = os.path.join(root, head) if head else root
+                    fd = os.open(path, _FOLDER_FLAGS if head else _ROOT_FLAGS)
+                    if not _same_folder(os.fstat(fd), expected.pop(head)):
+                        return False
+                    folder = head
+                st = lstat(name, dir_fd=fd)
+                if (st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_size) != (
+                    ino,
+                    mtime_ns,
+                    ctime_ns,
+                    size,
+                ):
+                    return False
+        finally:
+            if fd >= 0:
+                os.close(fd)
+        for rel, identity in expected.items():  # the folders holding no file
+            if not _same_folder(
+                os.lstat(os.path.join(root, rel)) if rel else os.stat(root), identity
             ):
                 return False
-            if not is_dir(st.st_mode):
-                return False
-    except (OSError, TypeError, ValueError):
+    except (OSError, KeyError, TypeError, ValueError, AttributeError):
         return False
     return True
 
 
-def same_files(root: str, keys: tuple[FileKey, ...]) -> bool:
-    """Whether every file below ``root`` still has these keys (:attr:`Entry.key`). Each
-    file's ``lstat`` is taken relative to its open folder (a walk's keys come folder by
-    folder), which spares the kernel looking up the folders of every path again."""
-    lstat, folder, fd = os.lstat, None, -1
-    try:
-        for rel, size, mtime_ns, ino, ctime_ns in keys:
-            head, _, name = rel.rpartition("/")
-            if head != folder:
-                if fd >= 0:
-                    os.close(fd)
-                    fd = -1
-                fd = os.open(os.path.join(root, head) if head else root, _FOLDER_FLAGS)
-                folder = head
-            st = lstat(name, dir_fd=fd)
-            if (st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_size) != (
-                ino,
-                mtime_ns,
-                ctime_ns,
-                size,
-            ):
-                return False
-    except (OSError, TypeError, ValueError, AttributeError):
-        return False
-    finally:
-        if fd >= 0:
-            os.close(fd)
-    return True
+def _same_folder(st: os.stat_result, identity: tuple[int, int, int, int]) -> bool:
+    seen = (st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_dev)
+    return seen == identity and stat.S_ISDIR(st.st_mode)
 
 
-_FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+_ROOT_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+_FOLDER_FLAGS = _ROOT_FLAGS | getattr(os, "O_NOFOLLOW", 0)
+"""A folder below the root is opened only when it is not a link (the root may be one)."""
 
 
 def _utf8(name: str) -> bool:
