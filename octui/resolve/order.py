@@ -63,26 +63,26 @@ def ordered_exclusions(
     record, so its copies fill its one slot with it)."""
     place, denial_place, copied = order.place, order.denial_place, order.copied
     # One slot per rank: a denial's record lands in its id's slot once, however many
-    # copies share it; copies of one id@version share a slot, ordered by their full key.
-    slots: list[Exclusion | list[Exclusion] | None] = [None] * order.ranks
-    shared: list[list[Exclusion]] = []
+    # copies share it; copies of one id@version are kept apart, and fill their (empty) slot
+    # ordered by their full key.
+    slots: list[Exclusion | None] = [None] * order.ranks
+    copies: dict[int, list[Exclusion]] = {}
     for uid, record in exclusions.items():
         if record.version is None:
             slots[denial_place[uid]] = record
         elif copied[uid]:
-            at = place[uid]
-            group = slots[at]
-            if group is None:
-                group = slots[at] = []
-                shared.append(group)
-            group.append(record)  # type: ignore[union-attr]
+            copies.setdefault(place[uid], []).append(record)
         else:
             slots[place[uid]] = record
-    listed: list[Exclusion] = list(filter(None, slots))  # type: ignore[arg-type]
-    if shared:
-        for group in shared:
-            group.sort(key=Exclusion.sort_key)
-        listed = [r for entry in listed for r in (entry if isinstance(entry, list) else (entry,))]
+    # The slots are read in runs between the copies' slots: no entry of the listing is
+    # looked at again to splice the copies in.
+    listed: list[Exclusion] = []
+    start = 0
+    for at in sorted(copies):
+        listed += filter(None, slots[start:at])
+        listed += sorted(copies[at], key=Exclusion.sort_key)
+        start = at + 1
+    listed += filter(None, slots[start:] if start else slots)
     for name, problem in unavailable:
         source = Exclusion(name, None, ExclusionReason.SOURCE_UNAVAILABLE, (), problem)
         bisect.insort(listed, source, key=Exclusion.sort_key)
