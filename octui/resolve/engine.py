@@ -47,7 +47,7 @@ from octui.resolve.index import RepoIndex
 from octui.resolve.memo import Memo, ResolutionMemos
 from octui.resolve.order import ordered_exclusions
 from octui.resolve.prepared import Prepared
-from octui.resolve.result import Included, Query, Resolution, UnknownRole
+from octui.resolve.result import Included, Query, Resolution, UnknownRole, included_each
 from octui.resolve.steps.base import Reader
 from octui.resolve.steps.s1_authorization import authorization
 from octui.resolve.steps.s2_approval import approval
@@ -238,7 +238,7 @@ def rank(
     states = map(lifecycle.get, uids, repeat(Lifecycle.ACTIVE))
     fresh = map(stale.__getitem__, uids)
     ranks = map(_SCORE, scores), map(_MATCHED, scores)
-    included = list(map(Included, objects, states, fresh, *ranks))
+    included = included_each(objects, states, fresh, *ranks)
     fates: dict[int, Included | Exclusion] = {**stage.exclusions, **s8.exclusions}
     fates.update(zip(uids, included, strict=True))
     if not s8.exclusions:

@@ -4,10 +4,12 @@
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from functools import cached_property
+from itertools import repeat, starmap
 from typing import Protocol
 
 from octui.core.enums import Lifecycle
@@ -49,6 +51,28 @@ class Included:
     stale: bool
     score: int
     matched: dict[str, list[str]]
+
+
+def included_each(
+    objects: list[ContextObject],
+    lifecycles: Iterable[Lifecycle],
+    stale: Iterable[bool],
+    scores: Iterable[int],
+    matched: Iterable[dict[str, list[str]]],
+) -> list[Included]:
+    """``[Included(o, l, s, n, m) ...]`` over the columns, in order: the same entries, each
+    field set through its slot in one C loop per column (a column of another length than
+    ``objects`` raises ``ValueError``). A frozen dataclass's ``__init__``
+    sets every field through ``object.__setattr__`` from Python, about 0.8 µs an entry:
+    5.8 ms of a new task's 47 at 50,000 objects, whose bundles hold 7,000 entries."""
+    made = list(map(Included.__new__, repeat(Included, len(objects))))
+    for slot, column in zip(_SLOTS, (objects, lifecycles, stale, scores, matched), strict=True):
+        deque(starmap(slot.__set__, zip(made, column, strict=True)), maxlen=0)
+    return made
+
+
+_SLOTS = tuple(getattr(Included, f.name) for f in fields(Included))
+"""The slot of each field of :class:`Included`, in field order."""
 
 
 @dataclass(frozen=True, slots=True)
