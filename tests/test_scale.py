@@ -139,7 +139,7 @@ def test_a_deep_value_is_written_as_json_does() -> None:
 
 def test_every_code_point_is_escaped_as_json_does() -> None:
     points = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
-    assert fastjson._orjson_agrees(points)
+    assert fastjson.orjson_agrees(points)
     assert fastjson.dumps_indent2(points) == _standard(points)
     assert fastjson.dumps_indent2({"".join(points): "".join(points)}) == _standard(
         {"".join(points): "".join(points)}
@@ -147,9 +147,9 @@ def test_every_code_point_is_escaped_as_json_does() -> None:
 
 
 def test_floats_orjson_spells_like_repr_keep_the_fast_path() -> None:
-    assert fastjson._orjson_agrees({"confidence": 0.75, "n": [1, 2.5, None, True]})
-    assert not fastjson._orjson_agrees({"x": 1e-7})  # orjson: 1e-7, json: 1e-07
-    assert not fastjson._orjson_agrees({"x": float("nan")})  # orjson: null, json: ValueError
+    assert fastjson.orjson_agrees({"confidence": 0.75, "n": [1, 2.5, None, True]})
+    assert not fastjson.orjson_agrees({"x": 1e-7})  # orjson: 1e-7, json: 1e-07
+    assert not fastjson.orjson_agrees({"x": float("nan")})  # orjson: null, json: ValueError
 
 
 def test_a_bundle_is_written_by_orjson_and_equals_the_standard_library(tmp_path: Path) -> None:
@@ -158,7 +158,7 @@ def test_a_bundle_is_written_by_orjson_and_equals_the_standard_library(tmp_path:
     session.load()
     query = Query(role="leadership", as_of=datetime(2026, 6, 1, tzinfo=UTC), task="refund")
     bundle = bundle_dict(session.resolve(query))
-    assert fastjson._orjson_agrees(bundle)  # the fast path is taken: this test is about it
+    assert fastjson.orjson_agrees(bundle)  # the fast path is taken: this test is about it
     assert fastjson.dumps_indent2(bundle) == _standard(bundle)
 
 

@@ -19,7 +19,7 @@ from octui.bundle.forms import (
     object_fields,
     warning_digest_form,
 )
-from octui.bundle.jsonout import dumps_canonical, dumps_indent2, dumps_indent2_utf8
+from octui.bundle.jsonout import dumps_canonical, dumps_indent2, dumps_indent2_utf8, orjson_agrees
 from octui.bundle.pieces import Listing, Pieces, pieces_of
 from octui.core.enums import DENIAL_REASONS
 from octui.core.model import Exclusion, Finding, RepositorySource
@@ -42,6 +42,7 @@ __all__ = [
     "included_json",
     "object_digest_form",
     "object_fields",
+    "resolution_json_utf8",
     "source_json",
     "warning_digest_form",
     "warning_json",
@@ -242,13 +243,34 @@ def _holds_unsafe(data: bytes) -> bool:
     return False
 
 
-def dumps_bundle_utf8(bundle: dict[str, Any]) -> bytes:
+def dumps_bundle_utf8(bundle: dict[str, Any], *, agrees: bool | None = None) -> bytes:
     """:func:`dumps_bundle` encoded as UTF-8, made without decoding orjson's bytes and
-    scanning the text when they hold no character to escape."""
-    found = dumps_indent2_utf8(bundle, final_newline=True)  # the break escapes to itself
+    scanning the text when they hold no character to escape (``agrees``: see
+    :func:`~octui.bundle.jsonout.dumps_indent2_utf8`)."""
+    found = dumps_indent2_utf8(bundle, final_newline=True, agrees=agrees)  # "\n" is safe
     if type(found) is bytes:
         if not _holds_unsafe(found):
             return found
         found = found.decode("utf-8")
     assert isinstance(found, str)
     return _escaped(found).encode("utf-8")
+
+
+RECORD_PARTS = ("exclusions", "warnings")
+"""The parts of :func:`bundle_dict` made only by :func:`exclusion_json` and
+:func:`warning_json` from records whose fields they read are strings, integers, None and
+tuples of strings: nothing orjson writes otherwise than ``json`` does when it writes it at
+all (it refuses lone surrogates and integers over 64 bits, and then the standard library
+writes the whole bundle). They are most of a bundle."""
+
+
+def resolution_json_utf8(
+    resolution: Resolution, *, bundle_id: str | None = None, generated_at: datetime | None = None
+) -> bytes:
+    """``dumps_bundle_utf8(bundle_dict(resolution))``, the same bytes, found without walking
+    the :data:`RECORD_PARTS` to show that orjson writes them as ``json`` does: a float, the one
+    leaf it spells otherwise, is never in them. At 10k objects that walk cost about three
+    times what orjson's writing does."""
+    bundle = bundle_dict(resolution, bundle_id=bundle_id, generated_at=generated_at)
+    agrees = all(orjson_agrees(part) for key, part in bundle.items() if key not in RECORD_PARTS)
+    return dumps_bundle_utf8(bundle, agrees=agrees)

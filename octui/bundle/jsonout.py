@@ -39,14 +39,18 @@ def dumps_indent2(value: Any) -> str:
     return found.decode("utf-8") if isinstance(found, bytes) else found
 
 
-def dumps_indent2_utf8(value: Any, *, final_newline: bool = False) -> bytes | str:
+def dumps_indent2_utf8(
+    value: Any, *, final_newline: bool = False, agrees: bool | None = None
+) -> bytes | str:
     """:func:`dumps_indent2`'s text, as UTF-8 bytes when orjson wrote it (which holds no lone
     surrogate: orjson refuses them), else as the ``str`` the standard library's way gives;
     ``final_newline`` ends it with a line break, written by orjson into its own buffer (a
-    50k-object bundle is 26 MB: adding the break afterwards copies all of it once more)."""
+    50k-object bundle is 26 MB: adding the break afterwards copies all of it once more).
+    ``agrees`` is :func:`orjson_agrees` of ``value`` when the caller knows it (None: it is
+    found here)."""
     if _orjson is not None:
         try:
-            if _orjson_agrees(value):
+            if orjson_agrees(value) if agrees is None else agrees:
                 option = _orjson.OPT_INDENT_2
                 if final_newline:
                     option |= _orjson.OPT_APPEND_NEWLINE
@@ -63,7 +67,7 @@ def dumps_canonical(value: Any) -> bytes:
     module), else by the standard library (which also raises what it raises)."""
     if _orjson is not None:
         try:
-            if _orjson_agrees(value):
+            if orjson_agrees(value):
                 # orjson's bytes keep the whole buffer it grew (often ten times the text):
                 # a copy of the exact size, as the pieces are kept
                 return bytes(memoryview(_orjson.dumps(value, option=_orjson.OPT_SORT_KEYS)))
@@ -90,20 +94,21 @@ _LEAVES = frozenset({str, int, bool, type(None)})
 without a call each)."""
 
 
-def _orjson_agrees(o: Any) -> bool:
-    """Whether orjson writes ``o`` byte for byte as ``json.dumps`` does (see the module)."""
+def orjson_agrees(o: Any) -> bool:
+    """Whether orjson writes ``o`` byte for byte as ``json.dumps`` does, when it writes it at
+    all (see the module): one walk of the whole value."""
     kind = type(o)
     leaves = _LEAVES
     if kind is dict:
         for key, item in o.items():
             if type(key) is not str:
                 return False
-            if type(item) not in leaves and not _orjson_agrees(item):
+            if type(item) not in leaves and not orjson_agrees(item):
                 return False
         return True
     if kind is list or kind is tuple:
         for item in o:  # noqa: SIM110 - a loop, not all() over a generator: a call less each
-            if type(item) not in leaves and not _orjson_agrees(item):
+            if type(item) not in leaves and not orjson_agrees(item):
                 return False
         return True
     if o is None or isinstance(o, (str, int)):  # subclasses (StrEnum, bool) write as values

@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import Any
 
-from octui.bundle.bundle import bundle_dict, digest, dumps_bundle_utf8
+from octui.bundle.bundle import digest, resolution_json_utf8
 from octui.cli.args import (
     add_format_arg,
     add_repo_args,
@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> ExitCode:
     resolution = resolve(repo, query_from(args, strict=args.strict))
     with gc_paused():  # the bundle is tens of MB of short-lived containers at 50k objects
         if args.format == "json":
-            write_utf8(dumps_bundle_utf8(bundle_dict(resolution)))
+            write_utf8(resolution_json_utf8(resolution))
         else:
             emit(args, explain(resolution, digest(resolution), source=source_of(args, repo)))
     if resolution.strict_failed:

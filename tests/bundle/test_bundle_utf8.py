@@ -5,13 +5,27 @@ from __future__ import annotations
 
 import io
 import sys
+from dataclasses import fields
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
+from repo_builder import make_repo, obj, resolve_at
 
-from octui.bundle.bundle import dumps_bundle, dumps_bundle_utf8
-from octui.bundle.jsonout import dumps_indent2_utf8
+from octui.bundle.bundle import (
+    bundle_dict,
+    dumps_bundle,
+    dumps_bundle_utf8,
+    exclusion_json,
+    resolution_json_utf8,
+    warning_json,
+)
+from octui.bundle.jsonout import dumps_indent2_utf8, orjson_agrees
 from octui.cli.common import write_utf8
+from octui.core.enums import ExclusionReason, Severity, WarningCode
+from octui.core.model import Exclusion, Finding
+from octui.resolve.result import Resolution
 
 VALUES: list[Any] = [
     {"a": "plain", "b": [1, 2.5, None, True, False], "c": {}},
@@ -72,3 +86,50 @@ def test_write_utf8_to_a_text_only_stream(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(sys, "stdout", out)
     write_utf8("é\n".encode())
     assert out.getvalue() == "é\n"
+
+
+# -- a resolution's bundle: the record parts are not walked -----------------------------------
+
+_PLAIN_ANNOTATIONS = {"str", "int | None", "str | None", "tuple[str, ...]"}
+
+
+def test_the_record_parts_are_made_only_of_what_orjson_writes_as_json_does() -> None:
+    """:data:`RECORD_PARTS` go unchecked to orjson: every field their JSON reads is a string, an
+    integer, None, a tuple of strings or a string enum (never a float)."""
+    exclusion = Exclusion("a.b", 2, ExclusionReason.NOT_IN_SCOPE, ("c.d",), "detail", "a.md")
+    finding = Finding(WarningCode.BROKEN_REFERENCE, ("a.b",), "message", "hint")
+    assert set(exclusion_json(exclusion)) == {"id", "version", "reason", "related", "detail"}
+    assert set(warning_json(finding)) == {"code", "severity", "ids", "message", "hint"}
+    types = {f.name: f.type for f in fields(Exclusion)} | {f.name: f.type for f in fields(Finding)}
+    for name in ("id", "version", "related", "detail", "ids", "message", "hint"):
+        assert types[name] in _PLAIN_ANNOTATIONS, name
+    for enum in (ExclusionReason, WarningCode, Severity):
+        assert all(type(member.value) is str for member in enum)
+    assert orjson_agrees([exclusion_json(exclusion), warning_json(finding)])
+
+
+def _bundle_text(resolution: Resolution) -> bytes:
+    fixed = {"bundle_id": "b", "generated_at": datetime(2026, 1, 1, tzinfo=UTC)}
+    return resolution_json_utf8(resolution, **fixed)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("confidence", [0.75, 1e-7])
+def test_a_resolutions_bytes_are_dumps_bundle_of_its_bundle(
+    tmp_path: Path, confidence: float
+) -> None:
+    """With a float orjson spells as ``repr`` does, and one it does not (``1e-7``): the objects
+    are still walked."""
+    root = make_repo(
+        tmp_path,
+        {
+            "a.md": obj("a.one", content="Body \u2028 text"),
+            "b.md": obj("a.two", supersedes=["a.one"], confidence=confidence, content="Body"),
+            "c.md": obj("a.three", supersedes=["a.gone"], status="draft"),
+            "d.md": obj("a.four", conflicts_with=["a.gone"]),
+        },
+    )
+    resolution = resolve_at(root, task="body")
+    assert resolution.exclusions and resolution.warnings
+    assert [i.obj.confidence for i in resolution.included if i.obj.id == "a.two"] == [confidence]
+    bundle = bundle_dict(resolution, bundle_id="b", generated_at=datetime(2026, 1, 1, tzinfo=UTC))
+    assert _bundle_text(resolution) == dumps_bundle(bundle).encode("utf-8")
