@@ -27,6 +27,7 @@ from octui.core.textsafe import markup_escape as escape
 from octui.resolve.result import Included
 from octui.tui.looks import ansi_markup
 from octui.tui.state import View, row_key
+from octui.tui.widgets.quiet import show_text
 from octui.tui.widgets.results import LIFECYCLE_STYLE, REASON_STYLE, one_line, warning_style
 
 
@@ -229,7 +230,7 @@ class DetailPane(VerticalScroll):
         The lines are literal text (role names come from the repository)."""
         box = self.query_one("#roles", Static)
         box.display = lines is not None
-        box.update("\n".join(lines or []))
+        show_text(box, "\n".join(lines or []))
 
     def show(self, view: View | None, item: Included | Exclusion | Finding | None) -> None:
         self.item = item
@@ -277,7 +278,7 @@ class DetailPane(VerticalScroll):
         a Static costs a layout and a paint."""
         if markup != self._why:
             self._why = markup
-            self.query_one("#why", Static).update(markup)
+            show_text(self.query_one("#why", Static), markup)
 
     def _set_fields(self, rows: list[tuple[str, str]]) -> None:
         """The fields table, drawn again only when its rows changed (see :meth:`_set_why`:
@@ -375,10 +376,10 @@ class DetailPane(VerticalScroll):
             notes.append("The bundle holds it whole.")
         note = self.query_one("#content-note", Static)
         note.display = bool(notes)
-        note.update(" ".join(notes))
+        show_text(note, " ".join(notes))
         box = self.query_one("#content-plain", Static)
         box.display = bool(plain)
-        box.update(plain)
+        show_text(box, plain)
         if text == self._markdown_text:
             return
         self._markdown_text = text
