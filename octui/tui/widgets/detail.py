@@ -202,6 +202,9 @@ class DetailPane(VerticalScroll):
         self._fields_drawn = False
         """Whether the fields box shows :attr:`field_rows` yet (it starts empty)."""
         self._markdown_text: str | None = None
+        self.roles_lines: list[str] | None = None
+        """The Roles block on show (None: hidden); the explorer fills it for each selection
+        (:func:`~octui.tui.auditapp.show_roles_block`)."""
         self._blocks: tuple[str, int] | None = None
         """The last content measured by :func:`markdown_blocks` and its count (a new view
         of the same object shows the same content: it is parsed once)."""
@@ -228,13 +231,13 @@ class DetailPane(VerticalScroll):
     def show_roles(self, lines: list[str] | None) -> None:
         """Show each declared role's fate for the object on show (None hides the block).
         The lines are literal text (role names come from the repository)."""
+        self.roles_lines = lines
         box = self.query_one("#roles", Static)
         box.display = lines is not None
         show_text(box, "\n".join(lines or []))
 
     def show(self, view: View | None, item: Included | Exclusion | Finding | None) -> None:
         self.item = item
-        self.show_roles(None)  # filled in (off the UI thread) for objects the role may read
         if view is None or item is None:
             self._set_why("Select a row to see everything about it.")
             self._set_fields([])
