@@ -69,6 +69,14 @@ def _readable_uid(view: View, item: Row | None) -> int | None:
     return None
 
 
+def resolving_lines(shown: list[str] | None) -> list[str]:
+    """The Roles block while it is computed, as tall as the block ``shown`` before it (one
+    line per role, as the next one will be): the pane below it does not move twice, and
+    the screen is not laid out again for it (10-40 ms of the UI thread at 50k objects)."""
+    lines = [ROLES_TITLE, "  resolving every role…"]
+    return lines + [""] * (len(shown or lines) - len(lines))
+
+
 def role_lines(a: Audit, uid: int, *, judged: bool = False) -> list[str] | None:
     fates = object_fates(a, uid)
     if fates is None:
@@ -83,15 +91,14 @@ def role_lines(a: Audit, uid: int, *, judged: bool = False) -> list[str] | None:
 
 def show_roles_block(app: Host, view: View | None, item: Row | None) -> None:
     """Fill the detail pane's Roles block for the selected object (computed in a thread
-    the first time; denied rows and findings never get one)."""
-    if view is None:
-        return
-    uid = _readable_uid(view, item)
-    if uid is None:
-        return
+    the first time); hide it for denied rows and findings, which never get one."""
     try:
         detail = app.main.query_one("#detail", DetailPane)
     except NoMatches:
+        return
+    uid = _readable_uid(view, item) if view is not None else None
+    if view is None or uid is None:
+        detail.show_roles(None)
         return
     repo, role, as_of = view.resolution.repository, view.query.role, view.query.as_of
     audits = app.audits
@@ -99,7 +106,7 @@ def show_roles_block(app: Host, view: View | None, item: Row | None) -> None:
     if found is not None:
         detail.show_roles(found)
         return
-    detail.show_roles([ROLES_TITLE, "  resolving every role…"])
+    detail.show_roles(resolving_lines(detail.roles_lines))
 
     painted = app.paints
 

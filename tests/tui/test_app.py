@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.widgets import Checkbox, Input, Select, Static, TabbedContent
 
 from octui.bundle.bundle import bundle_dict, dumps_bundle
@@ -515,3 +516,12 @@ async def test_roles_edited_on_disk(repo_copy: Path) -> None:
         config.write_text(head + "\n", encoding="utf-8")
         await wait_for(pilot, lambda: app.view is not None and app.view.query.role is None)
         assert app.query_one("#role", Select).disabled
+
+
+def test_the_explorer_does_not_animate_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tab underline's slide costs about 15 paints of the screen after every tab key:
+    off, unless TEXTUAL_ANIMATIONS asks for it."""
+    monkeypatch.delenv("TEXTUAL_ANIMATIONS", raising=False)
+    assert make_app(role="support").animation_level == "none"
+    monkeypatch.setenv("TEXTUAL_ANIMATIONS", "full")
+    assert make_app(role="support").animation_level == "full"

@@ -90,3 +90,25 @@ async def test_a_new_view_of_the_same_object_measures_neither_root_nor_content_a
         assert app.view is not None and app.view.query.task == "refund"
         assert len(asked) == 1  # the header's "bundled sample" mark, asked once
         assert len(set(parsed)) == len(parsed)  # each content parsed once, not per view
+
+
+async def test_the_roles_block_keeps_its_height_while_it_is_resolved(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The pane below it does not move twice, and the key's paint needs no layout for it."""
+    assert auditapp.resolving_lines(None) == [auditapp.ROLES_TITLE, "  resolving every role…"]
+    app = make_app(role="support")
+    async with app.run_test(size=(130, 40)) as pilot:
+        await settle(pilot)
+        detail = app.main.query_one("#detail", DetailPane)
+        box = detail.query_one("#roles")
+        height = box.size.height
+        assert "resolving" not in detail.roles_text and height > 2
+        monkeypatch.setattr(auditapp, "ROLES_DELAY", 30.0)
+        view = app.view
+        await pilot.press("right_square_bracket")  # a day on: every role resolved again
+        await app.settled.wait()
+        await pilot.pause()
+        assert app.view is not view
+        assert "resolving every role" in detail.roles_text
+        assert box.size.height == height

@@ -9,7 +9,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from textual.widgets import Markdown, Static
+from rich.console import Console
+from textual.widgets import Static
 
 from octui.core.timeutil import parse_instant
 from octui.session import Session
@@ -174,8 +175,8 @@ async def test_detail_caps_huge_field_values_and_content(tmp_path: Path) -> None
         assert shown.startswith("T" * FIELD_CAP)
         assert shown.endswith(f"… {500_000 - FIELD_CAP:,} more characters")
         assert len(shown) < FIELD_CAP + 50
-        # 20,000 characters of it are over 400 paragraphs: plain text, not Markdown widgets
-        assert detail.query_one("#content", Markdown).source == ""
+        # 20,000 characters of it are over 400 paragraphs: plain text, not Markdown
+        assert detail.markdown_source == ""
         plain = str(detail.query_one("#content-plain", Static).render())
         assert plain.startswith("Paragraph 0 ")
         assert len(plain) <= CONTENT_CAP and content.startswith(plain)
@@ -194,8 +195,12 @@ async def test_detail_shows_small_objects_whole(tmp_path: Path) -> None:
         await pilot.pause()
         detail = app.query_one(DetailPane)
         assert dict(detail.field_rows)["title"] == "Short"
-        assert detail.query_one("#content", Markdown).source == "# Hi\n\ntext\n"
+        assert detail.markdown_source == "# Hi\n\ntext\n"
         assert detail.content_note == ""
+        # rendered as Markdown: the heading without its mark, then the paragraph
+        console = Console(width=40, record=True)
+        console.print(detail.query_one("#content", Static).content)
+        assert console.export_text().split() == ["Hi", "text"]
 
 
 async def test_control_characters_in_role_names_are_shown_as_escapes(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
 from octui.tui.widgets.detail import (
     CONTENT_CAP,
@@ -68,8 +68,8 @@ async def test_content_past_the_budget_is_plain_text_and_never_stalls(
             await pilot.pause()
             elapsed = time.monotonic() - start
             detail = app.query_one(DetailPane)
-            markdown = detail.query_one("#content", Markdown)
-            assert markdown.source == "" and not markdown.display
+            assert detail.markdown_source == ""
+            assert not detail.query_one("#content", Static).display
             plain = detail.query_one("#content-plain", Static)
             expected = "".join(content.splitlines(keepends=True)[:PLAIN_LINES])
             assert plain.display and str(plain.render()) == expected
@@ -96,6 +96,7 @@ async def test_content_within_the_budget_is_still_markdown(tmp_path: Path) -> No
         app.action_jump("fine")
         await pilot.pause()
         detail = app.query_one(DetailPane)
-        assert detail.query_one("#content", Markdown).source == content
+        assert detail.markdown_source == content
+        assert detail.query_one("#content", Static).display
         assert not detail.query_one("#content-plain", Static).display
         assert detail.content_note == ""

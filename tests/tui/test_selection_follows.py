@@ -46,3 +46,19 @@ async def test_a_role_picked_from_the_list_selects_the_new_views_row() -> None:
         detail = app.main.query_one(DetailPane)
         assert app.selected is not None and detail.item is app.selected
         assert any(app.selected is row for row in view.included)
+
+
+async def test_a_tab_key_shows_the_tabs_row_in_the_detail_pane_at_once() -> None:
+    """Not a frame later, when the tab's own message arrives: one layout and one paint
+    show the tab and its row together."""
+    app = make_app(role="support")
+    async with app.run_test(size=(130, 40)) as pilot:
+        await settle(pilot)
+        detail = app.main.query_one(DetailPane)
+        for pane in ("tab-excluded", "tab-warnings", "tab-included"):
+            app.action_show_tab(pane)  # no pause: the message loop has not run
+            table = app.active_table()
+            assert table is not None and table.current_row is not None
+            assert app.selected is table.current_row and detail.item is table.current_row
+            await settle(pilot)
+            assert app.selected is table.current_row  # the tab's message changed nothing

@@ -33,6 +33,7 @@ from octui.tui.messages import RevisionChanged, ViewApplied
 from octui.tui.screens.diff import DiffScreen, Pin
 from octui.tui.state import View
 from octui.tui.widgets.cells import Cell
+from octui.tui.widgets.quiet import show_text
 from octui.tui.widgets.rowtable import RowTable
 from octui.tui.widgets.status import above_status
 
@@ -234,7 +235,7 @@ class Compare(Feature):
             lines.append(revision_text(self.host.revision, self.host.revision_commit))
         if self.pinned is not None:
             lines.append(bar_text(self.pinned, self.diff))
-        bar.update("\n".join(lines))
+        show_text(bar, "\n".join(lines))
         bar.display = bool(lines)
 
 

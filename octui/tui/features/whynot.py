@@ -25,6 +25,7 @@ from octui.tui.features import Feature
 from octui.tui.host import Host
 from octui.tui.messages import SelectionChanged
 from octui.tui.state import View
+from octui.tui.widgets.quiet import show_text
 
 
 class WhyNot(Feature):
@@ -57,7 +58,7 @@ class WhyNot(Feature):
         box = self._box()
         if box is None:
             return
-        box.update("")
+        show_text(box, "")
         box.display = False
         self.job.cancel()  # a new selection: the old question is not asked any more
         view, item = message.view, message.item

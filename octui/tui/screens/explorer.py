@@ -172,10 +172,13 @@ class ExplorerScreen(Screen[None]):
         return self.has_class("-narrow")
 
     def show_tab(self, pane_id: str) -> None:
-        """Show a result tab and focus its table."""
+        """Show a result tab and focus its table, and its row in the detail pane at once:
+        the tab's own message (which selects it too) comes a frame later, and the detail
+        pane would cost a second layout and paint of the screen."""
         self.query_one("#results", TabbedContent).active = pane_id
         self.remove_class("-show-side")
         self.focus_results()
+        self.refresh_selection()
 
     def focus_results(self) -> None:
         table = self.active_table()

@@ -9,14 +9,16 @@ from __future__ import annotations
 from typing import Any
 
 from markdown_it import MarkdownIt
-from rich.console import Console, ConsoleOptions, RenderResult
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+from rich.markdown import Markdown
 from rich.measure import Measurement
 from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
+from rich.theme import Theme
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
 from octui.bundle.bundle import object_fields
 from octui.core.model import ContextObject, Exclusion, Finding
@@ -25,6 +27,7 @@ from octui.core.textsafe import markup_escape as escape
 from octui.resolve.result import Included
 from octui.tui.looks import ansi_markup
 from octui.tui.state import View, row_key
+from octui.tui.widgets.quiet import show_text
 from octui.tui.widgets.results import LIFECYCLE_STYLE, REASON_STYLE, one_line, warning_style
 
 
@@ -39,17 +42,32 @@ CONTENT_CAP = 20_000
 """Characters of content shown (as Markdown, or as plain text past :data:`MARKDOWN_BLOCKS`)."""
 MARKDOWN_BLOCKS = 400
 """Markdown blocks rendered: paragraphs, headings, list items, table rows and cells, ...
-Each is a widget built on the UI thread (about a millisecond each; a table of 3,000
-columns took 38 s), so content with more is shown as plain text instead."""
+Each is laid out on the UI thread (a table of 3,000 columns is slow to measure), so
+content with more is shown as plain text instead."""
 
 PLAIN_LINES = 1_000
 """Lines of plain-text content shown (laying out a tall text costs the UI thread too)."""
 
-_PARSER = MarkdownIt("gfm-like")  # the parser the Markdown widget uses
+_PARSER = MarkdownIt("gfm-like")
+
+BODY_THEME = Theme(
+    {
+        "markdown.h1": "bold blue",
+        "markdown.h2": "underline blue",
+        "markdown.h3": "bold",
+        "markdown.item.bullet": "bold blue",
+        "markdown.code": "bold cyan",
+        "markdown.code_block": "cyan",
+    },
+    inherit=False,
+)
+"""Rich's Markdown styles where they differ from the look of Textual's Markdown widget
+(headings and bullets in blue), and code without Rich's fixed black background, a black
+band on light themes. Named colours follow the theme's ANSI palette."""
 
 
 def markdown_blocks(text: str) -> int:
-    """How many block elements the Markdown widget would build for ``text``."""
+    """How many block elements ``text`` has as Markdown (see :data:`MARKDOWN_BLOCKS`)."""
     return sum(1 for t in _PARSER.parse(text) if t.block and t.nesting >= 0 and t.type != "inline")
 
 
@@ -107,10 +125,12 @@ class RenderedOnce:
     layout, its lines in each paint) and a Rich table measures and renders every cell each
     time: about 4 ms for an object's fields at 50k objects, three or four times per cursor
     move. The segments are kept for the last set of options that shape them (a table
-    ignores the height it is given)."""
+    and a Markdown document ignore the height they are given). ``theme`` overrides
+    styles of the console's theme while drawing."""
 
-    def __init__(self, renderable: Table) -> None:
+    def __init__(self, renderable: RenderableType, theme: Theme | None = None) -> None:
         self.renderable = renderable
+        self.theme = theme
         self._drawn: tuple[tuple[object, ...], list[Segment]] | None = None
         self._measured: tuple[tuple[object, ...], Measurement] | None = None
 
@@ -133,7 +153,11 @@ class RenderedOnce:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         shape = self._shape(console, options)
         if self._drawn is None or self._drawn[0] != shape:
-            self._drawn = (shape, list(console.render(self.renderable, options)))
+            if self.theme is None:
+                self._drawn = (shape, list(console.render(self.renderable, options)))
+            else:
+                with console.use_theme(self.theme):
+                    self._drawn = (shape, list(console.render(self.renderable, options)))
         yield from self._drawn[1]
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
@@ -163,7 +187,7 @@ class DetailPane(VerticalScroll):
     DetailPane #why { margin-bottom: 1; }
     DetailPane #fields { margin-bottom: 1; }
     DetailPane #roles { margin-bottom: 1; display: none; }
-    DetailPane Markdown { padding: 0 0; border-top: solid $primary-background; }
+    DetailPane #content { border-top: solid $primary-background; }
     DetailPane #content-note { color: $warning; text-style: italic; }
     DetailPane #content-plain { border-top: solid $primary-background; }
     """
@@ -178,6 +202,9 @@ class DetailPane(VerticalScroll):
         self._fields_drawn = False
         """Whether the fields box shows :attr:`field_rows` yet (it starts empty)."""
         self._markdown_text: str | None = None
+        self.roles_lines: list[str] | None = None
+        """The Roles block on show (None: hidden); the explorer fills it for each selection
+        (:func:`~octui.tui.auditapp.show_roles_block`)."""
         self._blocks: tuple[str, int] | None = None
         """The last content measured by :func:`markdown_blocks` and its count (a new view
         of the same object shows the same content: it is parsed once)."""
@@ -186,7 +213,7 @@ class DetailPane(VerticalScroll):
         yield Static("Select a row to see everything about it.", id="why")
         yield Static("", id="roles", markup=False)
         yield Static("", id="fields")
-        yield Markdown("", id="content", open_links=False)
+        yield Static("", id="content")
         yield Static("", id="content-plain", markup=False)
         yield Static("", id="content-note")
 
@@ -204,13 +231,13 @@ class DetailPane(VerticalScroll):
     def show_roles(self, lines: list[str] | None) -> None:
         """Show each declared role's fate for the object on show (None hides the block).
         The lines are literal text (role names come from the repository)."""
+        self.roles_lines = lines
         box = self.query_one("#roles", Static)
         box.display = lines is not None
-        box.update("\n".join(lines or []))
+        show_text(box, "\n".join(lines or []))
 
     def show(self, view: View | None, item: Included | Exclusion | Finding | None) -> None:
         self.item = item
-        self.show_roles(None)  # filled in (off the UI thread) for objects the role may read
         if view is None or item is None:
             self._set_why("Select a row to see everything about it.")
             self._set_fields([])
@@ -254,7 +281,7 @@ class DetailPane(VerticalScroll):
         a Static costs a layout and a paint."""
         if markup != self._why:
             self._why = markup
-            self.query_one("#why", Static).update(markup)
+            show_text(self.query_one("#why", Static), markup)
 
     def _set_fields(self, rows: list[tuple[str, str]]) -> None:
         """The fields table, drawn again only when its rows changed (see :meth:`_set_why`:
@@ -330,6 +357,11 @@ class DetailPane(VerticalScroll):
         self._set_markdown("")
 
     @property
+    def markdown_source(self) -> str:
+        """The content on show as Markdown ("" when there is none or it is plain text)."""
+        return self._markdown_text or ""
+
+    @property
     def content_note(self) -> str:
         """Plain text of the note under the content ("" when the content is whole)."""
         return str(self.query_one("#content-note", Static).render())
@@ -347,13 +379,14 @@ class DetailPane(VerticalScroll):
             notes.append("The bundle holds it whole.")
         note = self.query_one("#content-note", Static)
         note.display = bool(notes)
-        note.update(" ".join(notes))
+        show_text(note, " ".join(notes))
         box = self.query_one("#content-plain", Static)
         box.display = bool(plain)
-        box.update(plain)
+        show_text(box, plain)
         if text == self._markdown_text:
             return
         self._markdown_text = text
-        md = self.query_one("#content", Markdown)
-        md.display = bool(text)
-        md.update(text)
+        body = self.query_one("#content", Static)
+        body.display = bool(text)
+        markdown = Markdown(text, code_theme="ansi_dark", hyperlinks=False)
+        body.update(RenderedOnce(markdown, BODY_THEME) if text else "")

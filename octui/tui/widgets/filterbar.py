@@ -16,6 +16,7 @@ from textual.containers import Horizontal
 from textual.widgets import Input, Label
 
 from octui.core.textsafe import inert
+from octui.tui.widgets.quiet import show_text
 from octui.tui.widgets.rowtable import RowTable
 
 
@@ -77,7 +78,7 @@ class FilterBar(Horizontal):
             parts.append(f"{len(table.rows)} of {len(table.source_rows)} rows")
         if table.predicate is not None:
             parts.append(inert(table.predicate[0], keep_newlines=False))
-        self.query_one("#filter-count", Label).update(" · ".join(parts))
+        show_text(self.query_one("#filter-count", Label), " · ".join(parts))
         self.set_class(table.narrowed or self.field.has_focus, "-on")
 
     def on_input_changed(self, event: Input.Changed) -> None:

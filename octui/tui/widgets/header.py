@@ -17,6 +17,7 @@ from textual.widgets import Static
 from octui.core.textsafe import inert
 from octui.core.textsafe import markup_escape as escape
 from octui.tui.sample import sample_repo
+from octui.tui.widgets.quiet import show_text
 
 
 def utc_text(when: datetime) -> str:
@@ -93,4 +94,4 @@ class ContextHeader(Static):
     def show(self, ctx: Context) -> None:
         if ctx != self.context:
             self.context = ctx
-            self.update(header_markup(ctx))
+            show_text(self, header_markup(ctx))

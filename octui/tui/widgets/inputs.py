@@ -19,6 +19,7 @@ from octui.core.textsafe import inert
 from octui.core.timeutil import format_day, parse_instant
 from octui.tui.asof_words import UTC_NOTE, as_of_problem
 from octui.tui.state import Inputs
+from octui.tui.widgets.quiet import show_text
 
 
 class Flag(Checkbox):
@@ -189,7 +190,8 @@ class InputsPane(Vertical):
         self._set_input("#task", inputs.task, parse=lambda t: (True, t))
         as_of_text = "now" if inputs.as_of is None else format_day(inputs.as_of)
         self._set_input("#as-of", as_of_text, parse=parse_as_of, want=inputs.as_of)
-        self.query_one("#as-of-mode", Label).update("● now" if inputs.as_of is None else "◆ set")
+        mode = "● now" if inputs.as_of is None else "◆ set"
+        show_text(self.query_one("#as-of-mode", Label), mode)
         for wid, value in (("#historical", inputs.include_historical), ("#strict", inputs.strict)):
             box = self.query_one(wid, Checkbox)
             if box.value != value:

@@ -18,6 +18,7 @@ from octui.core.textsafe import inert
 from octui.core.textsafe import markup_escape as escape
 from octui.core.timeutil import format_day
 from octui.tui.state import View
+from octui.tui.widgets.quiet import show_text
 
 W = TypeVar("W", bound=Widget)
 
@@ -69,7 +70,7 @@ class StatusBar(Static):
         """Show ``view``; without one, "loading <loading>…" (a repository's name)."""
         if view is None:
             what = f" {escape(inert(loading, keep_newlines=False))}" if loading else ""
-            self.update(f"[b ansi_yellow]loading{what}…[/]")
+            show_text(self, f"[b ansi_yellow]loading{what}…[/]")
             return
         r = view.resolution
         q = r.query
@@ -86,4 +87,4 @@ class StatusBar(Static):
         parts = [f"[b]{short}[/]", counts, strict, f"as_of [b]{when}[/]", f"role [b]{role}[/]"]
         if pending:
             parts.append("[i]resolving…[/]")
-        self.update(" · ".join(parts))
+        show_text(self, " · ".join(parts))

@@ -11,6 +11,7 @@ from octui.analysis.history import UnknownId
 from octui.render.timeline import Timeline, layout
 from octui.tui.literal import line as literal_line
 from octui.tui.state import View
+from octui.tui.widgets.quiet import show_text
 
 TAG_STYLES = {
     "axis": "dim",
@@ -106,4 +107,4 @@ class TimelinePane(VerticalScroll):
         drawing = Text("\n").join([head, to_text(self.timeline)])
         drawing.no_wrap = True
         drawing.overflow = "crop"
-        body.update(drawing)
+        show_text(body, drawing)
