@@ -232,14 +232,41 @@ bytes at all."""
 def _holds_unsafe(data: bytes) -> bool:
     """Whether ``data`` (UTF-8) holds a character :data:`_UNSAFE_JSON` escapes: found by
     byte searches, where matching the pattern over the decoded text costs several times more
-    (a bundle's prose, its dashes and arrows, is full of the lead ``\\xe2``)."""
-    for lead, low, high in _UNSAFE_UTF8:
-        after = len(lead)
-        at = data.find(lead)
-        while at >= 0:
-            if low <= data[at + after] <= high:  # valid UTF-8: a lead is never the last byte
-                return True
-            at = data.find(lead, at + after)
+    (a bundle's prose, its dashes and arrows, is full of the lead ``\\xe2``).
+
+    The two leads ``\\xe2\\x80`` and ``\\xe2\\x81`` are first looked for through the one
+    byte ``\\xe2``, which the search finds many times faster than a pair of bytes (at 10k
+    objects 0.1 against 9 ms for a 5 MB bundle), each found one looked at from here; after
+    :data:`_E2_LOOKS` of them (prose full of dashes and arrows) the pairs are searched for
+    from there on, so no text costs more than the pair searches alone."""
+    (c2, c2_low, c2_high), (_, e280_low, e280_high), (_, e281_low, e281_high) = _UNSAFE_UTF8
+    if _lead_in(data, c2, c2_low, c2_high, 0):
+        return True
+    at, looks = data.find(b"\xe2"), 0
+    while at >= 0 and looks < _E2_LOOKS:
+        second, third = data[at + 1], data[at + 2]  # valid UTF-8: two bytes follow a lead
+        if second == 0x80 and e280_low <= third <= e280_high:
+            return True
+        if second == 0x81 and e281_low <= third <= e281_high:
+            return True
+        at, looks = data.find(b"\xe2", at + 3), looks + 1
+    if at < 0:
+        return False
+    return any(_lead_in(data, lead, low, high, at) for lead, low, high in _UNSAFE_UTF8[1:])
+
+
+_E2_LOOKS = 256
+"""How many characters led by ``\\xe2`` :func:`_holds_unsafe` looks at one by one."""
+
+
+def _lead_in(data: bytes, lead: bytes, low: int, high: int, start: int) -> bool:
+    """Whether ``lead`` followed by a byte in ``low``–``high`` is in ``data`` from ``start``."""
+    after = len(lead)
+    at = data.find(lead, start)
+    while at >= 0:
+        if low <= data[at + after] <= high:  # valid UTF-8: a lead is never the last byte
+            return True
+        at = data.find(lead, at + after)
     return False
 
 

@@ -11,9 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from repo_builder import make_repo, obj, resolve_at
 
 from octui.bundle.bundle import (
+    _E2_LOOKS,
+    _UNSAFE_JSON,
+    _holds_unsafe,
     bundle_dict,
     dumps_bundle,
     dumps_bundle_utf8,
@@ -133,3 +138,25 @@ def test_a_resolutions_bytes_are_dumps_bundle_of_its_bundle(
     assert [i.obj.confidence for i in resolution.included if i.obj.id == "a.two"] == [confidence]
     bundle = bundle_dict(resolution, bundle_id="b", generated_at=datetime(2026, 1, 1, tzinfo=UTC))
     assert _bundle_text(resolution) == dumps_bundle(bundle).encode("utf-8")
+
+
+# -- the search for characters to escape ------------------------------------------------------
+
+_E2 = "\u2014\u2192\u2026\u2028\u2029\u202a\u202e\u202f\u2066\u2069\u206a\u2065\u2027"
+"""Characters led by the byte e2: either side of each escaped range, dashes and arrows."""
+
+
+@given(st.text(alphabet=st.sampled_from(_E2 + "a\u00e9\u0085\u00a0"), max_size=600))
+def test_the_byte_search_finds_exactly_what_the_pattern_matches(text: str) -> None:
+    assert _holds_unsafe(text.encode("utf-8")) == bool(_UNSAFE_JSON.search(text))
+
+
+@pytest.mark.parametrize("char", ["\u2028", "\u202e", "\u2066", "\u2069", "\u0085"])
+@pytest.mark.parametrize("before", [0, _E2_LOOKS - 1, _E2_LOOKS, 3 * _E2_LOOKS])
+def test_a_character_to_escape_is_found_after_any_number_of_dashes(char: str, before: int) -> None:
+    """Past :data:`_E2_LOOKS` characters led by e2 one by one, the search goes on by pairs."""
+    text = "\u2014\u2192" * before + char + "\u2014"
+    assert _holds_unsafe(text.encode("utf-8"))
+    assert not _holds_unsafe(text.replace(char, "\u2027").encode("utf-8"))
+    value = {"k": text}
+    assert dumps_bundle_utf8(value) == dumps_bundle(value).encode("utf-8")
