@@ -193,3 +193,42 @@ async def quit_while_why_not_runs_on_6000_objects(tmp: Path) -> None:
 
 if __name__ == "__main__":
     main(SCENARIOS)
+
+
+async def test_moving_to_a_denied_row_drops_the_question_asked_for_the_row_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A denied row asks no question, so nothing newer replaces the one still waiting for
+    the row before: it is dropped, and the pane never shows an answer about another object
+    under the denied one."""
+    import octui.tui.features.whynot as whynot
+
+    asked: list[int] = []
+
+    def quick(resolution: Any, repository: Any, uid: int, **kw: Any) -> list[str]:
+        asked.append(uid)
+        return [f"answer for {uid}"]
+
+    monkeypatch.setattr(whynot, "why_not", quick)
+    monkeypatch.setattr(whynot, "ROLES_DELAY", 0.5)  # the question waits: room for the key
+    root = tmp_path / "repo"
+    outranked_repo(root, 1)  # o00000@2: not yet valid, the first excluded row
+    (root / "p.md").write_text(
+        "---\nid: p.secret\naccess:\n  roles: [nobody]\n---\nSecret.\n", encoding="utf-8"
+    )
+    app = make_app(root)
+
+    async def run() -> None:
+        async with app.run_test(size=(160, 50)) as pilot:
+            await settle(pilot)
+            await pilot.press("2")  # the not-yet-valid row: its question waits a moment
+            await pilot.press("down")  # at once to the denied row
+            assert app.selected is not None and app.selected.reason.is_denial
+            await pilot.pause(1.0)
+            await settle(pilot)
+            box = whynot_box(app)
+            assert "answer for" not in str(box.render())
+            assert not box.display
+            assert asked == []
+
+    await asyncio.wait_for(run(), timeout=60)

@@ -54,6 +54,13 @@ class Feature:
             work, name=name, group=group, description=name, exclusive=True, exit_on_error=False
         )
 
+    def cancel(self, group: str) -> None:
+        """Cancel the ``group``'s workers: what they would show is no longer asked for, and
+        no newer worker of the group comes to replace them (which :meth:`run` would)."""
+        for worker in self.host.workers:
+            if worker.group == group:
+                worker.cancel()
+
     def on_view_applied(self, message: ViewApplied) -> None:
         """A new resolution is on screen."""
 

@@ -60,7 +60,10 @@ class WhyNot(Feature):
             return
         show_text(box, "")
         box.display = False
-        self.job.cancel()  # a new selection: the old question is not asked any more
+        # A new selection: the old question is not asked any more, whether its thread is
+        # answering it (the job) or it still waits for the key's paint (the worker).
+        self.job.cancel()
+        self.cancel("whynot")
         view, item = message.view, message.item
         if view is None or not isinstance(item, Exclusion) or item.reason.is_denial:
             return
