@@ -70,15 +70,8 @@ class Prepared:
             into["order"] = built["order"]
         fixed = built.get("fixed")
         few = len(replaced) * CARRY_SHARE <= len(index.objects)
-        if (
-            fixed is not None
-            and few
-            and (index.groups, index.places)
-            == (
-                self.index.groups,
-                self.index.places,
-            )
-        ):
+        same_places = index.groups == self.index.groups and index.places == self.index.places
+        if fixed is not None and few and same_places:
             into["fixed"] = fixed.carried(index, replaced)
         if "freshness" in built:
             into["freshness"] = built["freshness"].carried(replaced)
