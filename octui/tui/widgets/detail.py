@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.markdown import Markdown
 from rich.measure import Measurement
@@ -48,7 +49,10 @@ content with more is shown as plain text instead."""
 PLAIN_LINES = 1_000
 """Lines of plain-text content shown (laying out a tall text costs the UI thread too)."""
 
-_PARSER = MarkdownIt("gfm-like")
+_PARSER = MarkdownIt("commonmark", {"html": False}).enable(["strikethrough", "table"])
+"""The parser of an object's body: Rich's own (CommonMark, tables, strikethrough) but for
+HTML, which it leaves as text (Rich drops HTML blocks and tags from what it shows, so a
+comment written for the agent would be hidden from the reviewer)."""
 
 BODY_THEME = Theme(
     {
@@ -64,6 +68,27 @@ BODY_THEME = Theme(
 """Rich's Markdown styles where they differ from the look of Textual's Markdown widget
 (headings and bullets in blue), and code without Rich's fixed black background, a black
 band on light themes. Named colours follow the theme's ANSI palette."""
+
+
+def body_markdown(text: str) -> Markdown:
+    """``text`` (an object's body, already :func:`inert`) as Rich's Markdown, parsed by
+    :data:`_PARSER`, with every text, code and link target the parser produced made inert
+    too: a character reference (``&#x202e;``) or a percent-encoded autolink becomes a
+    character the source never held. Links are shown as text, never as hyperlinks."""
+    markdown = Markdown("", code_theme="ansi_dark", hyperlinks=False)
+    markdown.markup = text
+    markdown.parsed = _inert_tokens(_PARSER.parse(text))
+    return markdown
+
+
+def _inert_tokens(tokens: list[Token]) -> list[Token]:
+    for token in tokens:
+        token.content = inert(token.content)
+        token.info = inert(token.info)
+        token.attrs = {k: inert(v) if isinstance(v, str) else v for k, v in token.attrs.items()}
+        if token.children:
+            _inert_tokens(token.children)
+    return tokens
 
 
 def markdown_blocks(text: str) -> int:
@@ -388,5 +413,4 @@ class DetailPane(VerticalScroll):
         self._markdown_text = text
         body = self.query_one("#content", Static)
         body.display = bool(text)
-        markdown = Markdown(text, code_theme="ansi_dark", hyperlinks=False)
-        body.update(RenderedOnce(markdown, BODY_THEME) if text else "")
+        body.update(RenderedOnce(body_markdown(text), BODY_THEME) if text else "")
