@@ -275,7 +275,7 @@ class Loader:
                 fingerprint = fingerprint_of(raw_config, files, problems, unavailable, keys)
                 racy = any(r.error == VANISHED for _, r in parsed) or racy_keys(keys)
                 folders = None
-                if not (problems or unavailable or any(e.link for _, e in files)):
+                if not (problems or unavailable):  # (a tree with links: see FsTree)
                     assert isinstance(self.tree, FsTree)
                     folders = self.tree.folder_identities(parse_cache.RACY_NS)
                 keep_snapshot(

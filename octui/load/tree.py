@@ -127,7 +127,8 @@ class FsTree:
     def folder_identities(self, racy_ns: int) -> tuple[FolderIdentity, ...] | None:
         """The identity of every folder the current walk listed, taken before its listing —
         when each is a real folder (not a link) inside the root with nothing hidden on its
-        path, and none was changed within ``racy_ns`` before the walk began; else None.
+        path and no link in it, and none was changed within ``racy_ns`` before the walk
+        began; else None.
 
         A folder whose identity is unchanged holds the same names (adding, removing or
         renaming an entry sets its ``mtime`` and ``ctime``), so such folders and unchanged
@@ -199,8 +200,11 @@ class FsTree:
         regular: set[str] = set()
         folders: set[str] = set()
         prefix = f"{key}/" if key else ""
+        identify, linked = self.identify_folders, False
         with os.scandir(base) as it:
             for item in it:
+                if identify and not linked:
+                    linked = item.is_symlink()
                 name = item.name
                 child = prefix + name
                 if not (name.isascii() or _utf8(name)):  # undecodable: never output
@@ -215,6 +219,8 @@ class FsTree:
                     # made from the lstat of a regular file or of a folder
                     (folders if entry.is_dir else regular).add(name)
                 entries.append(entry)
+        if linked:  # what a link leads to can change with no folder of the walk changing
+            self._identities[key] = None  # (a broken one, dropped by the walk, included)
         plain = inside(real_dir, self._real) and not hidden_below(real_dir, self._real)
         self._real_dirs[key] = (real_dir, plain, regular)
         self._folders[key] = folders

@@ -38,7 +38,7 @@ def age(root: Path, seconds: float = 3600) -> None:
     is a new mtime even within the file system's clock tick)."""
     past = time.time() - seconds
     for path in [*root.rglob("*"), root]:
-        os.utime(path, (past, past))
+        os.utime(path, (past, past), follow_symlinks=False)
 
 
 @pytest.fixture(autouse=True)
@@ -199,6 +199,26 @@ def test_a_tree_with_a_link_is_walked(
     calls = walks(monkeypatch)
     _repo, from_snapshot = served(repo, tmp_path, monkeypatch)
     assert from_snapshot and len(calls) == 1
+
+
+def test_a_broken_link_the_walk_drops_keeps_the_tree_walked(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A link whose target is missing leaves no entry and no problem, so no folder of the
+    walk changes when the target appears; the next walk then meets the link. A tree with
+    any link is walked, and the snapshot never answers for what the link now leads to."""
+    outside = tmp_path / "outside"
+    folder = next(repo.rglob("*.md")).parent
+    (folder / "ext").symlink_to(outside)  # missing: nothing to report yet
+    age(repo)
+    kept(repo, tmp_path)
+    outside.mkdir()
+    calls = walks(monkeypatch)
+    again, _from_snapshot = served(repo, tmp_path, monkeypatch)
+    assert len(calls) == 1
+    fresh = load_repository(repo)
+    assert [f.message for f in again.findings] == [f.message for f in fresh.findings]
+    assert any("ext" in " ".join(f.paths) for f in fresh.findings)
 
 
 def test_a_snapshot_that_cannot_be_mapped_is_read_instead(
