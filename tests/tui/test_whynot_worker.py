@@ -191,10 +191,6 @@ async def quit_while_why_not_runs_on_6000_objects(tmp: Path) -> None:
         await _quit(pilot)
 
 
-if __name__ == "__main__":
-    main(SCENARIOS)
-
-
 async def test_moving_to_a_denied_row_drops_the_question_asked_for_the_row_before(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -232,3 +228,7 @@ async def test_moving_to_a_denied_row_drops_the_question_asked_for_the_row_befor
             assert asked == []
 
     await asyncio.wait_for(run(), timeout=60)
+
+
+if __name__ == "__main__":
+    main(SCENARIOS)
