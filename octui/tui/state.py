@@ -201,10 +201,15 @@ class LineageMemo:
 
 @dataclass
 class View:
-    """One resolution, with what the panes need precomputed."""
+    """One resolution, with what the panes need precomputed.
+
+    Its digest is not among them: it is shown only as eight characters in the status line,
+    and at 50k objects it costs as much as the tables, so the explorer shows a new view's
+    tables first and computes the digest on the resolver thread after that paint
+    (:meth:`~octui.tui.resolving.Resolving.finish_digest`); until then
+    :attr:`known_digest` is None and the status line says so."""
 
     resolution: Resolution
-    digest: str
     generation: int
     exclusion_uid: dict[int, int] = field(default_factory=dict)
     """``id(exclusion) -> object uid`` (source-unavailable exclusions have none)."""
@@ -217,6 +222,16 @@ class View:
     error_count: int | None = None
     lineages: LineageIndex | None = None
     """The supersession indexed for the timeline (see :attr:`lineage_index`)."""
+    known_digest: str | None = None
+    """The bundle's digest once computed (see :attr:`digest`); None until then."""
+
+    @property
+    def digest(self) -> str:
+        """The bundle's digest, computed here if it is not known yet (the resolution's memos
+        keep it: a second view of the same query finds it at once)."""
+        if self.known_digest is None:
+            self.known_digest = digest(self.resolution)
+        return self.known_digest
 
     @property
     def query(self) -> Query:
@@ -278,6 +293,14 @@ def make_view(
     return view
 
 
+def finish_view(view: View) -> str:
+    """Compute ``view``'s digest (in a worker thread, after its tables are shown) and hold
+    what it made in the held heap, as :func:`make_view` holds the rest of the view."""
+    found = view.digest
+    hold_heap()
+    return found
+
+
 def _make_view(resolution: Resolution, generation: int, memo: RowsMemo) -> View:
     fates = resolution.fates
     # a new task re-ranks the very same exclusions and warnings: their tables (and which
@@ -285,7 +308,7 @@ def _make_view(resolution: Resolution, generation: int, memo: RowsMemo) -> View:
     excluded, counts, uid_of = memo.kept(
         "excluded", resolution.exclusions, lambda rows: _excluded_tables(rows, fates, memo)
     )
-    view = View(resolution, digest(resolution), generation, uid_of, Counter(counts))
+    view = View(resolution, generation, uid_of, Counter(counts))
     view.included_rows = memo.rows(
         "included", resolution.included, lambda r: table_rows(r, row_key, included_id)
     )
