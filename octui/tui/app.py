@@ -25,6 +25,7 @@ Structure (so features can be added in their own modules):
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import os
 from collections.abc import Callable
@@ -168,6 +169,9 @@ class OctuiApp(App[None]):
         """The views of this run, by query: a key asking for one again (or for one the
         prefetch made) shows it without resolving."""
         self.roles_worker: Worker[None] | None = None
+        self.digest_worker: Worker[None] | None = None
+        """The worker computing the digest of the view on show, if one ran (see
+        :meth:`~octui.tui.resolving.Resolving.finish_digest`)."""
         self.feature_set = Features(self)
         """The explorer's features (compare, agenda, revisions, why not, …)."""
         self.resolving = Resolving(self)
@@ -426,9 +430,13 @@ class OctuiApp(App[None]):
         return True
 
     async def wait_settled(self) -> None:
-        """Wait until the newest resolution (or load error) is on screen, with the detail
-        pane's Roles block (for tests)."""
+        """Wait until the newest resolution (or load error) is on screen, with its digest
+        and the detail pane's Roles block (for tests)."""
         await self.settled.wait()
+        worker = self.digest_worker
+        if worker is not None:
+            with contextlib.suppress(Exception):  # cancelled by a newer view
+                await worker.wait()
         await roles_settled(self)
 
     # -- selection (the main screen's) -------------------------------------------------

@@ -38,5 +38,12 @@ def line_width(text: str | None) -> int:
 
 
 def longest_line(texts: Iterable[str | None]) -> int:
-    """Cells of the widest text once made inert on one line (0 when there is none)."""
-    return max(map(line_width, texts), default=0)
+    """Cells of the widest text once made inert on one line (0 when there is none).
+
+    Texts that are all printable ASCII (every id of a synthetic or a tidy repository) are
+    checked at once, joined, and their width is their length: no call per text."""
+    shown = list(filter(None, texts))
+    joined = "".join(shown)
+    if joined.isascii() and joined.isprintable():
+        return max(map(len, shown), default=0)
+    return max(map(line_width, shown), default=0)

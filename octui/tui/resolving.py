@@ -33,7 +33,7 @@ from octui.tui.loading import DiskWatch, load_problem, role_problem
 from octui.tui.messages import ViewApplied
 from octui.tui.screens.error import ErrorScreen
 from octui.tui.settings import remember_role
-from octui.tui.state import Inputs, View
+from octui.tui.state import Inputs, View, finish_view
 from octui.tui.viewcache import ViewCache
 from octui.tui.widgets.inputs import InputsPane
 from octui.tui.widgets.status import StatusBar
@@ -51,6 +51,7 @@ class ResolvingHost(Host, Protocol):
     poll_interval: float
     feature_set: Features
     views: ViewCache
+    digest_worker: Worker[None] | None
 
     def show_context(self) -> None: ...
 
@@ -230,6 +231,7 @@ class Resolving:
             if callable(show_view):
                 show_view(view)
         app.main.query_one(StatusBar).show(view, following_now=app.inputs.as_of is None)
+        self.finish_digest(view)
         app.show_context()
         app.feature_set.orientation.follow_active_table()
         if view.query.role is not None and view.query.role != self.remembered_role:
@@ -242,3 +244,31 @@ class Resolving:
         app._refresh_selection()
         app.settled.set()  # (never waits for the app's queue: an action may be awaiting it)
         return True
+
+    def finish_digest(self, view: View) -> None:
+        """Compute the digest of ``view``, just shown with its tables and the digest pending,
+        on the resolver thread once that paint is made (the two threads share the
+        interpreter: the digest would hold up the tables' layout and paint), then show it in
+        the status line if ``view`` is still the one on show. A newer view cancels the wait;
+        a resolution asked for meanwhile runs after it."""
+        if view.known_digest is not None:
+            return
+        app = self.app
+        painted = app.paints
+
+        def compute() -> str | None:
+            return finish_view(view) if app.view is view else None
+
+        async def finish() -> None:
+            await app.after_paint(painted)
+            found = await asyncio.get_running_loop().run_in_executor(self.executor, compute)
+            if found is not None and app.view is view and app._main_ready():
+                app.main.query_one(StatusBar).show(
+                    view,
+                    pending=app.applied_generation != app.generation,
+                    following_now=app.inputs.as_of is None,
+                )
+
+        app.digest_worker = app.run_worker(
+            finish, name="the digest", group="digest", exclusive=True, exit_on_error=False
+        )

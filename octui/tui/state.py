@@ -10,9 +10,10 @@ from __future__ import annotations
 import operator
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from itertools import repeat
 from typing import TypeVar, cast
 
 from octui.analysis.history import LineageIndex, lineage_index
@@ -99,10 +100,16 @@ class TableRows:
     """Terminal cells of the longest detail cell (exclusions; denied ones show none)."""
 
 
-def key_index(rows: Sequence[R], key: Callable[[R], Hashable]) -> dict[Hashable, int]:
-    """Each key's first position among ``rows``."""
+def key_index(
+    rows: Sequence[R],
+    key: Callable[[R], Hashable],
+    keys: Callable[[Sequence[R]], Iterable[Hashable]] | None = None,
+) -> dict[Hashable, int]:
+    """Each key's first position among ``rows``; ``keys`` makes every row's ``key`` at once,
+    in order (no call per row)."""
     # from the end, so that the first position of a repeated key is the one kept
-    return dict(zip(map(key, reversed(rows)), range(len(rows) - 1, -1, -1), strict=True))
+    made = keys(rows[::-1]) if keys is not None else map(key, reversed(rows))
+    return dict(zip(made, range(len(rows) - 1, -1, -1), strict=True))
 
 
 def table_rows(
@@ -112,13 +119,15 @@ def table_rows(
     id_width: int | None = None,
     details: Callable[[R], str | None] | None = None,
     detail_width: int | None = None,
+    keys: Callable[[Sequence[R]], Iterable[Hashable]] | None = None,
 ) -> TableRows:
-    """Index ``rows`` and measure their id (and detail) cells (unless the width is known)."""
+    """Index ``rows`` (see :func:`key_index`) and measure their id (and detail) cells
+    (unless the width is known)."""
     if id_width is None:
         id_width = longest_line(map(ids, rows)) if ids is not None else 0
     if detail_width is None:
         detail_width = longest_line(map(details, rows)) if details is not None else 0
-    return TableRows(rows, key_index(rows, key), id_width, detail_width)
+    return TableRows(rows, key_index(rows, key, keys), id_width, detail_width)
 
 
 class RowsMemo:
@@ -201,10 +210,15 @@ class LineageMemo:
 
 @dataclass
 class View:
-    """One resolution, with what the panes need precomputed."""
+    """One resolution, with what the panes need precomputed.
+
+    Its digest is not among them: it is shown only as eight characters in the status line,
+    and at 50k objects it costs as much as the tables, so the explorer shows a new view's
+    tables first and computes the digest on the resolver thread after that paint
+    (:meth:`~octui.tui.resolving.Resolving.finish_digest`); until then
+    :attr:`known_digest` is None and the status line says so."""
 
     resolution: Resolution
-    digest: str
     generation: int
     exclusion_uid: dict[int, int] = field(default_factory=dict)
     """``id(exclusion) -> object uid`` (source-unavailable exclusions have none)."""
@@ -217,6 +231,16 @@ class View:
     error_count: int | None = None
     lineages: LineageIndex | None = None
     """The supersession indexed for the timeline (see :attr:`lineage_index`)."""
+    known_digest: str | None = None
+    """The bundle's digest once computed (see :attr:`digest`); None until then."""
+
+    @property
+    def digest(self) -> str:
+        """The bundle's digest, computed here if it is not known yet (the resolution's memos
+        keep it: a second view of the same query finds it at once)."""
+        if self.known_digest is None:
+            self.known_digest = digest(self.resolution)
+        return self.known_digest
 
     @property
     def query(self) -> Query:
@@ -278,6 +302,14 @@ def make_view(
     return view
 
 
+def finish_view(view: View) -> str:
+    """Compute ``view``'s digest (in a worker thread, after its tables are shown) and hold
+    what it made in the held heap, as :func:`make_view` holds the rest of the view."""
+    found = view.digest
+    hold_heap()
+    return found
+
+
 def _make_view(resolution: Resolution, generation: int, memo: RowsMemo) -> View:
     fates = resolution.fates
     # a new task re-ranks the very same exclusions and warnings: their tables (and which
@@ -285,9 +317,11 @@ def _make_view(resolution: Resolution, generation: int, memo: RowsMemo) -> View:
     excluded, counts, uid_of = memo.kept(
         "excluded", resolution.exclusions, lambda rows: _excluded_tables(rows, fates, memo)
     )
-    view = View(resolution, digest(resolution), generation, uid_of, Counter(counts))
+    view = View(resolution, generation, uid_of, Counter(counts))
     view.included_rows = memo.rows(
-        "included", resolution.included, lambda r: table_rows(r, row_key, included_id)
+        "included",
+        resolution.included,
+        lambda r: table_rows(r, row_key, included_id, keys=included_keys),
     )
     view.excluded_rows = dict(excluded)
     view.warning_rows, view.error_count = memo.kept(
@@ -332,22 +366,16 @@ def _excluded_tables(
     return excluded, counts, uid_of
 
 
-def _excluded_rows(rows: Sequence[Exclusion]) -> TableRows:
-    return table_rows(rows, row_key, excluded_id, details=_excluded_detail)
-
-
 ALL_REASONS = "all"
 """The key of every exclusion in :attr:`View.excluded_rows` (the reason filter's "all")."""
 
 
-def included_id(inc: Included) -> str:
-    """The id cell of an included row (measured here, made inert by the table)."""
-    return inc.obj.id
+included_id: Callable[[Included], str] = operator.attrgetter("obj.id")
+"""The id cell of an included row (measured here, made inert by the table); an attribute
+getter, not a function: it is called for every row of each new view."""
 
-
-def excluded_id(ex: Exclusion) -> str:
-    """The id cell of an excluded row (measured here, made inert by the table)."""
-    return ex.id
+excluded_id: Callable[[Exclusion], str] = operator.attrgetter("id")
+"""The id cell of an excluded row (measured here, made inert by the table)."""
 
 
 def severity_first(warnings: Sequence[Finding]) -> list[Finding]:
@@ -362,6 +390,15 @@ def _excluded_detail(ex: Exclusion) -> str | None:
 def warning_key(w: Finding) -> tuple[object, ...]:
     """A stable identity for a warning row across re-resolutions."""
     return (w.code.value, w.ids, w.message)
+
+
+def included_keys(rows: Sequence[Included]) -> Iterable[tuple[object, ...]]:
+    """:func:`row_key` of every included row, in order, made without a call per row (a new
+    task indexes thousands of them)."""
+    return zip(repeat("i"), map(_OBJECT_PATH, rows))
+
+
+_OBJECT_PATH = operator.attrgetter("obj.path")
 
 
 def row_key(item: Included | Exclusion) -> tuple[object, ...]:

@@ -15,7 +15,7 @@ from octui.load.loader import load_repository
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query
 from octui.tui.measure import line_width, longest, longest_line, text_width
-from octui.tui.state import ALL_REASONS, key_index, make_view, row_key
+from octui.tui.state import ALL_REASONS, included_keys, key_index, make_view, row_key
 from octui.tui.widgets.cells import Column
 from octui.tui.widgets.results import ExcludedPane, IncludedTable, WarningsTable, one_line
 from octui.tui.widgets.rowtable import RowTable
@@ -54,6 +54,22 @@ def test_strange_ids_are_measured_like_cell_len() -> None:
     assert line_width("日本語の決定") == 12 and line_width("ｆｕｌｌｗｉｄｔｈ") == 18
     assert line_width("ctrl-\x1b[31m-red") == len("ctrl-\\x1b[31m-red")
     assert line_width(None) == 0 and longest_line([]) == 0 and longest([]) == 0
+
+
+@settings(max_examples=80, deadline=None, derandomize=True)
+@given(st.lists(st.none() | st.text(max_size=12)))
+def test_the_longest_line_is_the_widest_inert_line(texts: list[str | None]) -> None:
+    # all printable ASCII (measured at once, joined) or not (measured one by one)
+    assert longest_line(texts) == max(map(line_width, texts), default=0)
+    ascii_only = [t for t in texts if t is None or (t.isascii() and t.isprintable())]
+    assert longest_line(ascii_only) == max(map(line_width, ascii_only), default=0)
+
+
+def test_included_keys_are_the_row_keys() -> None:
+    included = resolve(load_repository(SAMPLE), Query(role="support", as_of=AS_OF)).included
+    assert len(included) > 1
+    assert list(included_keys(included)) == [row_key(i) for i in included]
+    assert key_index(included, row_key, included_keys) == key_index(included, row_key)
 
 
 def test_key_index_keeps_the_first_position_of_a_key() -> None:

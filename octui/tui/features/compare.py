@@ -167,15 +167,17 @@ class Compare(Feature):
         )
 
     async def _compare(self, pin: Pin, view: View, rev: str | None) -> None:
-        diff = await in_daemon_thread(
-            diff_resolutions,
-            pin.view.resolution,
-            view.resolution,
-            rev_a=pin.rev,
-            rev_b=rev,
-            digest_a=pin.view.digest,
-            digest_b=view.digest,
-        )
+        def compare() -> Diff:  # (the digests too, off the UI thread: see View.digest)
+            return diff_resolutions(
+                pin.view.resolution,
+                view.resolution,
+                rev_a=pin.rev,
+                rev_b=rev,
+                digest_a=pin.view.digest,
+                digest_b=view.digest,
+            )
+
+        diff = await in_daemon_thread(compare)
         if self.host.view is not view or self.pinned is not pin:
             return  # superseded by a newer resolution or an unpin
         self.diff = diff

@@ -30,13 +30,13 @@ from octui.tui.background import LatestJob
 from octui.tui.features import Feature
 from octui.tui.host import Host
 from octui.tui.messages import SelectionChanged, ViewApplied
-from octui.tui.state import Inputs
+from octui.tui.state import Inputs, finish_view
 
 IDLE = 0.1
 """Seconds without a key before the explorer counts as idle and prefetches."""
-SHOWN_FIRST = ("roles-block", "whynot")
-"""The background work the screen waits for (the Roles block, why-not): the prefetch,
-only a guess, starts after it."""
+SHOWN_FIRST = ("roles-block", "whynot", "digest")
+"""The background work the screen waits for (the Roles block, why-not, the digest): the
+prefetch, only a guess, starts after it."""
 
 
 def neighbours(inputs: Inputs, roles: list[str], now: datetime) -> list[Inputs]:
@@ -142,7 +142,7 @@ class Prefetch(Feature):
                     return
                 started = time.thread_time()
                 try:
-                    views.made(session, repo, query)
+                    finish_view(views.made(session, repo, query))  # shown with its digest
                 except Exception:  # the key that asks for it computes it and says what failed
                     return
                 finally:

@@ -74,7 +74,8 @@ class StatusBar(Static):
             return
         r = view.resolution
         q = r.query
-        short = view.digest.removeprefix("sha256:")[:8]
+        known = view.known_digest  # None: computed after the tables are shown
+        short = f"[b]{known.removeprefix('sha256:')[:8]}[/]" if known else "[dim]digest…[/]"
         # the count made once per view (off the UI thread), not the resolution's, per key
         strict = strict_text(view.errors, strict=q.strict)
         when = format_day(q.as_of)
@@ -84,7 +85,7 @@ class StatusBar(Static):
             f"[ansi_yellow]{len(r.warnings)}[/] warn"
         )
         role = escape(inert(str(q.role), keep_newlines=False))
-        parts = [f"[b]{short}[/]", counts, strict, f"as_of [b]{when}[/]", f"role [b]{role}[/]"]
+        parts = [short, counts, strict, f"as_of [b]{when}[/]", f"role [b]{role}[/]"]
         if pending:
             parts.append("[i]resolving…[/]")
         show_text(self, " · ".join(parts))

@@ -1,0 +1,109 @@
+"""A new view's tables are shown before its digest is computed: the status line says the
+digest is pending (never the previous view's digest beside the new tables), and once it is
+computed it is the digest of what is shown, equal to a fresh, memo-free resolution's."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from textual.widgets import Static
+
+from octui.bundle.bundle import digest
+from octui.load.loader import load_repository
+from octui.resolve.engine import resolve
+from octui.tui import state
+from octui.tui.app import OctuiApp
+from octui.tui.state import View
+
+from .conftest import SAMPLE, make_app, settle
+
+
+def status_of(app: OctuiApp) -> str:
+    return str(app.main.query_one("#status", Static).render())
+
+
+def fresh_digest(app: OctuiApp) -> str:
+    """The digest of the query on show, from a new load resolved without any memo."""
+    assert app.view is not None
+    return digest(resolve(load_repository(SAMPLE), app.view.query))
+
+
+async def test_a_typed_task_shows_its_tables_then_its_digest(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    at_apply: list[tuple[str | None, str]] = []
+    digested: list[View] = []
+    finish = state.finish_view
+
+    def recorded(view: View) -> str:
+        digested.append(view)
+        return finish(view)
+
+    monkeypatch.setattr("octui.tui.resolving.finish_view", recorded)
+    app = make_app(role="support", debounce=0.0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        first = app.view
+        assert first is not None and first.known_digest is not None
+        old_short = first.digest.removeprefix("sha256:")[:8]
+        apply = app.apply_view
+
+        def applied(view: View) -> bool:
+            shown = apply(view)
+            if shown:
+                at_apply.append((view.known_digest, status_of(app)))
+            return shown
+
+        app.apply_view = applied  # type: ignore[method-assign]
+        await pilot.press("t", *"refund")
+        await settle(pilot)
+        assert at_apply, "no new view was shown"
+        for known, status in at_apply:
+            assert known is None  # the tables first: the digest was not computed yet
+            assert "digest…" in status and old_short not in status
+        view = app.view
+        assert view is not None and view is not first and view.query.task == "refund"
+        assert view.known_digest == fresh_digest(app)
+        assert view.known_digest.removeprefix("sha256:")[:8] in status_of(app)
+        assert "digest…" not in status_of(app)
+        assert digested[-1] is view
+
+
+async def test_a_digest_asked_for_a_view_no_longer_shown_is_never_shown() -> None:
+    app = make_app(role="support", debounce=0.0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        older = app.view
+        await pilot.press("t", *"refund")
+        await settle(pilot)
+        shown = app.view
+        assert older is not None and shown is not None and older.digest != shown.digest
+        status = status_of(app)
+        assert shown.digest.removeprefix("sha256:")[:8] in status
+        late = replace(older, known_digest=None)
+        app.resolving.finish_digest(late)  # (as if its job started just before the new view)
+        await app.wait_settled()
+        await pilot.pause()
+        assert late.known_digest is None  # not even computed: it is not on show
+        assert status_of(app) == status
+
+
+async def test_a_prefetched_view_is_shown_with_its_digest() -> None:
+    app = make_app(role="support", debounce=0.0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await wait_prefetched(app, pilot)
+        await pilot.press("right_square_bracket")
+        assert app.view is not None and app.view.known_digest is not None  # at once, no job
+        assert app.view.known_digest == fresh_digest(app)
+        assert app.view.known_digest.removeprefix("sha256:")[:8] in status_of(app)
+
+
+async def wait_prefetched(app: OctuiApp, pilot: Any) -> None:
+    for _ in range(500):
+        await pilot.pause(0.02)
+        if not app.feature_set.prefetch.pending:
+            return
+    raise AssertionError("the prefetch did not finish")
