@@ -39,12 +39,11 @@ import mmap
 import os
 import pickle
 import sys
-import tempfile
 import zlib
 from collections.abc import Callable
 from operator import attrgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from octui.core.model import ContextObject, Finding
 from octui.core.tokens import TokenTable, TokenTables, is_token_table
@@ -53,7 +52,7 @@ from octui.load import parse_cache
 from octui.load.assemble import Repository
 from octui.load.config import Config
 from octui.load.parse_cache import _ALLOWED_GLOBALS as _PARSE_GLOBALS
-from octui.load.parse_cache import ParseStore, _open_trusted
+from octui.load.parse_cache import ParseStore, _open_trusted, write_atomically
 from octui.load.tree import FolderIdentity, same_tree
 
 FORMAT = 3
@@ -221,26 +220,20 @@ class SnapshotFile:
         """Store ``loaded`` for ``fingerprint`` (with the walked ``folders``' identities, when
         known, and the configuration's YAML document) atomically; a failure leaves no
         snapshot."""
-        tmp = None
+        buffer = io.BytesIO()
         try:
-            buffer = io.BytesIO()
             # Two pickles, each with its own memo: the header is read (and found stale) alone.
             _SnapshotPickler(buffer).dump((*self._origin(), fingerprint, folders, config_data))
             _SnapshotPickler(buffer).dump(loaded)
-            body = buffer.getbuffer()
-            self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-            fd, tmp = tempfile.mkstemp(prefix=".octui-", suffix=".tmp", dir=self.directory)
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(MAGIC + zlib.crc32(body).to_bytes(4, "big"))
-                handle.write(body)
-            os.replace(tmp, self.path)
-            tmp = None
         except Exception:
-            pass  # no snapshot: the next load assembles again
-        finally:
-            if tmp is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
+            return  # no snapshot: the next load assembles again
+        body = buffer.getbuffer()
+
+        def fill(handle: BinaryIO) -> None:
+            handle.write(MAGIC + zlib.crc32(body).to_bytes(4, "big"))
+            handle.write(body)
+
+        write_atomically(self.directory, self.path, fill)
 
     def remove(self) -> None:
         with contextlib.suppress(OSError):

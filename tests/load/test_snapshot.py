@@ -476,7 +476,7 @@ from octui.load.loader import load_repository
 from octui.load.parse_cache import ParseStore
 root, cache = Path(sys.argv[1]), Path(sys.argv[2])
 load_repository(root, store=ParseStore(root, cache, snapshots=True))
-names = ("yaml", "octui.load.frontmatter", "octui.load.fastpath")
+names = ("yaml", "octui.load.frontmatter", "octui.load.fastpath", "tempfile")
 print(" ".join(m for m in names if m in sys.modules))
 """
 
@@ -484,7 +484,8 @@ print(" ".join(m for m in names if m in sys.modules))
 def test_a_load_a_snapshot_serves_imports_neither_the_parser_nor_yaml(
     repo: Path, tmp_path: Path
 ) -> None:
-    """It parses nothing: the configuration comes from the YAML document the snapshot kept."""
+    """It parses nothing: the configuration comes from the YAML document the snapshot kept;
+    and it writes nothing, so it never imports what writing a cache file uses."""
     kept(repo, tmp_path)  # (the files and folders are dated an hour back: never racy)
     argv = [sys.executable, "-c", SERVED_PROBE, str(repo), str(tmp_path / "cache")]
     out = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
