@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 from collections.abc import Sequence
 from types import ModuleType
@@ -22,7 +23,8 @@ from typing import Any, NoReturn
 from octui.load.heap import gc_paused, holding_made
 
 # Importing the command line makes some fifteen thousand objects the cyclic collector tracks,
-# and no garbage: its passes meanwhile (a score of them) find nothing, about 4 ms of a run.
+# all but a few hundred alive until the process ends: its passes meanwhile (a score of them)
+# find next to nothing, about 4 ms of a run.
 with gc_paused():
     from octui.cli import (
         audit,
@@ -85,6 +87,17 @@ class HelpFormatter(argparse.HelpFormatter):
     example command, wrapped at spaces with a shell continuation (``\\``) so it can still be
     pasted."""
 
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        # argparse's default width, found without importing shutil (see terminal_columns)
+        width = terminal_columns() - 2 if width is None else width
+        super().__init__(prog, indent_increment, max_help_position, width)
+
     def _fill_text(self, text: str, width: int, indent: str) -> str:
         import textwrap  # only help is wrapped: not imported by every run
 
@@ -115,6 +128,26 @@ class HelpFormatter(argparse.HelpFormatter):
                 prose.append(line.strip())
         flush()
         return "\n".join(out)
+
+
+def terminal_columns() -> int:
+    """``shutil.get_terminal_size().columns``: ``COLUMNS`` when it is a positive number, else
+    the width of the terminal on ``sys.__stdout__``, else 80. Found here because argparse
+    builds a formatter for every argument declared, and its own way imports shutil, which
+    imports bz2 and lzma: about 2 ms of every run, which prints no help."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    stdout = sys.__stdout__
+    if stdout is None:
+        return 80
+    try:
+        return os.get_terminal_size(stdout.fileno()).columns or 80
+    except (AttributeError, ValueError, OSError):
+        return 80
 
 
 def _wrap_command(line: str, width: int, indent: str) -> list[str]:
