@@ -48,7 +48,8 @@ import sys
 import zlib
 from array import array
 from collections.abc import Callable
-from operator import attrgetter
+from itertools import accumulate, chain
+from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -155,16 +156,17 @@ object's token table, packed."""
 
 
 def packed(tables: list[TokenTable]) -> Packed:
-    """``tables`` packed: each distinct token kept once, and a table as its tokens' numbers."""
-    vocabulary = sorted({token for tokens, _masks in tables for token in tokens})
-    number = {token: i for i, token in enumerate(vocabulary)}
+    """``tables`` packed: each distinct token kept once, and a table as its tokens' numbers
+    (every loop in C: a repository's tables hold hundreds of thousands of tokens)."""
+    each = list(map(itemgetter(0), tables))
+    vocabulary = sorted(set(chain.from_iterable(each)))
+    number = dict(zip(vocabulary, range(len(vocabulary)), strict=True))
     code = "H" if len(vocabulary) <= 1 << 16 else "I"
-    numbers, starts, masks = array(code), array("I", [0]), bytearray()
-    for tokens, table_masks in tables:
-        numbers.extend(map(number.__getitem__, tokens))
-        masks += table_masks
-        starts.append(len(numbers))
-    return vocabulary, code, starts.tobytes(), numbers.tobytes(), bytes(masks)
+    # (an array made from a list takes two thirds of the time it takes from the iterator)
+    numbers = array(code, list(map(number.__getitem__, chain.from_iterable(each))))
+    starts = array("I", accumulate(map(len, each), initial=0))
+    masks = b"".join(map(itemgetter(1), tables))
+    return vocabulary, code, starts.tobytes(), numbers.tobytes(), masks
 
 
 def _numbers(numbers: bytes, code: str) -> memoryview:
