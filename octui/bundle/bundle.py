@@ -8,8 +8,8 @@ instant, file locations or human-readable sentences.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
-import uuid
 from datetime import datetime
 from typing import Any
 
@@ -181,13 +181,23 @@ def source_json(source: RepositorySource) -> dict[str, Any]:
     }
 
 
+def random_uuid() -> str:
+    """A random (version 4, RFC 4122) UUID as ``str(uuid.uuid4())`` writes it, made without
+    importing uuid, which imports platform: about 2 ms of every run."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = raw[6] & 0x0F | 0x40  # the version
+    raw[8] = raw[8] & 0x3F | 0x80  # the variant
+    h = raw.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
 def bundle_dict(
     resolution: Resolution, *, bundle_id: str | None = None, generated_at: datetime | None = None
 ) -> dict[str, Any]:
     """The bundle of SPEC §5, in its documented key order."""
     q = resolution.query
     return {
-        "bundle_id": bundle_id or str(uuid.uuid4()),
+        "bundle_id": bundle_id or random_uuid(),
         "generated_at": format_instant(generated_at or now_utc()),
         "as_of": format_instant(q.as_of),
         "inputs": {

@@ -7,7 +7,6 @@ zone or locale.
 
 from __future__ import annotations
 
-import calendar
 import re
 from datetime import UTC, date, datetime, timedelta
 
@@ -110,6 +109,8 @@ def shift(instant: datetime, *, months: int = 0, days: int = 0) -> datetime | No
     A month step keeps the day of the month, clamped to the month's length
     (31 March minus one month is 28 or 29 February).
     """
+    import calendar  # (with locale, about 1 ms of every start-up that never steps a month)
+
     year, month0 = divmod(month_index(instant) + months, 12)
     if not 1 <= year <= 9999:
         return None

@@ -12,7 +12,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_left
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from itertools import repeat
+from operator import attrgetter
 from typing import Any
 
 from octui.core.model import ContextObject
@@ -203,6 +205,13 @@ def _same_text(a: ContextObject, b: ContextObject) -> bool:
     )
 
 
+Unpack = Callable[[ContextObject], TokenTable | None]
+"""A kept, packed token table's unpacking: the table of the object it was kept for (None when
+what was kept does not make one: then it is made from the object)."""
+
+_PATH = attrgetter("path")
+
+
 class TokenTables:
     """The token tables of a repository's objects: the one place they are kept.
 
@@ -210,21 +219,33 @@ class TokenTables:
     its table across reloads, and a table read from the persistent parse cache is not
     computed again). Entries are by path and name their object: a table serves that object,
     or another one holding the very same texts (an unchanged file renumbered by a reload).
+    An entry may hold a table still packed (:meth:`put_packed`), unpacked on first use.
     """
 
     def __init__(self) -> None:
-        self._by_path: dict[str, tuple[ContextObject, TokenTable]] = {}
+        self._by_path: dict[str, tuple[ContextObject, TokenTable | Unpack]] = {}
 
     def get(self, obj: ContextObject) -> TokenTable:
         entry = self._by_path.get(obj.path)
+        table: TokenTable | None = None
         if entry is not None and (entry[0] is obj or _same_text(entry[0], obj)):
-            return entry[1]
-        table = token_table(obj)
+            held = entry[1]
+            if type(held) is tuple:
+                return held
+            assert callable(held)
+            table = held(entry[0])
+        if table is None:
+            table = token_table(obj)
         self._by_path[obj.path] = (obj, table)
         return table
 
     def put(self, obj: ContextObject, table: TokenTable) -> None:
         self._by_path[obj.path] = (obj, table)
+
+    def put_packed(self, objects: list[ContextObject], unpack: Unpack) -> None:
+        """Hold a packed table for each of ``objects``, which ``unpack`` makes on its first use
+        (a repository snapshot keeps them so: a resolution reads a fraction of them)."""
+        self._by_path.update(zip(map(_PATH, objects), zip(objects, repeat(unpack)), strict=True))
 
     def keep_only(self, objects: list[ContextObject]) -> None:
         """Forget the tables of paths no longer in ``objects``."""

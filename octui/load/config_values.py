@@ -143,6 +143,8 @@ SOURCE_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 
 @dataclass(frozen=True)
 class AuthorityConfig:
+    """``authority``: the precedence of the six levels, highest first, and the tie-breakers."""
+
     precedence: tuple[Authority, ...] = DEFAULT_PRECEDENCE
     tie_breakers: tuple[TieBreaker, ...] = (
         TieBreaker.VERSION,
@@ -154,22 +156,30 @@ class AuthorityConfig:
 
 @dataclass(frozen=True)
 class ClassificationConfig:
+    """``classification.levels``: the levels, lowest first."""
+
     levels: tuple[str, ...] = ("public", "internal", "confidential", "restricted")
 
 
 @dataclass(frozen=True)
 class FreshnessConfig:
+    """``freshness``: the freshness window in days, by default and by object type."""
+
     default: int | None = None
     by_type: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class RankingConfig:
+    """``ranking.floor``: the floor score of L0/L1 objects."""
+
     floor: int = 10
 
 
 @dataclass(frozen=True)
 class SourceConfig:
+    """One of ``sources``: its name, its folder and the authority it gives its objects."""
+
     name: str
     path: str = "."
     authority: Authority | None = None
@@ -177,6 +187,8 @@ class SourceConfig:
 
 @dataclass(frozen=True)
 class ScopeConfig:
+    """A role's ``scope``: the id patterns it includes (None: every id) and excludes."""
+
     include: tuple[str, ...] | None = None
     exclude: tuple[str, ...] = ()
 
@@ -196,6 +208,8 @@ def _any_of(globs: tuple[str, ...]) -> re.Pattern[str]:
 
 @dataclass(frozen=True)
 class RoleConfig:
+    """One of ``roles``: the highest level it may read, its scope and its description."""
+
     clearance: str | None = None
     scope: ScopeConfig = ScopeConfig()
     description: str | None = None
@@ -228,6 +242,8 @@ class RoleConfig:
 
 @dataclass(frozen=True)
 class Config:
+    """The whole of ``opencontext.yaml``, validated (every part has its default)."""
+
     spec: int = 1
     authority: AuthorityConfig = AuthorityConfig()
     classification: ClassificationConfig = ClassificationConfig()

@@ -36,9 +36,8 @@ import os
 import pickle
 import stat
 import sys
-import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -252,20 +251,33 @@ class ParseStore:
 
     def _write(self, entries: dict[str, Payload]) -> None:
         doc = {"fingerprint": self._fingerprint, "root": self.root, "entries": entries}
+        write_atomically(
+            self.directory,
+            self.path,
+            lambda handle: pickle.dump(doc, handle, protocol=pickle.HIGHEST_PROTOCOL),
+        )
+
+
+def write_atomically(directory: Path, path: Path, fill: Callable[[BinaryIO], object]) -> None:
+    """Replace ``path`` in ``directory`` (made, private, when missing) by a temporary file that
+    ``fill`` writes, renamed over it; any failure leaves ``path`` as it was and no temporary
+    file behind — an unwritable cache stays cold, and results never depend on it."""
+    import tempfile  # only a write needs it: a load the caches serve never imports it
+
+    tmp = None
+    try:
+        directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd, tmp = tempfile.mkstemp(prefix=".octui-", suffix=".tmp", dir=directory)
+        with os.fdopen(fd, "wb") as handle:
+            fill(handle)
+        os.replace(tmp, path)
         tmp = None
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-            fd, tmp = tempfile.mkstemp(prefix=".octui-", suffix=".tmp", dir=self.directory)
-            with os.fdopen(fd, "wb") as handle:
-                pickle.dump(doc, handle, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, self.path)
-            tmp = None
-        except Exception:
-            pass  # an unwritable cache stays cold; results never depend on it
-        finally:
-            if tmp is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
+    except Exception:
+        pass
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
 
 
 # -- packing: plain tuples load several times faster than dataclasses and dicts ----------------

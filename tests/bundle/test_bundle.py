@@ -12,7 +12,13 @@ from typing import Any
 
 from repo_builder import fixed_bundle, make_repo, obj, resolve_at
 
-from octui.bundle.bundle import bundle_dict, digest, digest_from_bundle, dumps_bundle
+from octui.bundle.bundle import (
+    bundle_dict,
+    digest,
+    digest_from_bundle,
+    dumps_bundle,
+    random_uuid,
+)
 from octui.core.model import OBJECT_FIELDS
 from octui.render.explain import explain
 
@@ -64,6 +70,14 @@ CONFIG = {
 
 def _repo(tmp_path: Path, files: dict[str, Any] | None = None, name: str = "repo") -> Path:
     return make_repo(tmp_path / name, files if files is not None else FILES, CONFIG)
+
+
+def test_a_bundle_id_is_a_random_version_4_uuid_written_as_uuid_writes_it() -> None:
+    made = [random_uuid() for _ in range(200)]
+    assert len(set(made)) == len(made)
+    for text in made:
+        parsed = uuid.UUID(text)
+        assert (parsed.version, parsed.variant, str(parsed)) == (4, uuid.RFC_4122, text)
 
 
 def test_bundle_shape(tmp_path: Path) -> None:

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from octui.core.model import ContextObject
 from octui.core.tokens import (
     CONTENT_BIT,
     END,
     SMALL_FIELDS,
+    TokenTable,
+    TokenTables,
     is_token_table,
     token_mask,
     token_table,
@@ -67,3 +72,22 @@ def test_a_table_of_another_shape_is_not_a_token_table() -> None:
     assert not is_token_table((("a", "b"), b"\x01\x02"))  # no END
     assert not is_token_table((("a", END), b"\x01"))  # a mask short
     assert is_token_table((("a", "b", END), b"\x01\x02\x00"))
+
+
+def test_a_packed_table_is_unpacked_once_for_its_object_or_made_when_it_makes_none() -> None:
+    kept = object_from_fields(_FIELDS, "a.md", authority="canonical", classification="public")
+    other = replace(kept, path="b.md", content="Another body entirely.")
+    stored = (("stored", END), b"\x01\x00")
+    asked: list[ContextObject] = []
+
+    def unpack(obj: ContextObject) -> TokenTable | None:
+        asked.append(obj)
+        return stored if obj.path == "a.md" else None
+
+    tables = TokenTables()
+    tables.put_packed([kept, other], unpack)
+    assert len(tables) == 2
+    moved = replace(kept)  # the same texts, another object (a reload renumbered it)
+    assert tables.get(moved) is stored and asked == [kept]  # unpacked for the object kept
+    assert tables.get(kept) is stored and asked == [kept]  # once
+    assert tables.get(other) == token_table(other) and asked == [kept, other]

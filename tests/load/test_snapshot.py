@@ -11,14 +11,17 @@ import subprocess
 import sys
 import time
 import zlib
+from array import array
 from collections.abc import Callable
 from dataclasses import fields
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from octui.bundle.bundle import bundle_dict, dumps_bundle
+from octui.core.tokens import token_table
 from octui.load import assemble as assemble_module
 from octui.load import loader as loader_module
 from octui.load import parse_cache, snapshot, walk
@@ -125,6 +128,26 @@ def test_a_warm_snapshot_serves_the_same_repository(
     assert from_snapshot
     same(again, load_repository(repo))
     assert len(again.tokens) == len(again.objects)  # every token table came with it
+    assert all(again.tokens.get(o) == token_table(o) for o in again.objects)
+
+
+def test_a_served_load_unpacks_a_token_table_when_it_is_first_read(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kept(repo, tmp_path)
+    unpacked: list[int] = []
+    real = snapshot.PackedTables.unpack
+
+    def counting(self: snapshot.PackedTables, obj: object) -> object:
+        unpacked.append(1)
+        return real(self, obj)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(snapshot.PackedTables, "unpack", counting)
+    again, from_snapshot = served(repo, tmp_path, monkeypatch)
+    assert from_snapshot and not unpacked
+    obj = again.objects[-1]
+    assert again.tokens.get(obj) == token_table(obj) and len(unpacked) == 1
+    assert again.tokens.get(obj) == token_table(obj) and len(unpacked) == 1  # unpacked once
 
 
 def test_a_warm_snapshot_is_checked_without_walking_the_tree(
@@ -366,6 +389,26 @@ def _wrong_shape(path: Path) -> None:
     _rewrite(path, head + pickle.dumps(([], [], 0, [None])))
 
 
+def _with_tables(path: Path, change: Callable[[tuple[Any, ...]], tuple[Any, ...]]) -> None:
+    """Rewrite the snapshot with its packed token tables changed (and a CRC that matches)."""
+    data = path.read_bytes()
+    stream = io.BytesIO(data[len(snapshot.MAGIC) + 4 :])
+    pickle.load(stream)
+    head = data[len(snapshot.MAGIC) + 4 : len(snapshot.MAGIC) + 4 + stream.tell()]
+    objects, findings, invalid, tables = pickle.load(stream)
+    buffer = io.BytesIO()
+    snapshot._SnapshotPickler(buffer).dump((objects, findings, invalid, change(tables)))
+    _rewrite(path, head + buffer.getvalue())
+
+
+def _tables_miscounted(path: Path) -> None:
+    _with_tables(path, lambda t: (*t[:2], t[2][:-4], *t[3:]))  # one table fewer
+
+
+def _tables_of_objects(path: Path) -> None:
+    _with_tables(path, lambda t: ([*t[0], 7], *t[1:]))  # a token that is no string
+
+
 def _flipped(path: Path) -> None:
     data = bytearray(path.read_bytes())
     data[len(data) // 2] ^= 0x01
@@ -388,6 +431,8 @@ TAMPER: dict[str, Callable[[Path], None]] = {
     "hostile-header": _hostile_header,
     "hostile-payload": _hostile_payload,
     "wrong-shape": _wrong_shape,
+    "tables-miscounted": _tables_miscounted,
+    "tables-not-strings": _tables_of_objects,
     "bit-flip": _flipped,
     "truncated": _truncated,
     "empty": _emptied,
@@ -405,6 +450,35 @@ def test_a_corrupt_or_hostile_snapshot_is_refused(
     loaded, from_snapshot = served(repo, tmp_path, monkeypatch)
     assert not from_snapshot and not (tmp_path / "planted").exists()
     same(loaded, load_repository(repo))
+
+
+def _numbers_out_of_range(tables: tuple[object, ...]) -> tuple[object, ...]:
+    numbers = tables[3]
+    assert isinstance(numbers, bytes)
+    return (*tables[:3], b"\xff" * len(numbers), *tables[4:])
+
+
+def _first_table_backwards(tables: tuple[object, ...]) -> tuple[object, ...]:
+    starts = tables[2]
+    assert isinstance(starts, bytes)
+    ends = memoryview(starts).cast("I")
+    backwards = array("I", [ends[1] + 1, *ends[1:]])  # the first table ends before it starts
+    return (*tables[:2], backwards.tobytes(), *tables[3:])
+
+
+@pytest.mark.parametrize("change", [_numbers_out_of_range, _first_table_backwards])
+def test_a_packed_table_that_makes_no_table_is_made_from_its_object(
+    change: Callable[[tuple[object, ...]], tuple[object, ...]],
+    repo: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    kept(repo, tmp_path)
+    _with_tables(snapshot_path(repo, tmp_path), change)
+    again, from_snapshot = served(repo, tmp_path, monkeypatch)
+    assert from_snapshot
+    assert all(again.tokens.get(o) == token_table(o) for o in again.objects)
+    same(again, load_repository(repo))
 
 
 def test_a_snapshot_written_in_place_while_it_is_read_is_refused(
@@ -476,7 +550,7 @@ from octui.load.loader import load_repository
 from octui.load.parse_cache import ParseStore
 root, cache = Path(sys.argv[1]), Path(sys.argv[2])
 load_repository(root, store=ParseStore(root, cache, snapshots=True))
-names = ("yaml", "octui.load.frontmatter", "octui.load.fastpath")
+names = ("yaml", "octui.load.frontmatter", "octui.load.fastpath", "tempfile")
 print(" ".join(m for m in names if m in sys.modules))
 """
 
@@ -484,7 +558,8 @@ print(" ".join(m for m in names if m in sys.modules))
 def test_a_load_a_snapshot_serves_imports_neither_the_parser_nor_yaml(
     repo: Path, tmp_path: Path
 ) -> None:
-    """It parses nothing: the configuration comes from the YAML document the snapshot kept."""
+    """It parses nothing: the configuration comes from the YAML document the snapshot kept;
+    and it writes nothing, so it never imports what writing a cache file uses."""
     kept(repo, tmp_path)  # (the files and folders are dated an hour back: never racy)
     argv = [sys.executable, "-c", SERVED_PROBE, str(repo), str(tmp_path / "cache")]
     out = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
