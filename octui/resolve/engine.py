@@ -52,7 +52,7 @@ from octui.resolve.steps.base import Reader
 from octui.resolve.steps.s1_authorization import authorization
 from octui.resolve.steps.s2_approval import approval
 from octui.resolve.steps.s3_temporal import temporal
-from octui.resolve.steps.s4_scope import out_of_scope, scope
+from octui.resolve.steps.s4_scope import scope, scope_verdicts
 from octui.resolve.steps.s5_supersession import supersession
 from octui.resolve.steps.s6_competition import competition
 from octui.resolve.steps.s7_conflicts import conflicts
@@ -144,13 +144,13 @@ def admit(
     cache's repository-wide tables, which give the same answers sooner)."""
     reader = Reader(query.role, role)
     s1 = authorization(index, reader, query, index.objects, prepared)
-    s2 = approval(index, reader, query, s1.standing, prepared)
-    approved = {o.uid for o in s2.standing}
+    s2 = approval(index, reader, query, s1.standing, prepared, s1.mask)
+    approved = set(map(_UID, s2.standing))
     if prepared is None:
         graph = build_graph(index, s1.standing, approved)
     else:  # the same graph, derived from the whole repository's
         graph = restricted_graph(prepared.graph, s1.standing, s1.exclusions.keys())
-    verdicts = None if role is None else out_of_scope(role, s2.standing, prepared)
+    verdicts = None if role is None or prepared is None else scope_verdicts(role, prepared)
     reader = replace(
         reader, readable=s1.standing, approved=approved, graph=graph, out_of_scope=verdicts
     )
