@@ -150,7 +150,7 @@ def admit(
         graph = build_graph(index, s1.standing, approved)
     else:  # the same graph, derived from the whole repository's
         graph = restricted_graph(prepared.graph, s1.standing, s1.exclusions.keys())
-    verdicts = None if role is None or prepared is None else scope_verdicts(role, prepared)
+    verdicts = None if role is None or prepared is None else scope_verdicts(role, prepared, s2.mask)
     reader = replace(
         reader, readable=s1.standing, approved=approved, graph=graph, out_of_scope=verdicts
     )

@@ -31,9 +31,10 @@ def approval(
     """``standing`` without its drafts, each excluded as ``unapproved`` (with the prepared
     ``tables``: the drafts found by a mask of the repository, each with its one record;
     ``mask``: ``standing`` as a mask of the repository's objects, which it then combines
-    with the drafts' without looking at each object)."""
+    with the drafts' without looking at each object, and hands on what it leaves so)."""
     if tables is not None:
         drafts = tables.drafts
+        approved: bytes | None = None
         if mask is None:
             marks = bytes(map(drafts.__getitem__, map(_UID, standing)))
             kept, drafted = compress(standing, marks.translate(NOT)), compress(standing, marks)
@@ -41,7 +42,7 @@ def approval(
             objects = index.objects
             approved, marks = both(mask, drafts.translate(NOT)), both(mask, drafts)
             kept, drafted = compress(objects, approved), compress(objects, marks)
-        out = Outcome(list(kept))
+        out = Outcome(list(kept), mask=approved)
         excluded_drafts = list(drafted)
         records = tables.records.each(excluded_drafts, ExclusionReason.UNAPPROVED, _DRAFT)
         out.exclusions = dict(zip(map(_UID, excluded_drafts), records, strict=True))

@@ -8,6 +8,8 @@ shell-style globs over the whole id (``*`` also crosses dots)."
 from __future__ import annotations
 
 from functools import partial
+from itertools import compress, repeat
+from operator import is_
 from typing import TYPE_CHECKING
 
 from octui.core.enums import ExclusionReason
@@ -16,12 +18,14 @@ from octui.load.config import RoleConfig
 from octui.resolve.index import RepoIndex
 from octui.resolve.result import Query
 from octui.resolve.steps.base import Outcome, Reader, ScopeVerdicts, excluded
-from octui.resolve.steps.tables import NO_INCLUDE, NOT_IN_SCOPE, scope_exclusion
+from octui.resolve.steps.tables import NO_INCLUDE, NOT_IN_SCOPE, both, scope_exclusion
 
 if TYPE_CHECKING:
     from octui.resolve.steps.tables import Tables
 
 R = ExclusionReason
+_IS_NOT_IN_SCOPE = bytes(NOT_IN_SCOPE) + b"\x01" + bytes(255 - NOT_IN_SCOPE)
+"""``bytes.translate`` table of the scope codes: 1 for :data:`NOT_IN_SCOPE`, else 0."""
 
 
 def scope(index: RepoIndex, reader: Reader, query: Query, standing: list[ContextObject]) -> Outcome:
@@ -60,16 +64,28 @@ def scope(index: RepoIndex, reader: Reader, query: Query, standing: list[Context
     return out
 
 
-def scope_verdicts(role: RoleConfig, tables: Tables) -> ScopeVerdicts | None:
+def scope_verdicts(
+    role: RoleConfig, tables: Tables, standing: bytes | None = None
+) -> ScopeVerdicts | None:
     """``role``'s verdicts over every object of the repository, read by :func:`scope` at
     each instant (None when the role has too many exclude patterns for a scope code: each
-    instant then matches the ids of what stands)."""
+    instant then matches the ids of what stands). With ``standing``, what steps 1–2 leave
+    as a mask of the repository's objects, the ``not-in-scope`` records of those not made
+    yet are made now, once per role, so that no instant pays for them."""
     codes = tables.scope_ids.codes(role)
     if codes is None:
         return None
     records = tables.records
+    table = records.table(R.NOT_IN_SCOPE)
     make = partial(records.get, reason=R.NOT_IN_SCOPE, detail=NO_INCLUDE)
-    return ScopeVerdicts(codes, records.table(R.NOT_IN_SCOPE), make)
+    if standing is not None:
+        outside = list(
+            compress(range(len(codes)), both(codes.translate(_IS_NOT_IN_SCOPE), standing))
+        )
+        objects = tables.index.objects
+        for uid in compress(outside, map(is_, map(table.__getitem__, outside), repeat(None))):
+            make(objects[uid])
+    return ScopeVerdicts(codes, table, make)
 
 
 def out_of_scope(role: RoleConfig, objects: list[ContextObject]) -> dict[int, Exclusion]:
