@@ -52,7 +52,7 @@ from octui.resolve.steps.base import Reader
 from octui.resolve.steps.s1_authorization import authorization
 from octui.resolve.steps.s2_approval import approval
 from octui.resolve.steps.s3_temporal import temporal
-from octui.resolve.steps.s4_scope import out_of_scope, scope
+from octui.resolve.steps.s4_scope import scope, scope_verdicts
 from octui.resolve.steps.s5_supersession import supersession
 from octui.resolve.steps.s6_competition import competition
 from octui.resolve.steps.s7_conflicts import conflicts
@@ -144,20 +144,30 @@ def admit(
     cache's repository-wide tables, which give the same answers sooner)."""
     reader = Reader(query.role, role)
     s1 = authorization(index, reader, query, index.objects, prepared)
-    s2 = approval(index, reader, query, s1.standing, prepared)
-    approved = {o.uid for o in s2.standing}
+    s2 = approval(index, reader, query, s1.standing, prepared, s1.mask)
+    approved = set(map(_UID, s2.standing))
     if prepared is None:
         graph = build_graph(index, s1.standing, approved)
     else:  # the same graph, derived from the whole repository's
         graph = restricted_graph(prepared.graph, s1.standing, s1.exclusions.keys())
-    verdicts = None if role is None else out_of_scope(role, s2.standing, prepared)
+    verdicts = None if role is None or prepared is None else scope_verdicts(role, prepared, s2.mask)
     reader = replace(
         reader, readable=s1.standing, approved=approved, graph=graph, out_of_scope=verdicts
     )
     denied = set(map(_ID, s1.exclusions.values()))  # step 1 only denies
     findings = reference_findings(broken, s1.standing, denied)
     findings += load_findings(index, s1.standing, reader.whole_repository)
-    return Admitted(reader, s1.exclusions | s2.exclusions, s2.standing, findings)
+    return Admitted(reader, _joined(s1.exclusions, s2.exclusions), s2.standing, findings)
+
+
+def _joined(*parts: dict[int, Exclusion]) -> dict[int, Exclusion]:
+    """The dict ``a | b | c …`` of the steps' exclusions ``parts``, made in one dict: each
+    ``|`` copies every entry made so far again, and each copy touches every record (about
+    47,000 records per stage at 50,000 objects)."""
+    joined: dict[int, Exclusion] = {}
+    for part in parts:
+        joined.update(part)
+    return joined
 
 
 @dataclass(frozen=True)
@@ -194,7 +204,7 @@ def steps_3_to_7(
     s6 = competition(index, reader, query, current, prepared)
     s7 = conflicts(index, reader, query, s6.standing)
     past = [o for o in s5.standing if o.uid in historical]
-    exclusions = s3.exclusions | s4.exclusions | s5.exclusions | s6.exclusions | s7.exclusions
+    exclusions = _joined(s3.exclusions, s4.exclusions, s5.exclusions, s6.exclusions, s7.exclusions)
     findings = repeated + s6.findings + s7.findings
     return Judged(s7.standing, past, historical, exclusions, s5.findings, findings)
 
@@ -205,7 +215,7 @@ def judge(
     """Steps 3–7 at ``query.as_of`` over what steps 1–2 left standing."""
     judged = steps_3_to_7(index, admitted.reader, query, admitted.standing, prepared)
     historical, past = judged.historical, judged.past
-    exclusions = admitted.exclusions | judged.exclusions
+    exclusions = _joined(admitted.exclusions, judged.exclusions)
     findings = judged.cycles + judged.findings
     standing = judged.current + past
     is_stale_at = _freshness(index, prepared)

@@ -5,6 +5,8 @@ instant, as a resolution computed afresh — the same entries, records, order an
 from __future__ import annotations
 
 import tempfile
+from dataclasses import replace
+from itertools import compress
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +31,12 @@ from octui.load.config import RoleConfig, ScopeConfig
 from octui.load.loader import load_repository
 from octui.resolve.cache import ResolutionCache
 from octui.resolve.fixed import in_order, picked, rank_bases
-from octui.resolve.result import Included, Resolution
-from octui.resolve.steps.s1_authorization import _denied, _grouped
+from octui.resolve.index import RepoIndex
+from octui.resolve.result import Included, Query, Resolution
+from octui.resolve.steps import s4_scope
+from octui.resolve.steps.base import Reader
+from octui.resolve.steps.s1_authorization import _denied, _grouped, authorization
+from octui.resolve.steps.s2_approval import approval
 from octui.resolve.steps.s4_scope import _verdict
 from octui.resolve.steps.s8_relevance import fixed_order, standing_order, token_masks
 from octui.resolve.steps.tables import (
@@ -191,6 +197,40 @@ def test_an_empty_part_picks_what_a_mask_of_zeros_picks(spec: Spec, role: str | 
         assert rank_bases(fixed, picks) == rank_bases(fixed, zeros)
         for token in ("refund", "policy", "nothing"):
             assert fixed.token_masks(token, picks) == fixed.token_masks(token, zeros)
+
+
+@SETTINGS
+@given(spec=specs(), role=st.sampled_from([r for r in ROLE_NAMES if r is not None]))
+def test_steps_1_2_and_4_from_the_prepared_tables_are_the_steps_object_by_object(
+    spec: Spec, role: str
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = load_repository(write(spec, Path(tmp) / "repo"))
+        index, prepared = RepoIndex(repo), ResolutionCache(repo).prepared()
+        objects, config = index.objects, repo.config.roles[role]
+        reader, query = Reader(role, config), Query(role=role, as_of=parse_instant("2026-01-01"))
+        s1 = authorization(index, reader, query, objects, prepared)
+        alone = authorization(index, reader, query, objects)
+        assert s1.mask is not None and list(compress(objects, s1.mask)) == s1.standing
+        assert s1.standing == alone.standing and list(s1.exclusions.items()) == list(
+            alone.exclusions.items()
+        )
+        s2 = approval(index, reader, query, s1.standing, prepared, s1.mask)
+        listed = approval(index, reader, query, s1.standing, prepared)
+        alone = approval(index, reader, query, s1.standing)
+        assert s2.mask is not None and list(compress(objects, s2.mask)) == s2.standing
+        for other in (listed, alone):
+            assert s2.standing == other.standing
+            assert list(s2.exclusions.items()) == list(other.exclusions.items())
+        verdicts = s4_scope.scope_verdicts(config, prepared, s2.mask)
+        alone = s4_scope.scope(index, reader, query, s2.standing)
+        if verdicts is not None:  # the records of step 4 made with the verdicts, once per role
+            nis = [u for u, e in alone.exclusions.items() if e.reason is R.NOT_IN_SCOPE]
+            assert all(verdicts.not_in_scope[u] is not None for u in nis)
+        for coded in (verdicts, s4_scope.scope_verdicts(config, prepared)):
+            s4 = s4_scope.scope(index, replace(reader, out_of_scope=coded), query, s2.standing)
+            assert s4.standing == alone.standing
+            assert list(s4.exclusions.items()) == list(alone.exclusions.items())
 
 
 def _full(object_id: str, uid: int, version: int = 1) -> ContextObject:

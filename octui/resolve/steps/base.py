@@ -18,6 +18,20 @@ from octui.load.config import RoleConfig
 from octui.resolve.graph import SupersessionGraph
 
 
+@dataclass(frozen=True, slots=True)
+class ScopeVerdicts:
+    """Step 4's verdicts of one role over every object of the repository, made once per role
+    from the prepared tables without looking at any object, and read at every instant."""
+
+    codes: bytes
+    """Each object's scope code by uid (see :data:`~octui.resolve.steps.tables.IN_SCOPE`)."""
+    not_in_scope: list[Exclusion | None]
+    """The ``not-in-scope`` records made so far, by uid (shared by every role; None: not
+    made yet)."""
+    make: Callable[[ContextObject], Exclusion]
+    """Makes (and keeps) the ``not-in-scope`` record of an object not made yet."""
+
+
 @dataclass(frozen=True)
 class Reader:
     """Who reads: the role (``name = None`` is the repository-wide judgement of ``opencontext
@@ -29,8 +43,9 @@ class Reader:
     readable: list[ContextObject] = field(default_factory=list)
     approved: set[int] = field(default_factory=set)
     graph: SupersessionGraph | None = None
-    out_of_scope: dict[int, Exclusion] | None = None
-    """Step 4's verdicts over what steps 1–2 leave, by uid (they depend on the role alone)."""
+    out_of_scope: ScopeVerdicts | None = None
+    """Step 4's verdicts over every object, from the prepared tables (they depend on the
+    role alone); None without them."""
 
     @property
     def whole_repository(self) -> bool:
@@ -46,6 +61,10 @@ class Outcome:
     findings: list[Finding] = field(default_factory=list)
     historical: dict[int, Lifecycle] = field(default_factory=dict)
     """Objects kept by ``include_historical`` although expired or superseded, by uid."""
+    mask: bytes | None = None
+    """``standing`` as one byte per uid of the repository (1: standing), when the step
+    made it so from the prepared tables: the next step combines masks instead of looking
+    at each object."""
 
 
 RECORDS = 1 << 18

@@ -22,6 +22,7 @@ from octui.load.config import Config
 from octui.resolve.index import RepoIndex
 from octui.resolve.result import Query
 from octui.resolve.steps.base import Outcome, Reader
+from octui.resolve.steps.tables import NOT
 
 if TYPE_CHECKING:
     from octui.resolve.steps.tables import Access, Tables
@@ -51,7 +52,8 @@ def authorization(
     """What ``reader`` may read of ``standing``; the rest denied (nothing for the whole
     repository). With the prepared ``tables``, each object's denial is read from its
     (access list, classification) class, decided once per class, and the denial records
-    are the ones made for an earlier role."""
+    are the ones made for an earlier role; over the whole repository, the outcome carries
+    what it may read as a mask (:attr:`Outcome.mask`)."""
     if reader.role is None or reader.name is None:
         return Outcome(list(standing))
     config = index.config
@@ -61,13 +63,16 @@ def authorization(
         access = tables.access
         verdicts = [read_denial(config, role_name, clearance, o) for o in access.examples]
         classes = access.classes
-        if standing is not index.objects:
+        whole = standing is index.objects
+        if not whole:
             classes = [classes[o.uid] for o in standing]
-        denials = list(map(verdicts.__getitem__, classes))
-        readable = list(compress(standing, map(is_, denials, repeat(None))))
+        denials = bytes(map(list(map(bool, verdicts)).__getitem__, classes))
+        mask = denials.translate(NOT)
         denied = list(compress(standing, denials))
-        reasons: list[ExclusionReason] = list(filter(None, denials))
-        return Outcome(readable, _grouped(denied, reasons, access))
+        reasons = list(filter(None, map(verdicts.__getitem__, compress(classes, denials))))
+        readable = list(compress(standing, mask))
+        grouped = _grouped(denied, reasons, access)
+        return Outcome(readable, grouped, mask=mask if whole else None)
     # the denial depends on (access list, classification) alone: decided once per pair
     decided: dict[tuple[tuple[str, ...] | None, str], ExclusionReason | None] = {}
     readable = []

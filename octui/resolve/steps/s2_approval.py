@@ -14,6 +14,7 @@ from octui.core.model import ContextObject
 from octui.resolve.index import RepoIndex
 from octui.resolve.result import Query
 from octui.resolve.steps.base import Outcome, Reader, excluded
+from octui.resolve.steps.tables import NOT, both
 
 if TYPE_CHECKING:
     from octui.resolve.steps.tables import Tables
@@ -25,16 +26,26 @@ def approval(
     query: Query,
     standing: list[ContextObject],
     tables: Tables | None = None,
+    mask: bytes | None = None,
 ) -> Outcome:
     """``standing`` without its drafts, each excluded as ``unapproved`` (with the prepared
-    ``tables``: the drafts found by a mask of the repository, each with its one record)."""
+    ``tables``: the drafts found by a mask of the repository, each with its one record;
+    ``mask``: ``standing`` as a mask of the repository's objects, which it then combines
+    with the drafts' without looking at each object, and hands on what it leaves so)."""
     if tables is not None:
         drafts = tables.drafts
-        marks = bytes(map(drafts.__getitem__, map(_UID, standing)))
-        out = Outcome(list(compress(standing, marks.translate(_NOT))))
-        records = tables.records
-        for obj in compress(standing, marks):
-            out.exclusions[obj.uid] = records.get(obj, ExclusionReason.UNAPPROVED, _DRAFT)
+        approved: bytes | None = None
+        if mask is None:
+            marks = bytes(map(drafts.__getitem__, map(_UID, standing)))
+            kept, drafted = compress(standing, marks.translate(NOT)), compress(standing, marks)
+        else:
+            objects = index.objects
+            approved, marks = both(mask, drafts.translate(NOT)), both(mask, drafts)
+            kept, drafted = compress(objects, approved), compress(objects, marks)
+        out = Outcome(list(kept), mask=approved)
+        excluded_drafts = list(drafted)
+        records = tables.records.each(excluded_drafts, ExclusionReason.UNAPPROVED, _DRAFT)
+        out.exclusions = dict(zip(map(_UID, excluded_drafts), records, strict=True))
         return out
     out = Outcome([])
     for obj in standing:
@@ -47,5 +58,3 @@ def approval(
 
 _DRAFT = "status: draft"
 _UID = attrgetter("uid")
-_NOT = bytes([1]) + bytes(255)
-"""1 for 0, else 0."""

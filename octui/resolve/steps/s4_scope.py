@@ -7,6 +7,9 @@ shell-style globs over the whole id (``*`` also crosses dots)."
 
 from __future__ import annotations
 
+from functools import partial
+from itertools import compress, repeat
+from operator import is_
 from typing import TYPE_CHECKING
 
 from octui.core.enums import ExclusionReason
@@ -14,60 +17,80 @@ from octui.core.model import ContextObject, Exclusion
 from octui.load.config import RoleConfig
 from octui.resolve.index import RepoIndex
 from octui.resolve.result import Query
-from octui.resolve.steps.base import Outcome, Reader, excluded
-from octui.resolve.steps.tables import NOT_IN_SCOPE, scope_exclusion
+from octui.resolve.steps.base import Outcome, Reader, ScopeVerdicts, excluded
+from octui.resolve.steps.tables import NO_INCLUDE, NOT_IN_SCOPE, both, scope_exclusion
 
 if TYPE_CHECKING:
     from octui.resolve.steps.tables import Tables
 
 R = ExclusionReason
+_IS_NOT_IN_SCOPE = bytes(NOT_IN_SCOPE) + b"\x01" + bytes(255 - NOT_IN_SCOPE)
+"""``bytes.translate`` table of the scope codes: 1 for :data:`NOT_IN_SCOPE`, else 0."""
 
 
 def scope(index: RepoIndex, reader: Reader, query: Query, standing: list[ContextObject]) -> Outcome:
     """What of ``standing`` is in the role's scope (everything for the whole repository).
 
     Whether an object is in scope depends on the role alone, so the verdicts the reader
-    carries (:attr:`Reader.out_of_scope`, made once per role over what steps 1–2 leave) are
-    used when present: a new instant only looks them up, and shares their records."""
+    carries (:attr:`Reader.out_of_scope`, made once per role from the prepared tables) are
+    used when present: a new instant only reads each object's code, and shares the
+    records of every earlier role and instant."""
     role = reader.role
     if role is None:
         return Outcome(standing)
     verdicts = reader.out_of_scope
-    if verdicts is None:
-        verdicts = out_of_scope(role, standing)
     out = Outcome([])
+    kept, exclusions = out.standing.append, out.exclusions
+    if verdicts is None:
+        found = out_of_scope(role, standing)
+        for obj in standing:
+            exclusion = found.get(obj.uid)
+            if exclusion is None:
+                kept(obj)
+            else:
+                exclusions[obj.uid] = exclusion
+        return out
+    codes, table = verdicts.codes, verdicts.not_in_scope
     for obj in standing:
-        exclusion = verdicts.get(obj.uid)
-        if exclusion is None:
-            out.standing.append(obj)
+        uid = obj.uid
+        code = codes[uid]
+        if not code:
+            kept(obj)
+        elif code == NOT_IN_SCOPE:
+            exclusion = table[uid]
+            exclusions[uid] = verdicts.make(obj) if exclusion is None else exclusion
         else:
-            out.exclusions[obj.uid] = exclusion
+            exclusions[uid] = excluded(obj, *scope_exclusion(role, obj, code))
     return out
 
 
-def out_of_scope(
-    role: RoleConfig, objects: list[ContextObject], tables: Tables | None = None
-) -> dict[int, Exclusion]:
-    """The exclusion of each of ``objects`` outside ``role``'s scope, by uid (the patterns
-    are matched once per id, however many versions and copies hold it; with the prepared
-    ``tables``, once per role over prefix ranges of the sorted ids, and the records of
-    ``not-in-scope`` are the ones made for an earlier role)."""
-    codes = None if tables is None else tables.scope_ids.codes(role)
-    if codes is None or tables is None:
-        return _out_of_scope(role, objects)
+def scope_verdicts(
+    role: RoleConfig, tables: Tables, standing: bytes | None = None
+) -> ScopeVerdicts | None:
+    """``role``'s verdicts over every object of the repository, read by :func:`scope` at
+    each instant (None when the role has too many exclude patterns for a scope code: each
+    instant then matches the ids of what stands). With ``standing``, what steps 1–2 leave
+    as a mask of the repository's objects, the ``not-in-scope`` records of those not made
+    yet are made now, once per role, so that no instant pays for them."""
+    codes = tables.scope_ids.codes(role)
+    if codes is None:
+        return None
     records = tables.records
-    verdicts: dict[int, Exclusion] = {}
-    for obj in objects:
-        code = codes[obj.uid]
-        if code == NOT_IN_SCOPE:
-            verdicts[obj.uid] = records.get(obj, R.NOT_IN_SCOPE, "no include pattern matches")
-        elif code:
-            verdicts[obj.uid] = excluded(obj, *scope_exclusion(role, obj, code))
-    return verdicts
+    table = records.table(R.NOT_IN_SCOPE)
+    make = partial(records.get, reason=R.NOT_IN_SCOPE, detail=NO_INCLUDE)
+    if standing is not None:
+        outside = list(
+            compress(range(len(codes)), both(codes.translate(_IS_NOT_IN_SCOPE), standing))
+        )
+        objects = tables.index.objects
+        for uid in compress(outside, map(is_, map(table.__getitem__, outside), repeat(None))):
+            make(objects[uid])
+    return ScopeVerdicts(codes, table, make)
 
 
-def _out_of_scope(role: RoleConfig, objects: list[ContextObject]) -> dict[int, Exclusion]:
-    """:func:`out_of_scope` without prepared tables."""
+def out_of_scope(role: RoleConfig, objects: list[ContextObject]) -> dict[int, Exclusion]:
+    """The exclusion of each of ``objects`` outside ``role``'s scope, by uid (the patterns
+    are matched once per id, however many versions and copies hold it)."""
     verdicts: dict[int, Exclusion] = {}
     by_id: dict[str, tuple[ExclusionReason, str] | None] = {}
     for obj in objects:
@@ -86,5 +109,5 @@ def _verdict(role: RoleConfig, object_id: str) -> tuple[ExclusionReason, str] | 
     if pattern is not None:
         return R.SCOPE_EXCLUSION, f'excluded by "{pattern}"'
     if not role.includes(object_id):
-        return R.NOT_IN_SCOPE, "no include pattern matches"
+        return R.NOT_IN_SCOPE, NO_INCLUDE
     return None

@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import Callable
 from datetime import datetime
 from itertools import compress, repeat
-from operator import is_
+from operator import attrgetter, is_
 from typing import Any, Protocol
 
 from octui.core.enums import ExclusionReason
@@ -25,9 +25,23 @@ from octui.resolve.index import RepoIndex
 from octui.resolve.steps.base import excluded, excluded_for
 
 R = ExclusionReason
+_UID = attrgetter("uid")
+NOT = bytes([1]) + bytes(255)
+"""``bytes.translate`` table of a mask's complement: 1 for 0, else 0."""
+
+
+def both(a: bytes, b: bytes) -> bytes:
+    """1 where masks ``a`` and ``b`` (one byte per uid, each 0 or 1, of equal length) both
+    hold 1: one AND of two integers instead of a loop over every uid."""
+    n = len(a)
+    return (int.from_bytes(a, "big") & int.from_bytes(b, "big")).to_bytes(n, "big")
+
+
 IN_SCOPE, NOT_IN_SCOPE, EXCLUDED = 0, 1, 2
 """Scope codes: in scope, no include pattern matches, and from 2 on, excluded by the
 exclude pattern numbered ``code - 2``."""
+NO_INCLUDE = "no include pattern matches"
+"""The detail of every ``not-in-scope`` record."""
 _WILD = "*?["
 _LAST = chr(0x10FFFF)
 
@@ -94,7 +108,7 @@ def _regex(pattern: str):  # type: ignore[no-untyped-def]
 def scope_exclusion(role: RoleConfig, obj: ContextObject, code: int) -> tuple[R, str]:
     """The reason and detail of scope code ``code`` (not :data:`IN_SCOPE`) for ``role``."""
     if code == NOT_IN_SCOPE:
-        return R.NOT_IN_SCOPE, "no include pattern matches"
+        return R.NOT_IN_SCOPE, NO_INCLUDE
     return R.SCOPE_EXCLUSION, f'excluded by "{role.scope.exclude[code - EXCLUDED]}"'
 
 
@@ -113,6 +127,12 @@ class Records:
             for reason in (R.UNAPPROVED, R.NOT_IN_SCOPE, R.NOT_YET_VALID, R.EXPIRED)
         }
 
+    def table(self, reason: R) -> list[Exclusion | None]:
+        """The records of ``reason`` made so far, by uid (None: not made yet): a loop over
+        many objects reads them without a call each, and makes a missing one by
+        :meth:`get`."""
+        return self._tables[reason]
+
     def get(self, obj: ContextObject, reason: R, detail: str) -> Exclusion:
         """``excluded(obj, reason, detail)`` for a detail that is fixed per object."""
         table = self._tables[reason]
@@ -120,6 +140,16 @@ class Records:
         if found is None:
             found = table[obj.uid] = excluded(obj, reason, detail)
         return found
+
+    def each(self, objects: list[ContextObject], reason: R, detail: str) -> list[Exclusion]:
+        """:meth:`get` of each of ``objects``, in order: read per uid in one C loop, only
+        the records not made before made one by one."""
+        table = self._tables[reason]
+        found: list[Exclusion | None] = list(map(table.__getitem__, map(_UID, objects)))
+        for at in compress(range(len(found)), map(is_, found, repeat(None))):
+            obj = objects[at]
+            found[at] = table[obj.uid] = excluded(obj, reason, detail)
+        return found  # type: ignore[return-value]
 
     def superseded(self, obj: ContextObject, keys: tuple[str, ...]) -> Exclusion:
         """The ``superseded`` record of ``obj`` by the replacements ``keys`` (sorted, each
@@ -242,6 +272,8 @@ class Contenders:
 
 class Tables(Protocol):
     """What the steps read of the prepared tables (:class:`~octui.resolve.prepared.Prepared`)."""
+
+    index: RepoIndex
 
     @property
     def records(self) -> Records: ...
