@@ -92,12 +92,13 @@ _KNOWN = {
         "copies",
         "_edges",
         "_cycle_edges",
+        "_timelines",
     },
 }
 _FIXED_SLOTS = {"_memo", "_tables", "_token_tables", "floor", "groups", "objects", "uids"}
-"""What :meth:`FixedOrder.carried` copies (and :class:`Freshness` below, what its own
-``carried`` does): a new slot in either must be carried there before this module carries
-prepared tables again."""
+"""What :meth:`FixedOrder.carried` copies (and :class:`Freshness` and :class:`Records`
+below, what their own ``carried`` does): a new slot in any must be carried there before
+this module carries prepared tables again."""
 _INDEX_SLOTS = {
     "by_id",
     "by_version",
