@@ -13,8 +13,8 @@ objects in it:
 - what steps 3–7 leave, when only the body changed (:data:`STAGE_FREE`);
 - the repository-wide tables already prepared that still hold
   (:meth:`~octui.resolve.prepared.Prepared.carried`: the exclusion order, the fixed order
-  with its task-token matches, the freshness), and the digest's pieces of every object not
-  replaced.
+  with its task-token matches, the freshness, the exclusion records), and the digest's
+  pieces of every object not replaced.
 
 Everything else starts empty and is computed when asked. Every answer equals a fresh
 load's (the session tests compare them after edits of every kind). What is carried is
@@ -40,6 +40,7 @@ from octui.resolve.index import RepoIndex, _fixed_order
 from octui.resolve.memo import Carries, Memo
 from octui.resolve.prepared import Freshness
 from octui.resolve.steps.base import Reader
+from octui.resolve.steps.tables import Records
 
 ADMIT_READS = frozenset(
     {
@@ -120,6 +121,7 @@ def understood() -> bool:
         and set(_Cover.__slots__) == {"groups"}
         and set(FixedOrder.__slots__) == _FIXED_SLOTS
         and set(Freshness.__slots__) == {"_after", "_findings", "_keys", "config"}
+        and set(Records.__slots__) == {"_superseded", "_tables"}
     )
 
 

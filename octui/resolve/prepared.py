@@ -60,7 +60,8 @@ class Prepared:
         :mod:`octui.resolve.carry`) — that this one already built and that still hold: the
         exclusion order (a function of each place's id and version), the fixed order when
         no layer or authority changed (``index`` then keeps the same groups and places) and
-        the reload replaced few objects (:data:`CARRY_SHARE`), and each object's freshness;
+        the reload replaced few objects (:data:`CARRY_SHARE`), each object's freshness and
+        its exclusion records;
         the objects the reload replaced are looked at again when first asked for. Every
         other table is built again on first use. Nothing of this one is changed, so a
         thread still resolving the old repository is never disturbed."""
@@ -75,6 +76,8 @@ class Prepared:
             into["fixed"] = fixed.carried(index, replaced)
         if "freshness" in built:
             into["freshness"] = built["freshness"].carried(replaced)
+        if "records" in built:
+            into["records"] = built["records"].carried(replaced)
         return made
 
     @cached_property
