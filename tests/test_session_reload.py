@@ -10,9 +10,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from repo_builder import make_repo, obj
 
 from octui.bundle.bundle import bundle_dict, digest
 from octui.bundle.pieces import Pieces
+from octui.core.enums import ExclusionReason
 from octui.resolve.carry import understood
 from octui.resolve.result import Query
 from octui.session import Session
@@ -438,3 +440,20 @@ def test_a_layer_edit_prepares_the_fixed_order_again(repo: Path) -> None:
     carried = session.cache.known_prepared()
     assert carried is not None and "fixed" not in vars(carried) and "order" in vars(carried)
     _same_as_fresh(session, repo)
+
+
+def test_a_conflict_declared_by_an_edit_is_judged_as_a_fresh_load_judges_it(
+    tmp_path: Path,
+) -> None:
+    files = {f"{n}.md": obj(n, authority=a) for n, a in [("a", "canonical"), ("b", "approved")]}
+    root = make_repo(tmp_path / "r", files)
+    session = Session(root)
+    session.load()
+    query = Query(role=None, as_of=AS_OF[0])
+    for day in AS_OF:  # the second instant judges over the prepared tables
+        digest(session.resolve(Query(role=None, as_of=day)))
+    _with_field(root / "b.md", "conflicts_with: [a]")
+    session.load([str(root / "b.md")])
+    assert session.loader.replaced is not None  # replaced in place: the tables carried
+    assert _bundle(session, query) == _bundle(Session(root), query)
+    assert [e.reason for e in session.resolve(query).exclusions] == [ExclusionReason.CONFLICT]

@@ -29,11 +29,13 @@ from octui.load.config import RoleConfig, ScopeConfig
 from octui.load.loader import load_repository
 from octui.resolve.cache import ResolutionCache
 from octui.resolve.fixed import in_order, picked, rank_bases
-from octui.resolve.result import Included, Resolution
-from octui.resolve.steps.base import excluded_for
+from octui.resolve.prepared import Prepared
+from octui.resolve.result import Included, Query, Resolution
+from octui.resolve.steps.base import Reader, excluded_for
 from octui.resolve.steps.s1_authorization import _denied, _grouped
 from octui.resolve.steps.s3_temporal import _DETAILS
 from octui.resolve.steps.s4_scope import _verdict
+from octui.resolve.steps.s7_conflicts import conflicts
 from octui.resolve.steps.s8_relevance import fixed_order, standing_order, token_masks
 from octui.resolve.steps.tables import (
     EXPIRED,
@@ -226,7 +228,7 @@ def test_temporal_records_in_bulk_equal_those_made_one_by_one_and_are_carried(
         repo = load_repository(write(spec, Path(tmp) / "repo"))
         spans, records = Spans(repo.objects), Records(len(repo.objects))
         objects, uids = repo.objects, [o.uid for o in repo.objects]
-        made: dict[int, Any] = {}
+        made: dict[tuple[int, ExclusionReason], Any] = {}
         for day in [d for d in [*AS_OFS, *DATES] if d is not None]:
             codes = bytes(spans.codes(parse_instant(day)))
             bulk = records.temporal(objects, uids, codes, _DETAILS)
@@ -242,3 +244,19 @@ def test_temporal_records_in_bulk_equal_those_made_one_by_one_and_are_carried(
             kept = carried.temporal([objects[uid]], [uid], bytes([code]), _DETAILS)
             assert kept[uid] == record
             assert (kept[uid] is record) is (uid not in replaced)
+
+
+@SETTINGS
+@given(spec=specs(), as_of=st.sampled_from([d for d in AS_OFS if d is not None]))
+def test_step_7_over_the_prepared_tables_is_the_step_without(spec: Spec, as_of: str) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = load_repository(write(spec, Path(tmp) / "repo"))
+        index = ResolutionCache(repo).index()
+        prepared = Prepared(index)
+        reader, query = Reader(None, None), Query(role=None, as_of=parse_instant(as_of))
+        objects = repo.objects
+        with_tables = conflicts(index, reader, query, objects, prepared)
+        assert with_tables == conflicts(index, reader, query, objects)
+        assert list(with_tables.exclusions) == list(
+            conflicts(index, reader, query, objects).exclusions
+        )
