@@ -457,3 +457,25 @@ def test_a_conflict_declared_by_an_edit_is_judged_as_a_fresh_load_judges_it(
     assert session.loader.replaced is not None  # replaced in place: the tables carried
     assert _bundle(session, query) == _bundle(Session(root), query)
     assert [e.reason for e in session.resolve(query).exclusions] == [ExclusionReason.CONFLICT]
+
+
+def test_an_edit_that_moves_a_replacements_start_judges_supersession_afresh(
+    tmp_path: Path,
+) -> None:
+    files = {
+        "a1.md": obj("a", version=1, created="2024-01-01"),
+        "a2.md": obj("a", version=2, created="2025-01-01", supersedes=["a@1"]),
+        "note.md": obj("note", created="2024-01-01"),
+    }
+    root = make_repo(tmp_path / "r", files)
+    session = Session(root)
+    session.load()
+    query = Query(role=None, as_of=AS_OF[0])
+    for day in [AS_OF[1], *AS_OF]:  # the later instants judge over the prepared tables
+        digest(session.resolve(Query(role=None, as_of=day)))
+    for path, old, new in [("note.md", "2024-01-01", "2023-01-01"), ("a2.md", "2025", "2026")]:
+        _sub(root / path, old, new)  # a bystander's date, then the replacement's start
+        session.load([str(root / path)])
+        assert session.loader.replaced is not None  # replaced in place: the graph carried
+        assert _bundle(session, query) == _bundle(Session(root), query)
+    assert [e.reason for e in session.resolve(query).exclusions] == [ExclusionReason.NOT_YET_VALID]

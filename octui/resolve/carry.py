@@ -270,16 +270,19 @@ def _graph(
 ) -> SupersessionGraph:
     """The same graph over the new objects: a cover that holds one of the ``replaced``
     objects is made again around the new ones (re-sorted by their start, which an edit may
-    have moved); every other cover holds only objects the reload kept, so it is shared."""
+    have moved); every other cover holds only objects the reload kept, so it is shared, and
+    when every cover is, so are the timelines made from them (but the replaced objects')."""
     objects, component = index.objects, old.component
+    remade: list[_Cover] = []
 
     def cover(c: _Cover) -> _Cover:
         members = [o for _, group in c.groups for o in group]
         if replaced.isdisjoint(map(_UID, members)):
             return c
+        remade.append(c)
         return _Cover((objects[o.uid] for o in members), component)
 
-    return SupersessionGraph(
+    graph = SupersessionGraph(
         index,
         readable,
         component,
@@ -290,6 +293,10 @@ def _graph(
         {k: cover(c) for k, c in old.members.items()},
         {k: cover(c) for k, c in old.copies.items()},
     )
+    if not remade:  # a copy: another thread may be adding to the old table meanwhile
+        kept = dict(old._timelines)
+        graph._timelines.update((u, t) for u, t in kept.items() if u not in replaced)
+    return graph
 
 
 def _stage(old: Stage, admitted: Admitted, index: RepoIndex) -> Stage:
