@@ -10,9 +10,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from repo_builder import make_repo, obj
 
 from octui.bundle.bundle import bundle_dict, digest
 from octui.bundle.pieces import Pieces
+from octui.core.enums import ExclusionReason
 from octui.resolve.carry import understood
 from octui.resolve.result import Query
 from octui.session import Session
@@ -438,3 +440,42 @@ def test_a_layer_edit_prepares_the_fixed_order_again(repo: Path) -> None:
     carried = session.cache.known_prepared()
     assert carried is not None and "fixed" not in vars(carried) and "order" in vars(carried)
     _same_as_fresh(session, repo)
+
+
+def test_a_conflict_declared_by_an_edit_is_judged_as_a_fresh_load_judges_it(
+    tmp_path: Path,
+) -> None:
+    files = {f"{n}.md": obj(n, authority=a) for n, a in [("a", "canonical"), ("b", "approved")]}
+    root = make_repo(tmp_path / "r", files)
+    session = Session(root)
+    session.load()
+    query = Query(role=None, as_of=AS_OF[0])
+    for day in AS_OF:  # the second instant judges over the prepared tables
+        digest(session.resolve(Query(role=None, as_of=day)))
+    _with_field(root / "b.md", "conflicts_with: [a]")
+    session.load([str(root / "b.md")])
+    assert session.loader.replaced is not None  # replaced in place: the tables carried
+    assert _bundle(session, query) == _bundle(Session(root), query)
+    assert [e.reason for e in session.resolve(query).exclusions] == [ExclusionReason.CONFLICT]
+
+
+def test_an_edit_that_moves_a_replacements_start_judges_supersession_afresh(
+    tmp_path: Path,
+) -> None:
+    files = {
+        "a1.md": obj("a", version=1, created="2024-01-01"),
+        "a2.md": obj("a", version=2, created="2025-01-01", supersedes=["a@1"]),
+        "note.md": obj("note", created="2024-01-01"),
+    }
+    root = make_repo(tmp_path / "r", files)
+    session = Session(root)
+    session.load()
+    query = Query(role=None, as_of=AS_OF[0])
+    for day in [AS_OF[1], *AS_OF]:  # the later instants judge over the prepared tables
+        digest(session.resolve(Query(role=None, as_of=day)))
+    for path, old, new in [("note.md", "2024-01-01", "2023-01-01"), ("a2.md", "2025", "2026")]:
+        _sub(root / path, old, new)  # a bystander's date, then the replacement's start
+        session.load([str(root / path)])
+        assert session.loader.replaced is not None  # replaced in place: the graph carried
+        assert _bundle(session, query) == _bundle(Session(root), query)
+    assert [e.reason for e in session.resolve(query).exclusions] == [ExclusionReason.NOT_YET_VALID]

@@ -13,8 +13,8 @@ objects in it:
 - what steps 3–7 leave, when only the body changed (:data:`STAGE_FREE`);
 - the repository-wide tables already prepared that still hold
   (:meth:`~octui.resolve.prepared.Prepared.carried`: the exclusion order, the fixed order
-  with its task-token matches, the freshness), and the digest's pieces of every object not
-  replaced.
+  with its task-token matches, the freshness, the exclusion records), and the digest's
+  pieces of every object not replaced.
 
 Everything else starts empty and is computed when asked. Every answer equals a fresh
 load's (the session tests compare them after edits of every kind). What is carried is
@@ -40,6 +40,7 @@ from octui.resolve.index import RepoIndex, _fixed_order
 from octui.resolve.memo import Carries, Memo
 from octui.resolve.prepared import Freshness
 from octui.resolve.steps.base import Reader
+from octui.resolve.steps.tables import Records
 
 ADMIT_READS = frozenset(
     {
@@ -92,12 +93,13 @@ _KNOWN = {
         "copies",
         "_edges",
         "_cycle_edges",
+        "_timelines",
     },
 }
 _FIXED_SLOTS = {"_memo", "_tables", "_token_tables", "floor", "groups", "objects", "uids"}
-"""What :meth:`FixedOrder.carried` copies (and :class:`Freshness` below, what its own
-``carried`` does): a new slot in either must be carried there before this module carries
-prepared tables again."""
+"""What :meth:`FixedOrder.carried` copies (and :class:`Freshness` and :class:`Records`
+below, what their own ``carried`` does): a new slot in any must be carried there before
+this module carries prepared tables again."""
 _INDEX_SLOTS = {
     "by_id",
     "by_version",
@@ -119,6 +121,7 @@ def understood() -> bool:
         and set(_Cover.__slots__) == {"groups"}
         and set(FixedOrder.__slots__) == _FIXED_SLOTS
         and set(Freshness.__slots__) == {"_after", "_findings", "_keys", "config"}
+        and set(Records.__slots__) == {"_superseded", "_tables"}
     )
 
 
@@ -267,16 +270,19 @@ def _graph(
 ) -> SupersessionGraph:
     """The same graph over the new objects: a cover that holds one of the ``replaced``
     objects is made again around the new ones (re-sorted by their start, which an edit may
-    have moved); every other cover holds only objects the reload kept, so it is shared."""
+    have moved); every other cover holds only objects the reload kept, so it is shared, and
+    when every cover is, so are the timelines made from them (but the replaced objects')."""
     objects, component = index.objects, old.component
+    remade: list[_Cover] = []
 
     def cover(c: _Cover) -> _Cover:
         members = [o for _, group in c.groups for o in group]
         if replaced.isdisjoint(map(_UID, members)):
             return c
+        remade.append(c)
         return _Cover((objects[o.uid] for o in members), component)
 
-    return SupersessionGraph(
+    graph = SupersessionGraph(
         index,
         readable,
         component,
@@ -287,6 +293,10 @@ def _graph(
         {k: cover(c) for k, c in old.members.items()},
         {k: cover(c) for k, c in old.copies.items()},
     )
+    if not remade:  # a copy: another thread may be adding to the old table meanwhile
+        kept = dict(old._timelines)
+        graph._timelines.update((u, t) for u, t in kept.items() if u not in replaced)
+    return graph
 
 
 def _stage(old: Stage, admitted: Admitted, index: RepoIndex) -> Stage:

@@ -202,7 +202,7 @@ def steps_3_to_7(
     current = [o for o in s5.standing if o.uid not in historical]
     repeated = version_findings(index, current)
     s6 = competition(index, reader, query, current, prepared)
-    s7 = conflicts(index, reader, query, s6.standing)
+    s7 = conflicts(index, reader, query, s6.standing, prepared)
     past = [o for o in s5.standing if o.uid in historical]
     exclusions = _joined(s3.exclusions, s4.exclusions, s5.exclusions, s6.exclusions, s7.exclusions)
     findings = repeated + s6.findings + s7.findings

@@ -4,9 +4,10 @@ the replacements in effect at an instant."""
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import NamedTuple
 
@@ -109,6 +110,10 @@ class _Cover:
         groups.sort(key=lambda g: g[1][0].effective_start)
         self.groups = groups
 
+    def outside(self, skip: int) -> list[ContextObject]:
+        """Every replacement outside component ``skip``."""
+        return [r for comp, members in self.groups if comp != skip for r in members]
+
     def in_effect(self, as_of: datetime, skip: int, out: set[ContextObject]) -> None:
         """Add the replacements started by ``as_of`` outside component ``skip``."""
         for comp, members in self.groups:
@@ -120,6 +125,15 @@ class _Cover:
                 if r.effective_start > as_of:
                     break
                 out.add(r)
+
+
+class Timeline(NamedTuple):
+    """When the replacements of one object take effect: their starts, ascending, and the
+    keys of those in effect once the first ``k`` have started (``keys[k]``, sorted, each
+    once), so the keys at an instant are ``keys[bisect_right(starts, as_of)]``."""
+
+    starts: list[datetime]
+    keys: list[tuple[str, ...]]
 
 
 @dataclass
@@ -152,6 +166,8 @@ class SupersessionGraph:
     """Approved copies of id@versions named by some ``superseded_by``."""
     _edges: list[Edge] | None = None
     _cycle_edges: set[tuple[int, int]] | None = None
+    _timelines: dict[int, Timeline] = field(default_factory=dict)
+    """Each asked object's :class:`Timeline`, by uid (see :meth:`replaced_by`)."""
 
     def on_cycle(self, replacement: ContextObject, replaced: ContextObject) -> bool:
         """Whether the edge ``replacement`` → ``replaced`` lies on a cycle (and is ignored)."""
@@ -162,17 +178,36 @@ class SupersessionGraph:
         """The replacements whose edge to ``obj`` is in effect at ``as_of``."""
         out: set[ContextObject] = set()
         skip = self.component[obj.uid]
-        for cover in (self.by_target.get(obj.id), self.by_version.get((obj.id, obj.version))):
-            if cover is not None:
-                cover.in_effect(as_of, skip, out)
+        for cover in self._covers(obj):
+            cover.in_effect(as_of, skip, out)
+        return out
+
+    def replaced_by(self, obj: ContextObject, as_of: datetime) -> tuple[str, ...]:
+        """The keys of :meth:`replacements` (sorted, each once), read from the object's
+        :class:`Timeline`, made on first use: a new instant bisects it instead of walking
+        the covers. Threads racing for one object store equal timelines."""
+        timeline = self._timelines.get(obj.uid)
+        if timeline is None:
+            timeline = self._timelines[obj.uid] = self._timeline(obj)
+        return timeline.keys[bisect_right(timeline.starts, as_of)]
+
+    def _covers(self, obj: ContextObject) -> list[_Cover]:
+        """The covers that hold a replacement of ``obj``."""
+        found = [self.by_target.get(obj.id), self.by_version.get((obj.id, obj.version))]
         for ref in obj.superseded_by:
             target, version = split_ref(ref)
-            cover = (
+            found.append(
                 self.members.get(target) if version is None else self.copies.get((target, version))
             )
-            if cover is not None:
-                cover.in_effect(as_of, skip, out)
-        return out
+        return [c for c in found if c is not None]
+
+    def _timeline(self, obj: ContextObject) -> Timeline:
+        skip = self.component[obj.uid]
+        starts = sorted(
+            {(r.effective_start, r.key) for c in self._covers(obj) for r in c.outside(skip)}
+        )
+        keys = [tuple(sorted({key for _, key in starts[:k]})) for k in range(len(starts) + 1)]
+        return Timeline([start for start, _ in starts], keys)
 
     @property
     def edges(self) -> list[Edge]:

@@ -60,7 +60,9 @@ class Prepared:
         :mod:`octui.resolve.carry`) — that this one already built and that still hold: the
         exclusion order (a function of each place's id and version), the fixed order when
         no layer or authority changed (``index`` then keeps the same groups and places) and
-        the reload replaced few objects (:data:`CARRY_SHARE`), and each object's freshness;
+        the reload replaced few objects (:data:`CARRY_SHARE`), each object's freshness and
+        its exclusion records, and the objects step 7 looks at when no declared conflict
+        changed;
         the objects the reload replaced are looked at again when first asked for. Every
         other table is built again on first use. Nothing of this one is changed, so a
         thread still resolving the old repository is never disturbed."""
@@ -75,6 +77,13 @@ class Prepared:
             into["fixed"] = fixed.carried(index, replaced)
         if "freshness" in built:
             into["freshness"] = built["freshness"].carried(replaced)
+        if "records" in built:
+            into["records"] = built["records"].carried(replaced)
+        old, new = self.index.objects, index.objects
+        if "conflicted" in built and all(
+            old[u].conflicts_with == new[u].conflicts_with for u in replaced
+        ):  # the same ids declare and are named
+            into["conflicted"] = built["conflicted"]
         return made
 
     @cached_property
@@ -106,6 +115,15 @@ class Prepared:
     def competition(self) -> Contenders:
         """Which objects share their id, and each one's competition key (step 6)."""
         return Contenders(self.index, competition_key)
+
+    @cached_property
+    def conflicted(self) -> bytes:
+        """Per uid, 1 when some object holding the object's id declares a conflict, or some
+        declaration names it: step 7 looks at no other object."""
+        objects = self.index.objects
+        ids = {i for o in objects for i in o.conflicts_with}
+        ids.update(o.id for o in objects if o.conflicts_with)
+        return bytes(o.id in ids for o in objects)
 
     @cached_property
     def access(self) -> Access:

@@ -32,12 +32,15 @@ from octui.load.loader import load_repository
 from octui.resolve.cache import ResolutionCache
 from octui.resolve.fixed import in_order, picked, rank_bases
 from octui.resolve.index import RepoIndex
+from octui.resolve.prepared import Prepared
 from octui.resolve.result import Included, Query, Resolution
 from octui.resolve.steps import s4_scope
-from octui.resolve.steps.base import Reader
+from octui.resolve.steps.base import Reader, excluded_for
 from octui.resolve.steps.s1_authorization import _denied, _grouped, authorization
 from octui.resolve.steps.s2_approval import approval
+from octui.resolve.steps.s3_temporal import _DETAILS
 from octui.resolve.steps.s4_scope import _verdict
+from octui.resolve.steps.s7_conflicts import conflicts
 from octui.resolve.steps.s8_relevance import fixed_order, standing_order, token_masks
 from octui.resolve.steps.tables import (
     EXPIRED,
@@ -45,6 +48,7 @@ from octui.resolve.steps.tables import (
     NOT_YET_VALID,
     VALID,
     Access,
+    Records,
     ScopeIds,
     Spans,
     scope_exclusion,
@@ -252,3 +256,46 @@ def test_denial_entries_in_bulk_are_one_per_id_and_grouped_as_one_by_one(
     alone = _denied([], zip(objects, reasons, strict=True), access.record).exclusions
     assert list(grouped.items()) == list(alone.items())  # the same records, in the same order
     assert all(grouped[u] is alone[u] for u in alone)
+
+
+@SETTINGS
+@given(spec=specs())
+def test_temporal_records_in_bulk_equal_those_made_one_by_one_and_are_carried(
+    spec: Spec,
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = load_repository(write(spec, Path(tmp) / "repo"))
+        spans, records = Spans(repo.objects), Records(len(repo.objects))
+        objects, uids = repo.objects, [o.uid for o in repo.objects]
+        made: dict[tuple[int, ExclusionReason], Any] = {}
+        for day in [d for d in [*AS_OFS, *DATES] if d is not None]:
+            codes = bytes(spans.codes(parse_instant(day)))
+            bulk = records.temporal(objects, uids, codes, _DETAILS)
+            assert list(bulk) == [u for u, c in zip(uids, codes, strict=True) if c != VALID]
+            for uid, record in bulk.items():
+                reason = R.NOT_YET_VALID if codes[uid] == NOT_YET_VALID else R.EXPIRED
+                assert record == excluded_for(objects[uid], reason, _DETAILS[reason])
+                assert made.setdefault((uid, reason), record) is record  # handed out again
+        replaced = uids[::2]
+        carried = records.carried(replaced)
+        for (uid, reason), record in made.items():
+            code = NOT_YET_VALID if reason is R.NOT_YET_VALID else EXPIRED
+            kept = carried.temporal([objects[uid]], [uid], bytes([code]), _DETAILS)
+            assert kept[uid] == record
+            assert (kept[uid] is record) is (uid not in replaced)
+
+
+@SETTINGS
+@given(spec=specs(), as_of=st.sampled_from([d for d in AS_OFS if d is not None]))
+def test_step_7_over_the_prepared_tables_is_the_step_without(spec: Spec, as_of: str) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = load_repository(write(spec, Path(tmp) / "repo"))
+        index = ResolutionCache(repo).index()
+        prepared = Prepared(index)
+        reader, query = Reader(None, None), Query(role=None, as_of=parse_instant(as_of))
+        objects = repo.objects
+        with_tables = conflicts(index, reader, query, objects, prepared)
+        assert with_tables == conflicts(index, reader, query, objects)
+        assert list(with_tables.exclusions) == list(
+            conflicts(index, reader, query, objects).exclusions
+        )

@@ -20,7 +20,6 @@ from octui.core.timeutil import format_day
 from octui.resolve.index import RepoIndex
 from octui.resolve.result import Query
 from octui.resolve.steps.base import Outcome, Reader, excluded_for
-from octui.resolve.steps.tables import NOT_YET_VALID
 
 if TYPE_CHECKING:
     from octui.resolve.steps.tables import Tables
@@ -38,22 +37,19 @@ def temporal(
 ) -> Outcome:
     """What of ``standing`` is valid at ``query.as_of`` (with the prepared ``tables``: each
     object's code read from the instant's :meth:`~octui.resolve.tables.Spans.codes`, and
-    only the objects not valid looked at one by one)."""
+    the records of the objects not valid read per uid, in C loops)."""
     spans = None if tables is None else tables.spans_in_use()
     if tables is None or spans is None:
         return _temporal(query, standing, tables)
     codes = spans.codes(query.as_of)
-    marks = bytes(map(codes.__getitem__, map(_UID, standing)))
+    uids = list(map(_UID, standing))
+    marks = bytes(map(codes.__getitem__, uids))
     keep = _KEEP_HISTORICAL if query.include_historical else _KEEP
     out = Outcome(list(compress(standing, marks.translate(keep))))
-    records = tables.records
-    for obj in compress(standing, marks):
-        if codes[obj.uid] == NOT_YET_VALID:
-            out.exclusions[obj.uid] = records.get_for(obj, R.NOT_YET_VALID, _starts)
-        elif query.include_historical:
-            out.historical[obj.uid] = Lifecycle.EXPIRED
-        else:
-            out.exclusions[obj.uid] = records.get_for(obj, R.EXPIRED, _ends)
+    if query.include_historical:  # an expired object stays, as history
+        out.historical = dict.fromkeys(compress(uids, marks.translate(_EXPIRED)), Lifecycle.EXPIRED)
+        marks = marks.translate(_WAITING)
+    out.exclusions = tables.records.temporal(standing, uids, marks, _DETAILS)
     return out
 
 
@@ -62,6 +58,10 @@ _KEEP = bytes([1]) + bytes(255)
 """Temporal code -> 1 when the object stays standing."""
 _KEEP_HISTORICAL = bytes([1, 0, 1]) + bytes(253)
 """The same with ``include_historical`` (an expired object stays, as history)."""
+_EXPIRED = bytes([0, 0, 1]) + bytes(253)
+"""Temporal code -> 1 when the object is expired."""
+_WAITING = bytes([0, 1]) + bytes(254)
+"""Temporal code -> itself when the object is not yet valid, else 0."""
 
 
 def _temporal(query: Query, standing: list[ContextObject], tables: Tables | None) -> Outcome:
@@ -93,3 +93,7 @@ def _ends(obj: ContextObject) -> str:
     """The detail of ``expired``: when the object ended."""
     assert obj.valid_until is not None
     return f"valid until {_format_day(obj.valid_until)}"
+
+
+_DETAILS = {R.NOT_YET_VALID: _starts, R.EXPIRED: _ends}
+"""The detail of each temporal exclusion, a function of the object alone."""

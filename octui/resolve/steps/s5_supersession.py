@@ -37,7 +37,8 @@ def supersession(
 ) -> Outcome:
     """What of ``standing`` no replacement supersedes at ``query.as_of``, judged on the
     reader's supersession graph (:attr:`Reader.graph`). With the prepared ``tables``, only
-    the objects some declaration could reach (:attr:`WholeGraph.replaceable`) are asked."""
+    the objects some declaration could reach (:attr:`WholeGraph.replaceable`) are asked, each
+    by bisecting its :class:`~octui.resolve.graph.Timeline`)."""
     graph = reader.graph
     if graph is None:  # pragma: no cover - the engine builds it after step 2
         raise ValueError("supersession graph missing")
@@ -48,15 +49,16 @@ def supersession(
     if reachable is not None:
         asked = compress(standing, map(reachable.__getitem__, map(_UID, standing)))
     for obj in asked:
-        replacements = graph.replacements(obj, as_of)
-        if not replacements:
+        if tables is not None:  # the keys in effect, bisected from the object's timeline
+            keys = graph.replaced_by(obj, as_of)
+        else:
+            keys = tuple(sorted({r.key for r in graph.replacements(obj, as_of)}))
+        if not keys:
             continue
         if query.include_historical:
             out.historical[obj.uid] = Lifecycle.SUPERSEDED
-            continue
-        keys = sorted({r.key for r in replacements})
-        if tables is not None:
-            out.exclusions[obj.uid] = tables.records.superseded(obj, tuple(keys))
+        elif tables is not None:
+            out.exclusions[obj.uid] = tables.records.superseded(obj, keys)
         else:
             detail = "by " + ", ".join(keys)
             out.exclusions[obj.uid] = excluded(obj, ExclusionReason.SUPERSEDED, detail, keys)

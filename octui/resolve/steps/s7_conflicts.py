@@ -10,6 +10,10 @@ naming both. Equal authority: neither is guessed away — both stay in the bundl
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
+from itertools import compress
+from operator import attrgetter
+from typing import TYPE_CHECKING
 
 from octui.core.enums import ExclusionReason, WarningCode
 from octui.core.model import ContextObject, Finding
@@ -17,12 +21,15 @@ from octui.resolve.index import RepoIndex
 from octui.resolve.result import Query
 from octui.resolve.steps.base import Outcome, Reader, excluded
 
+if TYPE_CHECKING:
+    from octui.resolve.steps.tables import Tables
+
 R = ExclusionReason
 W = WarningCode
 
 
 def _declared_pairs(
-    objects: list[ContextObject], by_id: dict[str, ContextObject]
+    objects: Iterable[ContextObject], by_id: dict[str, ContextObject]
 ) -> set[tuple[str, str]]:
     """The unordered pairs of standing ids joined by a ``conflicts_with`` on either side."""
     pairs: set[tuple[str, str]] = set()
@@ -77,12 +84,21 @@ def _outranked_detail(obj: ContextObject, winners: list[ContextObject]) -> str:
 
 
 def conflicts(
-    index: RepoIndex, reader: Reader, query: Query, standing: list[ContextObject]
+    index: RepoIndex,
+    reader: Reader,
+    query: Query,
+    standing: list[ContextObject],
+    tables: Tables | None = None,
 ) -> Outcome:
     """``standing`` without the lower side of each declared conflict; both sides when they
-    share one authority, with a finding either way."""
+    share one authority, with a finding either way (with the prepared ``tables``, only the
+    objects :attr:`~octui.resolve.prepared.Prepared.conflicted` marks are looked at: no
+    other can be a side of a declared pair)."""
     rank = index.config.authority_rank
-    objects = standing
+    objects: Iterable[ContextObject] = standing
+    if tables is not None:
+        marks = tables.conflicted
+        objects = list(compress(standing, map(marks.__getitem__, map(_UID, standing))))
     out = Outcome([])
     by_id = {o.id: o for o in objects}
     losers: dict[int, list[ContextObject]] = defaultdict(list)
@@ -103,6 +119,9 @@ def conflicts(
             out.exclusions[obj.uid] = excluded(
                 obj, R.CONFLICT, _outranked_detail(obj, winners), names
             )
-        else:
-            out.standing.append(obj)
+    gone = out.exclusions
+    out.standing = [o for o in standing if o.uid not in gone] if gone else list(standing)
     return out
+
+
+_UID = attrgetter("uid")

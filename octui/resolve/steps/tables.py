@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 from datetime import datetime
 from itertools import compress, repeat
 from operator import attrgetter, is_
@@ -115,8 +115,9 @@ def scope_exclusion(role: RoleConfig, obj: ContextObject, code: int) -> tuple[R,
 class Records:
     """Per uid, the exclusion records whose detail is a function of the object alone
     (``unapproved``, ``not-in-scope``, ``not-yet-valid``, ``expired``), each made on first
-    use by :func:`~octui.resolve.steps.base.excluded` (or ``excluded_for``) and handed out
-    again: the same record those give. Threads racing for one entry store equal records."""
+    use by :func:`~octui.resolve.steps.base.excluded` (or ``excluded_for``; by
+    :meth:`temporal`, an equal record) and handed out again. Threads racing for one entry
+    store equal records."""
 
     __slots__ = ("_superseded", "_tables")
 
@@ -132,6 +133,19 @@ class Records:
         many objects reads them without a call each, and makes a missing one by
         :meth:`get`."""
         return self._tables[reason]
+
+    def carried(self, replaced: Collection[int]) -> Records:
+        """The same records for a repository whose objects at ``replaced`` were replaced in
+        place (theirs made again when first asked for): a record is a function of its
+        object, which every other place still holds. Nothing of this one is changed."""
+        made = Records.__new__(Records)
+        made._tables = {reason: list(table) for reason, table in self._tables.items()}
+        for table in made._tables.values():
+            for uid in replaced:
+                table[uid] = None
+        gone = frozenset(replaced)
+        made._superseded = {k: v for k, v in self._superseded.items() if k[0] not in gone}
+        return made
 
     def get(self, obj: ContextObject, reason: R, detail: str) -> Exclusion:
         """``excluded(obj, reason, detail)`` for a detail that is fixed per object."""
@@ -172,9 +186,43 @@ class Records:
             found = table[obj.uid] = excluded_for(obj, reason, detail_of)
         return found
 
+    def temporal(
+        self,
+        objects: list[ContextObject],
+        uids: list[int],
+        codes: bytes,
+        details: Mapping[R, Callable[[ContextObject], str]],
+    ) -> dict[int, Exclusion]:
+        """By uid, in order, :meth:`get_for` of each of ``objects`` (their ``uids``) whose
+        temporal code in ``codes`` (see :data:`VALID`) is not valid, for its reason (the
+        detail from ``details``): read per uid in C loops, only the records not made before
+        made one by one (equal to :func:`~octui.resolve.steps.base.excluded_for`'s, without
+        its look-ups by the object's identity: these tables are carried across a reload,
+        see :meth:`carried`)."""
+        tables: list[list[Exclusion | None]] = [
+            [],
+            *map(self._tables.__getitem__, _TEMPORAL_REASONS),
+        ]
+        picked = list(compress(uids, codes))
+        kinds = bytes(compress(codes, codes))
+        found: list[Exclusion | None] = list(
+            map(list.__getitem__, map(tables.__getitem__, kinds), picked)
+        )
+        missing = list(compress(range(len(found)), map(is_, found, repeat(None))))
+        if missing:  # made here, as excluded() makes them: a new instant makes thousands
+            held = list(compress(objects, codes))
+            for at in missing:
+                obj, reason = held[at], _TEMPORAL_REASONS[kinds[at] - 1]
+                detail = details[reason](obj)
+                record = Exclusion(obj.id, obj.version, reason, (), detail, obj.path)
+                found[at] = tables[kinds[at]][obj.uid] = record
+        return dict(zip(picked, found, strict=True))  # type: ignore[arg-type]
+
 
 VALID, NOT_YET_VALID, EXPIRED = 0, 1, 2
 """Temporal codes of an object at an instant (step 3)."""
+_TEMPORAL_REASONS = (R.NOT_YET_VALID, R.EXPIRED)
+"""The exclusion reason of each temporal code but :data:`VALID` (code 1, then 2)."""
 
 
 class Spans:
@@ -289,6 +337,9 @@ class Tables(Protocol):
 
     @property
     def competition(self) -> Contenders: ...
+
+    @property
+    def conflicted(self) -> bytes: ...
 
     def replaceable(self) -> bytes | None: ...
 

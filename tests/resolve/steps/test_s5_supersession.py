@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
+import pytest
 from repo_builder import (
     codes,
     included_keys,
@@ -15,7 +17,10 @@ from repo_builder import (
 )
 
 from octui.core.enums import ExclusionReason, Lifecycle, Severity
+from octui.resolve.graph import build_graph
+from octui.resolve.index import RepoIndex
 from resolve.steps.configs import SUPPORT
+from resolve.test_graph_whole import _random_repo
 
 R = ExclusionReason
 
@@ -291,3 +296,18 @@ def test_include_historical_does_not_bypass_scope_or_approval(tmp_path: Path) ->
     assert the_exclusion(res, "policies.d").reason is R.UNAPPROVED
     # with history requested, expiry no longer excludes, so the object goes on to scope
     assert the_exclusion(res, "other.x").reason is R.NOT_IN_SCOPE
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_the_keys_read_from_a_timeline_are_the_replacements_in_effect(
+    tmp_path: Path, seed: int
+) -> None:
+    repo = _random_repo(tmp_path, seed)
+    index = RepoIndex(repo)
+    graph = build_graph(index, repo.objects, {o.uid for o in repo.objects})
+    starts = sorted({o.effective_start for o in repo.objects})
+    days = [*starts, *(d - timedelta(seconds=1) for d in starts), starts[-1] + timedelta(days=1)]
+    for o in repo.objects:
+        for day in days:  # in any order: a timeline made at one instant serves every other
+            in_effect = tuple(sorted({r.key for r in graph.replacements(o, day)}))
+            assert graph.replaced_by(o, day) == in_effect
