@@ -4,12 +4,15 @@ instant, as a resolution computed afresh — the same entries, records, order an
 
 from __future__ import annotations
 
+import sys
 import tempfile
+import threading
 from dataclasses import replace
 from itertools import compress
 from pathlib import Path
 from typing import Any
 
+import repo_builder
 from hypothesis import given
 from hypothesis import strategies as st
 from properties.test_properties import (
@@ -283,6 +286,40 @@ def test_temporal_records_in_bulk_equal_those_made_one_by_one_and_are_carried(
             kept = carried.temporal([objects[uid]], [uid], bytes([code]), _DETAILS)
             assert kept[uid] == record
             assert (kept[uid] is record) is (uid not in replaced)
+
+
+def test_records_are_carried_while_another_thread_makes_superseded_records(
+    tmp_path: Path,
+) -> None:
+    # The explorer reloads while its resolver thread may still run step 5 on the old
+    # repository, which adds to the superseded records being carried: carrying must not
+    # iterate a table that another thread is growing ("dictionary changed size").
+    made = load_repository(
+        repo_builder.make_repo(tmp_path / "repo", {"a.md": repo_builder.obj("a")})
+    ).objects[0]
+    records = Records(1)
+    for i in range(20_000):
+        records.superseded(made, (f"k{i}@1",))
+    stop = threading.Event()
+
+    def step_5() -> None:
+        i = 10**6
+        while not stop.is_set():
+            records.superseded(made, (f"k{i}@1",))
+            i += 1
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible
+    worker = threading.Thread(target=step_5)
+    worker.start()
+    try:
+        carried = [records.carried([]) for _ in range(50)]
+    finally:
+        stop.set()
+        worker.join()
+        sys.setswitchinterval(interval)
+    assert all(len(c._superseded) >= 20_000 for c in carried)
+    assert not records.carried([made.uid])._superseded  # the replaced object's are dropped
 
 
 @SETTINGS

@@ -144,7 +144,10 @@ class Records:
             for uid in replaced:
                 table[uid] = None
         gone = frozenset(replaced)
-        made._superseded = {k: v for k, v in self._superseded.items() if k[0] not in gone}
+        # copied in one C call first: a thread still resolving the old repository may be
+        # adding superseded records to it meanwhile (step 5)
+        kept = dict(self._superseded)
+        made._superseded = {k: v for k, v in kept.items() if k[0] not in gone}
         return made
 
     def get(self, obj: ContextObject, reason: R, detail: str) -> Exclusion:
