@@ -6,6 +6,7 @@ bundle does: nothing else about it is looked up.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Any
 
 from markdown_it import MarkdownIt
@@ -178,11 +179,8 @@ class RenderedOnce:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         shape = self._shape(console, options)
         if self._drawn is None or self._drawn[0] != shape:
-            if self.theme is None:
+            with nullcontext() if self.theme is None else console.use_theme(self.theme):
                 self._drawn = (shape, list(console.render(self.renderable, options)))
-            else:
-                with console.use_theme(self.theme):
-                    self._drawn = (shape, list(console.render(self.renderable, options)))
         yield from self._drawn[1]
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
