@@ -233,13 +233,20 @@ class View:
     """The supersession indexed for the timeline (see :attr:`lineage_index`)."""
     known_digest: str | None = None
     """The bundle's digest once computed (see :attr:`digest`); None until then."""
+    _digesting: threading.Lock = field(
+        default_factory=threading.Lock, init=False, repr=False, compare=False
+    )
+    """Held while the digest is computed: a second thread asking meanwhile (the pin's
+    comparison, an export) waits for it instead of hashing the whole bundle again."""
 
     @property
     def digest(self) -> str:
         """The bundle's digest, computed here if it is not known yet (the resolution's memos
         keep it: a second view of the same query finds it at once)."""
         if self.known_digest is None:
-            self.known_digest = digest(self.resolution)
+            with self._digesting:
+                if self.known_digest is None:
+                    self.known_digest = digest(self.resolution)
         return self.known_digest
 
     @property

@@ -4,7 +4,10 @@ computed it is the digest of what is shown, equal to a fresh, memo-free resoluti
 
 from __future__ import annotations
 
+import threading
+import time
 from dataclasses import replace
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -13,6 +16,7 @@ from textual.widgets import Static
 from octui.bundle.bundle import digest
 from octui.load.loader import load_repository
 from octui.resolve.engine import resolve
+from octui.resolve.result import Query
 from octui.tui import state
 from octui.tui.app import OctuiApp
 from octui.tui.state import View
@@ -107,3 +111,30 @@ async def wait_prefetched(app: OctuiApp, pilot: Any) -> None:
         if not app.feature_set.prefetch.pending:
             return
     raise AssertionError("the prefetch did not finish")
+
+
+def test_a_digest_asked_for_twice_at_once_is_computed_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the digest worker and the pin's comparison (or an export) may ask for one view's
+    # digest at the same moment: the second waits for the first instead of hashing again
+    at = datetime(2026, 6, 1, tzinfo=UTC)
+    resolution = resolve(load_repository(SAMPLE), Query(role="support", as_of=at))
+    view = View(resolution, 1)
+    calls: list[int] = []
+    started = threading.Event()
+
+    def slow_digest(r: Any) -> str:
+        calls.append(1)
+        started.set()
+        time.sleep(0.2)
+        return digest(r)
+
+    monkeypatch.setattr(state, "digest", slow_digest)
+    first = threading.Thread(target=lambda: view.digest)
+    first.start()
+    started.wait(5)
+    second = view.digest
+    first.join()
+    assert calls == [1]
+    assert second == view.known_digest == digest(resolution)
