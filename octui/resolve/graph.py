@@ -206,7 +206,15 @@ class SupersessionGraph:
         starts = sorted(
             {(r.effective_start, r.key) for c in self._covers(obj) for r in c.outside(skip)}
         )
-        keys = [tuple(sorted({key for _, key in starts[:k]})) for k in range(len(starts) + 1)]
+        # the keys in effect after each start: one pass, a new tuple only when a key is new
+        seen: set[str] = set()
+        keys: list[tuple[str, ...]] = [()]
+        for _, key in starts:
+            if key not in seen:
+                seen.add(key)
+                keys.append(tuple(sorted(seen)))
+            else:
+                keys.append(keys[-1])
         return Timeline([start for start, _ in starts], keys)
 
     @property
