@@ -8,8 +8,7 @@ shell-style globs over the whole id (``*`` also crosses dots)."
 from __future__ import annotations
 
 from functools import partial
-from itertools import compress, repeat
-from operator import is_
+from itertools import compress
 from typing import TYPE_CHECKING
 
 from octui.core.enums import ExclusionReason
@@ -79,12 +78,8 @@ def scope_verdicts(
     table = records.table(R.NOT_IN_SCOPE)
     make = partial(records.get, reason=R.NOT_IN_SCOPE, detail=NO_INCLUDE)
     if standing is not None:
-        outside = list(
-            compress(range(len(codes)), both(codes.translate(_IS_NOT_IN_SCOPE), standing))
-        )
-        objects = tables.index.objects
-        for uid in compress(outside, map(is_, map(table.__getitem__, outside), repeat(None))):
-            make(objects[uid])
+        outside = both(codes.translate(_IS_NOT_IN_SCOPE), standing)
+        records.each(list(compress(tables.index.objects, outside)), R.NOT_IN_SCOPE, NO_INCLUDE)
     return ScopeVerdicts(codes, table, make)
 
 
