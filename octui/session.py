@@ -22,8 +22,9 @@ from pathlib import Path
 
 from octui.load.assemble import Repository
 from octui.load.config import CONFIG_FILE, load_config_bytes
+from octui.load.fingerprint import NO_CONFIG, Fingerprint, fingerprint_of, invalid_config
 from octui.load.heap import gc_paused, hold_heap
-from octui.load.loader import Loader, ParseStore, fingerprint_of
+from octui.load.loader import Loader, ParseStore
 from octui.load.tree import FsTree, Tree
 from octui.load.walk import scan
 from octui.resolve.cache import ResolutionCache
@@ -42,7 +43,7 @@ class Session:
         self.repository: Repository | None = None
         self.cache: ResolutionCache | None = None
         """The resolution cache of :attr:`repository` (None until loaded)."""
-        self._fingerprint: tuple[object, ...] | None = None
+        self._fingerprint: Fingerprint | None = None
         self._loading = threading.Lock()
         """Held while the loader changes or is asked about its last load."""
         self._notes = threading.Lock()
@@ -129,7 +130,7 @@ class Session:
         repo = self.repository if self.repository is not None else self.load()
         return resolve(repo, query, self.cache_for(repo))
 
-    def fingerprint(self, changed: Iterable[str] | None = None) -> tuple[object, ...]:
+    def fingerprint(self, changed: Iterable[str] | None = None) -> Fingerprint:
         """A cheap summary of the files on disk: config bytes plus the key of each file
         (path, size, mtime, inode, ctime). ``changed``: every path that may have changed
         since the last load; then only those are looked at when they can say."""
@@ -141,11 +142,11 @@ class Session:
         try:
             raw = self.tree.read(CONFIG_FILE)
         except OSError:
-            return ("no-config",)
+            return NO_CONFIG
         try:
             config = load_config_bytes(raw, CONFIG_FILE)
         except Exception:
-            return ("bad-config", raw)
+            return invalid_config(raw)
         with gc_paused():  # a poll makes a tuple per file: never a full pass over the heap
             return fingerprint_of(raw, *scan(self.tree, config))
 

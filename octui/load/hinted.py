@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from octui.load.config import CONFIG_FILE, Config
-from octui.load.tree import Entry, FsTree, file_entry
+from octui.load.tree import Entry, FileKey, FsTree, file_entry
 from octui.load.walk import OBJECT_SUFFIXES, source_of
 
 Files = list[tuple[str, Entry]]
@@ -198,8 +198,8 @@ def _folder_of_source(folder: str, source_paths: list[str]) -> bool:
 
 
 def apply_changes(
-    config: Config, seen: Walked, keys: tuple[object, ...], changes: list[Change]
-) -> tuple[Files, tuple[object, ...]]:
+    config: Config, seen: Walked, keys: tuple[FileKey, ...], changes: list[Change]
+) -> tuple[Files, tuple[FileKey, ...]]:
     """The walk with ``changes`` applied, in the order a full scan gives, and the files'
     keys (:attr:`Entry.key`, the fingerprint's part) to match."""
     files = list(seen.files)

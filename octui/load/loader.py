@@ -26,6 +26,7 @@ from octui.load.config import (
     parse_config,
     read_config,
 )
+from octui.load.fingerprint import Fingerprint, fingerprint_of
 from octui.load.fsread import RefusedFile
 from octui.load.heap import gc_paused, hold_heap, release_heap
 from octui.load.parse_cache import racy_keys
@@ -88,8 +89,8 @@ class Loader:
         self.tokens = TokenTables()
         """Token tables of every load's objects (an unchanged file keeps its table)."""
         self.parsed_count = 0
-        self.fingerprint: tuple[object, ...] | None = None
-        """What the last load saw: the same tuple as ``Session.fingerprint()`` computes."""
+        self.fingerprint: Fingerprint | None = None
+        """What the last load saw: the same as ``Session.fingerprint()`` computes."""
         self.repository: Repository | None = None
         """The last load's repository."""
         self.walked: Walked | None = None
@@ -125,7 +126,7 @@ class Loader:
         hold_heap()
         return repo
 
-    def fingerprint_after(self, changed: Iterable[str]) -> tuple[object, ...] | None:
+    def fingerprint_after(self, changed: Iterable[str]) -> Fingerprint | None:
         """The fingerprint a full scan would give now if only ``changed`` may have changed
         since the last load (None: only a full scan can tell)."""
         from octui.load.hinted import apply_changes
@@ -136,10 +137,10 @@ class Loader:
         raw_config, changes = found
         if not changes or self.walked is None or self.repository is None:
             return self.fingerprint
-        assert self.fingerprint is not None
+        assert self.fingerprint is not None and self.fingerprint.keys is not None
         config = self.repository.config
-        _files, keys = apply_changes(config, self.walked, _keys(self.fingerprint), changes)
-        return (raw_config, keys, *self.fingerprint[2:])
+        _files, keys = apply_changes(config, self.walked, self.fingerprint.keys, changes)
+        return self.fingerprint.with_files(raw_config, keys)
 
     def _changes(self, changed: Iterable[str]) -> tuple[bytes, list[Change]] | None:
         """The configuration's bytes and what changed at ``changed``, when the configuration
@@ -172,8 +173,8 @@ class Loader:
         if not changes:
             return self.repository
         seen, config = self.walked, self.repository.config
-        assert self.fingerprint is not None
-        files, keys = apply_changes(config, seen, _keys(self.fingerprint), changes)
+        assert self.fingerprint is not None and self.fingerprint.keys is not None
+        files, keys = apply_changes(config, seen, self.fingerprint.keys, changes)
         if self.by_path is None:
             self.by_path = objects_by_path(self._objects)
         kept = Kept(
@@ -198,7 +199,7 @@ class Loader:
             self.replaced = (self.repository, uids)
             self.walked = seen.updated(files, changes)
             self.repository = repo
-            self.fingerprint = (raw_config, keys, *self.fingerprint[2:])
+            self.fingerprint = self.fingerprint.with_files(raw_config, keys)
         return repo
 
     def _load(self) -> Repository:
@@ -221,12 +222,12 @@ class Loader:
 
         scanned: list[Scanned] = []
 
-        def current(stored: object, folders: object) -> tuple[object, ...]:
+        def current(stored: object, folders: object) -> Fingerprint:
             """The fingerprint now: the snapshot's own when its folders and files are
             unchanged, else the one a walk gives (kept for the load that follows)."""
-            if unchanged(self.root, raw_config, stored, folders):
-                assert isinstance(stored, tuple)
-                return stored
+            kept = Fingerprint.stored(stored)
+            if kept is not None and unchanged(self.root, raw_config, kept, folders):
+                return kept
             scanned.append(scan(self.tree, configured()[1]))
             return fingerprint_of(raw_config, *scanned[-1])
 
@@ -378,36 +379,10 @@ class Loader:
         return result
 
 
-def _keys(fingerprint: tuple[object, ...]) -> tuple[object, ...]:
-    """The files' keys in a fingerprint (see :func:`fingerprint_of`)."""
-    keys = fingerprint[1]
-    assert isinstance(keys, tuple)
-    return keys
-
-
 def over_budget(budget: int) -> str:
     return (
         f"not read: this load's read budget ({budget} bytes of distinct file content) is "
         "used up by the files before it"
-    )
-
-
-def fingerprint_of(
-    raw_config: bytes,
-    files: list[tuple[str, Entry]],
-    problems: list[tuple[str, str]],
-    unavailable: list[tuple[str, str]],
-    keys: list[FileKey] | None = None,
-) -> tuple[object, ...]:
-    """What a load saw: the config bytes and every file's key (path, size, mtime, inode,
-    ctime), plus the unreadable paths and sources. Equal fingerprints mean nothing to
-    reload; restoring a file's mtime after an edit does not make them equal. ``keys``:
-    the files' keys when already made (in the order of ``files``)."""
-    return (
-        raw_config,
-        tuple(e.key for _, e in files) if keys is None else tuple(keys),
-        tuple(problems),
-        tuple(unavailable),
     )
 
 

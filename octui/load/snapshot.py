@@ -10,7 +10,7 @@ unpacked when a resolution first reads it: a warm run reads a few of them (about
 
 It is served only when everything the assembly read is the same as when it was written:
 
-- the load's fingerprint (:func:`octui.load.loader.fingerprint_of`: the configuration's
+- the load's fingerprint (:class:`octui.load.fingerprint.Fingerprint`: the configuration's
   bytes, every walked file's path, size, mtime, inode and ctime, every unreadable path and
   source) is equal — so any edit, ``chmod``, added, removed or renamed file, or any change
   to the configuration, makes it stale; a file changed within the parse cache's racy window
@@ -59,6 +59,7 @@ from octui.core.version import __version__
 from octui.load import parse_cache
 from octui.load.assemble import Repository
 from octui.load.config import Config
+from octui.load.fingerprint import Fingerprint
 from octui.load.parse_cache import _ALLOWED_GLOBALS as _PARSE_GLOBALS
 from octui.load.parse_cache import ParseStore, _open_trusted, write_atomically
 from octui.load.tree import FolderIdentity, same_tree
@@ -199,7 +200,7 @@ class PackedTables:
         return table if is_token_table(table) else None
 
 
-Current = Callable[[object, object], tuple[object, ...]]
+Current = Callable[[object, object], Fingerprint]
 """Given what a snapshot says its load saw — its fingerprint and its folders' identities (or
 None), both unchecked —, the fingerprint of the files now."""
 
@@ -217,7 +218,7 @@ class SnapshotFile:
     def _origin(self) -> tuple[object, ...]:
         return (FORMAT, code_fingerprint(), self.root, self.absolute)
 
-    def read(self, current: Current) -> tuple[tuple[object, ...], object, Loaded] | None:
+    def read(self, current: Current) -> tuple[Fingerprint, object, Loaded] | None:
         """The fingerprint of the files now, the configuration's YAML document and what the
         snapshot holds, when it was written for exactly that fingerprint (and this code and
         root), else None — never an exception (``current`` is called with what the
@@ -249,7 +250,7 @@ class SnapshotFile:
 
     def _unpickled(
         self, data: mmap.mmap | bytes, current: Current
-    ) -> tuple[tuple[object, ...], object, Loaded] | None:
+    ) -> tuple[Fingerprint, object, Loaded] | None:
         if len(data) < len(MAGIC) + 4 or data[: len(MAGIC)] != MAGIC:
             return None
         start = len(MAGIC) + 4
@@ -270,7 +271,7 @@ class SnapshotFile:
 
     def write(
         self,
-        fingerprint: tuple[object, ...],
+        fingerprint: Fingerprint,
         folders: tuple[FolderIdentity, ...] | None,
         config_data: object,
         loaded: Loaded,
@@ -281,7 +282,8 @@ class SnapshotFile:
         buffer = io.BytesIO()
         try:
             # Two pickles, each with its own memo: the header is read (and found stale) alone.
-            _SnapshotPickler(buffer).dump((*self._origin(), fingerprint, folders, config_data))
+            header = (*self._origin(), tuple(fingerprint), folders, config_data)  # plain tuples
+            _SnapshotPickler(buffer).dump(header)
             _SnapshotPickler(buffer).dump(loaded)
         except Exception:
             return  # no snapshot: the next load assembles again
@@ -345,16 +347,15 @@ def snapshot_of(store: object, root: str) -> SnapshotFile | None:
     return SnapshotFile(root, store.directory)
 
 
-def unchanged(root: str, raw_config: bytes, stored: object, folders: object) -> bool:
+def unchanged(root: str, raw_config: bytes, stored: Fingerprint, folders: object) -> bool:
     """Whether the files at ``root`` are exactly those a snapshot's load saw (its
     ``stored`` fingerprint), told by its ``folders``' identities and its files' keys alone:
     only for a load that met no problem and no unavailable source."""
-    if type(stored) is not tuple or len(stored) != 4 or type(folders) is not tuple:
+    if type(folders) is not tuple or stored.config != raw_config:
         return False
-    config_bytes, keys, problems, unavailable = stored
-    if config_bytes != raw_config or problems != () or unavailable != ():
+    if stored.problems or stored.unavailable or stored.keys is None:
         return False
-    return type(keys) is tuple and same_tree(root, folders, keys)
+    return same_tree(root, folders, stored.keys)
 
 
 def from_snapshot(
@@ -377,8 +378,7 @@ def from_snapshot(
     except Exception:  # never for the document of these bytes; anything else: no snapshot
         return None
     tokens.put_packed(objects, PackedTables(objects, tables).unpack)
-    unavailable = fingerprint[3]  # the load's unavailable sources, as its scan found them
-    assert isinstance(unavailable, tuple)
+    unavailable = fingerprint.unavailable  # the load's unavailable sources, as its scan saw
     repo = Repository(root, config, objects, findings, list(unavailable), invalid)
     repo.tokens = tokens
     return repo
@@ -387,7 +387,7 @@ def from_snapshot(
 def keep_snapshot(
     store: object,
     root: str,
-    fingerprint: tuple[object, ...],
+    fingerprint: Fingerprint,
     folders: tuple[FolderIdentity, ...] | None,
     config_data: object,
     repo: Repository,
@@ -406,9 +406,9 @@ def keep_snapshot(
     snapshot = snapshot_of(store, root)
     if snapshot is None:
         return
-    keys = fingerprint[1]
+    keys = fingerprint.keys
     settled = isinstance(store, ParseStore) and store.misses == 0
-    if racy or not settled or not isinstance(keys, tuple) or len(keys) < parse_cache.MIN_ENTRIES:
+    if racy or not settled or keys is None or len(keys) < parse_cache.MIN_ENTRIES:
         snapshot.remove()
         return
     tables = packed([repo.tokens.get(obj) for obj in repo.objects])

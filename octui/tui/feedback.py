@@ -13,18 +13,19 @@ from datetime import datetime
 from pathlib import Path
 
 from octui.core.textsafe import inert
+from octui.load.fingerprint import Fingerprint
 from octui.tui.host import Host
 
 
-def changed_paths(old: tuple[object, ...], new: tuple[object, ...]) -> list[str]:
+def changed_paths(old: Fingerprint, new: Fingerprint) -> list[str]:
     """The files that differ between two session fingerprints (config first, then paths)."""
-    if len(old) != 4 or len(new) != 4:  # no or a bad configuration on one side
+    if old.keys is None or new.keys is None:  # no or a bad configuration on one side
         return ["opencontext.yaml"] if old != new else []
-    out = ["opencontext.yaml"] if old[0] != new[0] else []
-    before = {key[0]: key for key in old[1]}  # type: ignore[attr-defined]
-    after = {key[0]: key for key in new[1]}  # type: ignore[attr-defined]
+    out = ["opencontext.yaml"] if old.config != new.config else []
+    before = {key[0]: key for key in old.keys}
+    after = {key[0]: key for key in new.keys}
     out += [p for p in sorted(before.keys() | after.keys()) if before.get(p) != after.get(p)]
-    if old[2:] != new[2:] and not out:
+    if (old.problems, old.unavailable) != (new.problems, new.unavailable) and not out:
         out.append("(unreadable files or sources)")
     return out
 

@@ -21,12 +21,12 @@ from textual.notifications import SeverityLevel
 
 from octui.core.textsafe import inert
 from octui.load.config import ConfigError, NotARepository
+from octui.load.fingerprint import Fingerprint
 from octui.load.tree import FsTree
 from octui.load.watching import DiskEvents, open_events
 from octui.session import Session
 from octui.tui.background import in_daemon_thread
 
-Fingerprint = tuple[object, ...]
 FULL_CHECK_S = 300.0
 """While following events, how often the whole tree is checked (a missed event is seen
 within this; one check of 50k files costs about a second of CPU)."""

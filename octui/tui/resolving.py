@@ -23,6 +23,7 @@ from typing import Protocol
 from textual.worker import Worker
 
 from octui.core.textsafe import inert
+from octui.load.fingerprint import Fingerprint
 from octui.resolve.result import UnknownRole
 from octui.session import Session
 from octui.tui.background import DaemonExecutor, in_daemon_thread
@@ -69,7 +70,7 @@ class Resolving:
 
     def __init__(self, app: ResolvingHost) -> None:
         self.app = app
-        self.seen_fingerprint: tuple[object, ...] | None = None
+        self.seen_fingerprint: Fingerprint | None = None
         """What the last load's own scan saw (the disk watch compares against it)."""
         self.fingerprint_session: Session | None = None
         """The session :attr:`seen_fingerprint` belongs to."""
@@ -120,7 +121,7 @@ class Resolving:
                 session.load()
         except BaseException:
             seen = session.fingerprint()
-            self.seen_fingerprint = seen if seen[0] in ("no-config", "bad-config") else None
+            self.seen_fingerprint = None if seen.scanned else seen
             raise
         self.seen_fingerprint = session.loader.fingerprint
 

@@ -12,6 +12,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Input, Label, Select
 
 from octui.core.enums import Severity
+from octui.load.fingerprint import NO_CONFIG, Fingerprint, invalid_config
 from octui.render.timeline import fit_key
 from octui.tui.app import OctuiApp
 from octui.tui.asof_words import as_of_problem
@@ -451,12 +452,19 @@ async def test_bad_as_of_says_why_and_keeps_the_last_instant(typed: str) -> None
 
 
 def test_reload_note_counts_changed_files() -> None:
-    a = (b"cfg", (("x.md", 1, 1, 1, 1), ("y.md", 1, 1, 1, 1)), (), ())
-    b = (b"cfg", (("x.md", 2, 2, 1, 2), ("y.md", 1, 1, 1, 1)), (), ())
-    c = (b"cfg2", (("y.md", 1, 1, 1, 1), ("z.md", 1, 1, 1, 1)), (), ())
+    a = Fingerprint(b"cfg", (("x.md", 1, 1, 1, 1), ("y.md", 1, 1, 1, 1)))
+    b = Fingerprint(b"cfg", (("x.md", 2, 2, 1, 2), ("y.md", 1, 1, 1, 1)))
+    c = Fingerprint(b"cfg2", (("y.md", 1, 1, 1, 1), ("z.md", 1, 1, 1, 1)))
     assert reload_note(changed_paths(a, b)) == "reloaded: 1 file changed (x.md)"
     assert changed_paths(a, c) == ["opencontext.yaml", "x.md", "z.md"]
     assert reload_note([]) == "reloaded: no file changed"
+    # a configuration that could not be read or was not valid: only the configuration
+    assert changed_paths(a, invalid_config(b"cfg:")) == ["opencontext.yaml"]
+    assert changed_paths(NO_CONFIG, a) == ["opencontext.yaml"]
+    assert changed_paths(invalid_config(b"x"), invalid_config(b"x")) == []
+    # the same files, but a path became unreadable
+    d = a._replace(problems=(("z.md", "permission denied"),))
+    assert changed_paths(a, d) == ["(unreadable files or sources)"]
 
 
 async def test_reload_after_an_edit_on_disk_notifies(repo_copy: Path) -> None:
