@@ -30,20 +30,20 @@ keeps only the :data:`MAX_FILES` most recently written files (at most :data:`MAX
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import pickle
 import stat
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from octui.core.model import OBJECT_FIELDS
 from octui.core.tokens import fields_token_table, is_token_table
 from octui.core.version import __version__
+from octui.load.atomic import TEMPORARY_PREFIX, write_atomically
 from octui.load.parsed import ParsedFile
 from octui.load.tree import FileKey
 
@@ -258,28 +258,6 @@ class ParseStore:
         )
 
 
-def write_atomically(directory: Path, path: Path, fill: Callable[[BinaryIO], object]) -> None:
-    """Replace ``path`` in ``directory`` (made, private, when missing) by a temporary file that
-    ``fill`` writes, renamed over it; any failure leaves ``path`` as it was and no temporary
-    file behind — an unwritable cache stays cold, and results never depend on it."""
-    import tempfile  # only a write needs it: a load the caches serve never imports it
-
-    tmp = None
-    try:
-        directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, tmp = tempfile.mkstemp(prefix=".octui-", suffix=".tmp", dir=directory)
-        with os.fdopen(fd, "wb") as handle:
-            fill(handle)
-        os.replace(tmp, path)
-        tmp = None
-    except Exception:
-        pass
-    finally:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-
-
 # -- packing: plain tuples load several times faster than dataclasses and dicts ----------------
 
 
@@ -332,7 +310,7 @@ def _prune(directory: Path, keep: Path) -> None:
             st = entry.stat(follow_symlinks=False)
             if entry.name.endswith(".pickle"):
                 found.append((st.st_mtime, st.st_size, entry.path))
-            elif entry.name.startswith(".octui-") and now - st.st_mtime > 3600:
+            elif entry.name.startswith(TEMPORARY_PREFIX) and now - st.st_mtime > 3600:
                 os.unlink(entry.path)
         found.sort(reverse=True)
         total = 0

@@ -58,10 +58,11 @@ from octui.core.tokens import TokenTable, TokenTables, is_token_table
 from octui.core.version import __version__
 from octui.load import parse_cache
 from octui.load.assemble import Repository
+from octui.load.atomic import write_atomically
 from octui.load.config import Config
 from octui.load.fingerprint import Fingerprint
 from octui.load.parse_cache import _ALLOWED_GLOBALS as _PARSE_GLOBALS
-from octui.load.parse_cache import ParseStore, _open_trusted, write_atomically
+from octui.load.parse_cache import ParseStore, _open_trusted
 from octui.load.tree import FolderIdentity, same_tree
 
 FORMAT = 4

@@ -12,13 +12,13 @@ failed write is ignored, and neither ever stops the explorer. Plain Python (no T
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from octui.load.atomic import write_atomically
 
 ENV_DIR = "OCTUI_CONFIG_DIR"
 FILE_NAME = "settings.json"
@@ -94,21 +94,7 @@ def save_settings(settings: Settings) -> bool:
     """Write the settings atomically; False (and nothing else) when that is impossible."""
     path = settings_path()
     text = json.dumps(settings.to_json(), indent=2, ensure_ascii=False) + "\n"
-    tmp: str | None = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".settings.", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-        tmp = None
-    except OSError:
-        return False
-    finally:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-    return True
+    return write_atomically(path.parent, path, lambda handle: handle.write(text.encode()))
 
 
 def remember_role(root: str | Path, role: str) -> bool:
