@@ -351,6 +351,18 @@ def test_a_key_is_timed_from_its_event_to_the_paint_after_its_last_step() -> Non
     assert key.cpu == 42.0
 
 
+def test_the_bench_runs_by_the_name_the_issue_gives_it() -> None:
+    """``python -m octui.bench`` is the benchmark: the same command line."""
+    import subprocess
+    import sys
+
+    shown = subprocess.run(
+        [sys.executable, "-m", "octui.bench", "--help"], capture_output=True, text=True
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert "--sizes" in shown.stdout and "--no-tui" in shown.stdout
+
+
 def test_the_bench_refuses_sizes_written_with_spaces(capsys: pytest.CaptureFixture[str]) -> None:
     """``--sizes 1000 10000`` is a mistake, not a run of 1000 alone that drops the rest
     (and every option after it)."""
