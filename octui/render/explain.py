@@ -4,6 +4,7 @@ names what was resolved (findings as text: :mod:`octui.render.findings`)."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 from octui.core.enums import Lifecycle
 from octui.core.textsafe import inert
@@ -61,10 +62,10 @@ def explain(resolution: Resolution, digest: str, *, source: str = WORKING_TREE_S
     (:func:`octui.render.ansi.paint_marks`).
     """
     lines = [*header_lines(resolution, source), "Included:"]
-    seen_ids = [inc.obj.id for inc in resolution.included]
+    copies = Counter(inc.obj.id for inc in resolution.included)  # two versions of an id
     for inc in resolution.included:
         extra = []
-        if inc.obj.version != 1 or seen_ids.count(inc.obj.id) > 1:
+        if inc.obj.version != 1 or copies[inc.obj.id] > 1:
             extra.append(f"v{inc.obj.version}")
         if inc.lifecycle is not Lifecycle.ACTIVE:
             extra.append(f"({inc.lifecycle.value})")
