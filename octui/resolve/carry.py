@@ -192,7 +192,7 @@ def carried(old: ResolutionCache, new: Repository, uids: list[int]) -> Resolutio
         derived[BROKEN] = broken  # uids and findings only: no object in it
     prepared = old.known_prepared()
     if prepared is not None:
-        prepared = prepared.carried(fresh, uids)
+        prepared = prepared.carried(fresh, uids, what)
     cache.seed(fresh, derived, pending, carry, prepared)
     _carry_memo(old, cache, uids)
     return cache

@@ -10,7 +10,7 @@ uncached bundles).
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Set
 from datetime import datetime
 from functools import cached_property
 
@@ -54,9 +54,10 @@ class Prepared:
                 return None
         return self.spans
 
-    def carried(self, index: RepoIndex, replaced: Collection[int]) -> Prepared:
+    def carried(self, index: RepoIndex, replaced: Collection[int], what: Set[str]) -> Prepared:
         """The tables of ``index`` — this repository after a reload that replaced the objects
-        at ``replaced`` in place (same id, version, path and configuration; see
+        at ``replaced`` in place, changing only their fields ``what`` (same id, version, path
+        and configuration; see
         :mod:`octui.resolve.carry`) — that this one already built and that still hold: the
         exclusion order (a function of each place's id and version), the fixed order when
         no layer or authority changed (``index`` then keeps the same groups and places) and
@@ -79,10 +80,7 @@ class Prepared:
             into["freshness"] = built["freshness"].carried(replaced)
         if "records" in built:
             into["records"] = built["records"].carried(replaced)
-        old, new = self.index.objects, index.objects
-        if "conflicted" in built and all(
-            old[u].conflicts_with == new[u].conflicts_with for u in replaced
-        ):  # the same ids declare and are named
+        if "conflicted" in built and "conflicts_with" not in what:  # the same ids declare
             into["conflicted"] = built["conflicted"]
         return made
 
