@@ -40,7 +40,7 @@ from octui.resolve.index import RepoIndex, _fixed_order
 from octui.resolve.memo import Carries, Memo
 from octui.resolve.prepared import Freshness
 from octui.resolve.steps.base import Reader
-from octui.resolve.steps.tables import Records
+from octui.resolve.steps.tables import Contenders, Records, Spans
 
 ADMIT_READS = frozenset(
     {
@@ -97,9 +97,9 @@ _KNOWN = {
     },
 }
 _FIXED_SLOTS = {"_memo", "_tables", "_token_tables", "floor", "groups", "objects", "uids"}
-"""What :meth:`FixedOrder.carried` copies (and :class:`Freshness` and :class:`Records`
-below, what their own ``carried`` does): a new slot in any must be carried there before
-this module carries prepared tables again."""
+"""What :meth:`FixedOrder.carried` copies (and :class:`Freshness`, :class:`Records`,
+:class:`Spans` and :class:`Contenders` below, what their own ``carried`` does): a new slot
+in any must be carried there before this module carries prepared tables again."""
 _INDEX_SLOTS = {
     "by_id",
     "by_version",
@@ -122,6 +122,8 @@ def understood() -> bool:
         and set(FixedOrder.__slots__) == _FIXED_SLOTS
         and set(Freshness.__slots__) == {"_after", "_findings", "_keys", "config"}
         and set(Records.__slots__) == {"_superseded", "_tables"}
+        and set(Spans.__slots__) == {"_ends", "_ends_at", "_n", "_starts", "_starts_at"}
+        and set(Contenders.__slots__) == {"_config", "_key", "_keys", "shared"}
     )
 
 
@@ -183,7 +185,7 @@ def carried(old: ResolutionCache, new: Repository, uids: list[int]) -> Resolutio
         if table is cache.stages and isinstance(value, Stage):
             earlier = value.admitted
             admitted = cache.role(earlier.reader.name, lambda: _admitted(earlier, fresh, replaced))
-            return _stage(value, admitted, fresh)
+            return _stage(value, admitted, fresh, uids)
         return NOT_CARRIED  # pragma: no cover - only those two tables are carried
 
     derived: dict[Hashable, Any] = {}
@@ -201,12 +203,17 @@ def carried(old: ResolutionCache, new: Repository, uids: list[int]) -> Resolutio
 def _carry_memo(old: ResolutionCache, new: ResolutionCache, uids: list[int]) -> None:
     """What the old repository's memo keeps that knows how to serve the new one (the digest's
     pieces of every object not replaced); the rest is computed again when asked for."""
-    if old.memo is None or new.memo is None:
-        return
+    if old.memo is not None and new.memo is not None:
+        _carry_into(old.memo, new.memo, new.repository.objects, uids)
+
+
+def _carry_into(old: Memo, new: Memo, objects: list[ContextObject], uids: list[int]) -> None:
+    """Into ``new``, what ``old`` keeps that knows how to serve the repository of
+    ``objects`` (its objects at ``uids`` replaced)."""
     replaced = set(uids)
-    for key, value in old.memo.items():
+    for key, value in old.items():
         if isinstance(value, Carries):
-            new.memo.put(key, value.carried(new.repository.objects, replaced))
+            new.put(key, value.carried(objects, replaced))
 
 
 def _pending(
@@ -253,13 +260,16 @@ def _index(old: RepoIndex, repo: Repository, uids: list[int], what: set[str]) ->
 
 
 def _admitted(old: Admitted, index: RepoIndex, replaced: frozenset[int]) -> Admitted:
-    objects = index.objects
     reader = old.reader
-    readable = [objects[o.uid] for o in reader.readable]
+    readable = _same(reader.readable, index)
     graph = None if reader.graph is None else _graph(reader.graph, index, readable, replaced)
     reader = replace(reader, readable=readable, graph=graph)
-    standing = [objects[o.uid] for o in old.standing]
-    return Admitted(reader, old.exclusions, standing, old.findings)
+    return Admitted(reader, old.exclusions, _same(old.standing, index), old.findings)
+
+
+def _same(objects: list[ContextObject], index: RepoIndex) -> list[ContextObject]:
+    """The objects of ``index`` at the places of ``objects``, in their order (in C loops)."""
+    return list(map(index.objects.__getitem__, map(_UID, objects)))
 
 
 def _graph(
@@ -271,8 +281,20 @@ def _graph(
     """The same graph over the new objects: a cover that holds one of the ``replaced``
     objects is made again around the new ones (re-sorted by their start, which an edit may
     have moved); every other cover holds only objects the reload kept, so it is shared, and
-    when every cover is, so are the timelines made from them (but the replaced objects')."""
+    when every cover is, so are the timelines made from them (but the replaced objects').
+    When no replaced object can be in any cover (none declares ``supersedes``, and no
+    ``superseded_by`` names its id or its id@version), the tables of covers are shared
+    whole, without looking at each cover."""
     objects, component = index.objects, old.component
+    before = old.index.objects
+    if not any(_in_covers(old, before[uid]) for uid in replaced):
+        kept = dict(old._timelines)  # a copy: another thread may be adding to the old one
+        for uid in replaced:
+            kept.pop(uid, None)
+        covers = old.by_target, old.by_version, old.members, old.copies
+        return SupersessionGraph(
+            index, readable, component, old.cyclic, old.cycle_findings, *covers, _timelines=kept
+        )
     remade: list[_Cover] = []
 
     def cover(c: _Cover) -> _Cover:
@@ -299,14 +321,17 @@ def _graph(
     return graph
 
 
-def _stage(old: Stage, admitted: Admitted, index: RepoIndex) -> Stage:
-    """The same stage over the new objects, with an empty memo: what step 8 and the digest
-    kept for it (token matches, pieces, digests by task) read the bodies that changed."""
-    objects = index.objects
-    return replace(
-        old,
-        admitted=admitted,
-        current=[objects[o.uid] for o in old.current],
-        past=[objects[o.uid] for o in old.past],
-        memo=Memo(),
-    )
+def _in_covers(graph: SupersessionGraph, obj: ContextObject) -> bool:
+    """Whether ``obj`` may be a replacement in one of ``graph``'s covers."""
+    return bool(obj.supersedes) or obj.id in graph.members or (obj.id, obj.version) in graph.copies
+
+
+def _stage(old: Stage, admitted: Admitted, index: RepoIndex, uids: list[int]) -> Stage:
+    """The same stage over the new objects, with a new memo holding only what of the old
+    one knows how to serve it (:class:`~octui.resolve.memo.Carries`: the hashed exclusions
+    and warnings, which read no object): the rest step 8 and the digest kept for it (token
+    matches, pieces, digests by task) read the bodies that changed."""
+    current, past = _same(old.current, index), _same(old.past, index)
+    memo = Memo()
+    _carry_into(old.memo, memo, index.objects, uids)
+    return replace(old, admitted=admitted, current=current, past=past, memo=memo)

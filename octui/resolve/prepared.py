@@ -30,6 +30,12 @@ CARRY_SHARE = 4
 builds the fixed order again rather than carry it: resetting every kept task-token match of
 that many objects costs about as much as matching them again when asked."""
 
+FRESHNESS_READS = frozenset({"review_every", "type", "updated", "created"})
+"""Fields an object's freshness (its stale instant and finding) reads beside its id and path."""
+RECORDS_READ = frozenset({"valid_from", "created", "valid_until"})
+"""Fields an object's exclusion records read beside its id, version and path (the details of
+``not-yet-valid`` and ``expired``)."""
+
 
 class Prepared:
     """What resolution precomputes once per repository (see the module)."""
@@ -57,16 +63,16 @@ class Prepared:
     def carried(self, index: RepoIndex, replaced: Collection[int], what: Set[str]) -> Prepared:
         """The tables of ``index`` — this repository after a reload that replaced the objects
         at ``replaced`` in place, changing only their fields ``what`` (same id, version, path
-        and configuration; see
-        :mod:`octui.resolve.carry`) — that this one already built and that still hold: the
-        exclusion order (a function of each place's id and version), the fixed order when
-        no layer or authority changed (``index`` then keeps the same groups and places) and
-        the reload replaced few objects (:data:`CARRY_SHARE`), each object's freshness and
-        its exclusion records, and the objects step 7 looks at when no declared conflict
-        changed;
-        the objects the reload replaced are looked at again when first asked for. Every
-        other table is built again on first use. Nothing of this one is changed, so a
-        thread still resolving the old repository is never disturbed."""
+        and configuration; see :mod:`octui.resolve.carry`) — that this one already built and
+        that still hold: the exclusion order (a function of each place's id and version), the
+        fixed order when no layer or authority changed (``index`` then keeps the same groups
+        and places) and the reload replaced few objects (:data:`CARRY_SHARE`), each object's
+        freshness and its exclusion records (shared whole when no field they read changed),
+        the validity windows, the competitors (their keys made again), and the objects step
+        7 looks at when no declared conflict changed; the objects the reload replaced are
+        looked at again when first asked for. Every other table is built again on first
+        use. Nothing of this one is changed, so a thread still resolving the old repository
+        is never disturbed."""
         made = Prepared(index)
         built, into = self.__dict__, made.__dict__
         if "order" in built:
@@ -76,10 +82,16 @@ class Prepared:
         same_places = index.groups == self.index.groups and index.places == self.index.places
         if fixed is not None and few and same_places:
             into["fixed"] = fixed.carried(index, replaced)
-        if "freshness" in built:
-            into["freshness"] = built["freshness"].carried(replaced)
-        if "records" in built:
-            into["records"] = built["records"].carried(replaced)
+        for name, reads in (("freshness", FRESHNESS_READS), ("records", RECORDS_READ)):
+            if name in built:
+                into[name] = built[name] if not what & reads else built[name].carried(replaced)
+        if "spans" in built:
+            old, new = self.index.objects, index.objects
+            into["spans"] = built["spans"].carried(
+                [old[u] for u in replaced], [new[u] for u in replaced]
+            )
+        if "competition" in built:
+            into["competition"] = built["competition"].carried(replaced)
         if "conflicted" in built and "conflicts_with" not in what:  # the same ids declare
             into["conflicted"] = built["conflicted"]
         return made
