@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Collection, Set
 from datetime import datetime
 from functools import cached_property
+from itertools import compress, repeat
+from operator import attrgetter, gt, is_
 
 from octui.core.enums import Status
 from octui.core.model import ContextObject, Finding
@@ -159,6 +161,19 @@ class Prepared:
 _UNKNOWN = object()
 
 
+class _Never:
+    """The stale instant of an object that never turns stale: no instant is after it."""
+
+    __slots__ = ()
+
+    def __lt__(self, other: object) -> bool:
+        return False
+
+
+_NEVER = _Never()
+_UID = attrgetter("uid")
+
+
 class Freshness:
     """Per object, the instant after which it is stale and its ``stale`` finding, each made
     on first use and handed out again: :func:`~octui.resolve.findings.is_stale` and
@@ -194,11 +209,23 @@ class Freshness:
         """Whether ``obj`` is stale at ``as_of``."""
         after = self._after[obj.uid]
         if after is _UNKNOWN:
-            window = freshness_window(self.config, obj)
-            base = obj.updated or obj.created
-            after = None if window is None or base is None else add_days(base, window)
-            self._after[obj.uid] = after
-        return after is not None and as_of > after  # type: ignore[operator]
+            after = self._after[obj.uid] = self._stale_after(obj)
+        return as_of > after  # type: ignore[operator]
+
+    def stale(self, objects: list[ContextObject], as_of: datetime) -> dict[int, bool]:
+        """By uid, in order, :meth:`is_stale` of each of ``objects`` at ``as_of``: read and
+        compared per uid in C loops, only the instants not known yet made one by one."""
+        uids = list(map(_UID, objects))
+        afters = list(map(self._after.__getitem__, uids))
+        for at in compress(range(len(afters)), map(is_, afters, repeat(_UNKNOWN))):
+            afters[at] = self._after[uids[at]] = self._stale_after(objects[at])
+        return dict(zip(uids, map(gt, repeat(as_of), afters), strict=True))  # type: ignore[arg-type]
+
+    def _stale_after(self, obj: ContextObject) -> object:
+        """The instant after which ``obj`` is stale (:data:`_NEVER` when it never is)."""
+        window = freshness_window(self.config, obj)
+        base = obj.updated or obj.created
+        return _NEVER if window is None or base is None else add_days(base, window)
 
     def sort_key(self, obj: ContextObject) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
         """Where the ``stale`` finding of ``obj`` falls among the others (its sort key but
@@ -207,6 +234,16 @@ class Freshness:
         if key is None:
             key = self._keys[obj.uid] = self.finding(obj).sort_key()[1:]
         return key
+
+    def ordered(self, objects: list[ContextObject]) -> list[Finding]:
+        """The ``stale`` findings of ``objects`` in their order (:meth:`sort_key`): the keys
+        and findings read per uid in C loops, only those not made yet made one by one."""
+        uids = list(map(_UID, objects))
+        keys = self._keys
+        for at in compress(range(len(uids)), map(is_, map(keys.__getitem__, uids), repeat(None))):
+            self.sort_key(objects[at])
+        ranked = sorted(uids, key=keys.__getitem__)
+        return list(map(self._findings.__getitem__, ranked))  # type: ignore[arg-type]
 
     def finding(self, obj: ContextObject) -> Finding:
         """The ``stale`` finding of ``obj``."""
