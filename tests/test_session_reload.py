@@ -548,3 +548,43 @@ def test_a_body_edit_shares_the_graphs_covers_and_the_hashed_exclusions(repo: Pa
     (stage,) = [s for k, s in session.cache.stages.items() if k == key]
     assert stage is not old_stage and stage.memo.known(("listing",)) is listing
     _same_as_fresh(session, repo)
+
+
+def test_an_edited_replacement_remakes_only_the_covers_that_hold_it(repo: Path) -> None:
+    """An edited object that declares supersedes is made again in the covers that hold it
+    (around the new object); every other cover is the very one the graph had."""
+    session = Session(repo)
+    session.load()
+    _warm(session)
+    assert session.repository is not None
+    query = _queries(session)[-1]
+    old_graph = session.resolve(query).graph
+    assert isinstance(old_graph, SupersessionGraph)
+    held = {
+        o.uid
+        for table in (old_graph.by_target, old_graph.by_version)
+        for cover in table.values()
+        for _, group in cover.groups
+        for o in group
+    }
+    edited = next(o for o in session.repository.objects if o.supersedes and o.uid in held)
+    target = repo / edited.path
+    target.write_text(target.read_text(encoding="utf-8") + "\nanother line\n", "utf-8")
+    session.load([str(target)])
+    assert session.repository is not None
+    new = session.repository.objects[edited.uid]
+    graph = session.resolve(query).graph
+    assert isinstance(graph, SupersessionGraph)
+    remade = 0
+    for name in ("by_target", "by_version", "members", "copies"):
+        before, after = getattr(old_graph, name), getattr(graph, name)
+        assert before.keys() == after.keys()
+        for key, cover in after.items():
+            members = [o for _, group in cover.groups for o in group]
+            if any(o.uid == edited.uid for o in members):
+                assert cover is not before[key] and new in members
+                remade += 1
+            else:
+                assert cover is before[key]
+    assert remade
+    _same_as_fresh(session, repo)

@@ -35,7 +35,7 @@ from octui.load.assemble import Repository, object_findings
 from octui.resolve.cache import NOT_CARRIED, ResolutionCache, Table
 from octui.resolve.engine import BROKEN, Admitted, Stage
 from octui.resolve.fixed import FixedOrder
-from octui.resolve.graph import SupersessionGraph, _Cover
+from octui.resolve.graph import SupersessionGraph, Timeline, _Cover, split_ref
 from octui.resolve.index import RepoIndex, _fixed_order
 from octui.resolve.memo import Carries, Memo
 from octui.resolve.prepared import Freshness
@@ -281,49 +281,55 @@ def _graph(
     """The same graph over the new objects: a cover that holds one of the ``replaced``
     objects is made again around the new ones (re-sorted by their start, which an edit may
     have moved); every other cover holds only objects the reload kept, so it is shared, and
-    when every cover is, so are the timelines made from them (but the replaced objects').
-    When no replaced object can be in any cover (none declares ``supersedes``, and no
-    ``superseded_by`` names its id or its id@version), the tables of covers are shared
-    whole, without looking at each cover."""
+    a table of covers none of which is made again is shared whole. Only the covers that can
+    hold a replaced object are looked at (those of the ids it supersedes, and of its own id
+    and id@version); when none is made again, the timelines made from them are shared too
+    (but the replaced objects')."""
     objects, component = index.objects, old.component
-    before = old.index.objects
-    if not any(_in_covers(old, before[uid]) for uid in replaced):
+    tables: tuple[dict[Any, _Cover], ...] = (old.by_target, old.by_version, old.members, old.copies)
+    holding: tuple[set[Any], ...] = (set(), set(), set(), set())
+    for uid in replaced:
+        obj = old.index.objects[uid]
+        for ref in obj.supersedes:
+            target, version = split_ref(ref)
+            if version is None:
+                holding[0].add(target)
+            else:
+                holding[1].add((target, version))
+        holding[2].add(obj.id)
+        holding[3].add((obj.id, obj.version))
+    made: list[dict[Any, _Cover]] = []
+    for table, keys in zip(tables, holding, strict=True):
+        remade = {
+            key: _Cover((objects[o.uid] for o in held), component)
+            for key in keys
+            if (cover := table.get(key)) is not None
+            and not replaced.isdisjoint(map(_UID, held := _members(cover)))
+        }
+        made.append({**table, **remade} if remade else table)
+    kept: dict[int, Timeline] = {}
+    if all(new is old_table for new, old_table in zip(made, tables, strict=True)):
         kept = dict(old._timelines)  # a copy: another thread may be adding to the old one
         for uid in replaced:
             kept.pop(uid, None)
-        covers = old.by_target, old.by_version, old.members, old.copies
-        return SupersessionGraph(
-            index, readable, component, old.cyclic, old.cycle_findings, *covers, _timelines=kept
-        )
-    remade: list[_Cover] = []
-
-    def cover(c: _Cover) -> _Cover:
-        members = [o for _, group in c.groups for o in group]
-        if replaced.isdisjoint(map(_UID, members)):
-            return c
-        remade.append(c)
-        return _Cover((objects[o.uid] for o in members), component)
-
-    graph = SupersessionGraph(
+    by_target, by_version, members, copies = made
+    return SupersessionGraph(
         index,
         readable,
         component,
         old.cyclic,
         old.cycle_findings,
-        {k: cover(c) for k, c in old.by_target.items()},
-        {k: cover(c) for k, c in old.by_version.items()},
-        {k: cover(c) for k, c in old.members.items()},
-        {k: cover(c) for k, c in old.copies.items()},
+        by_target,
+        by_version,
+        members,
+        copies,
+        _timelines=kept,
     )
-    if not remade:  # a copy: another thread may be adding to the old table meanwhile
-        kept = dict(old._timelines)
-        graph._timelines.update((u, t) for u, t in kept.items() if u not in replaced)
-    return graph
 
 
-def _in_covers(graph: SupersessionGraph, obj: ContextObject) -> bool:
-    """Whether ``obj`` may be a replacement in one of ``graph``'s covers."""
-    return bool(obj.supersedes) or obj.id in graph.members or (obj.id, obj.version) in graph.copies
+def _members(cover: _Cover) -> list[ContextObject]:
+    """Every replacement in ``cover``."""
+    return [o for _, group in cover.groups for o in group]
 
 
 def _stage(old: Stage, admitted: Admitted, index: RepoIndex, uids: list[int]) -> Stage:
