@@ -16,6 +16,7 @@ from octui.bundle.bundle import bundle_dict, digest
 from octui.bundle.pieces import Pieces
 from octui.core.enums import ExclusionReason
 from octui.resolve.carry import understood
+from octui.resolve.graph import SupersessionGraph
 from octui.resolve.result import Query
 from octui.session import Session
 from octui.synth.repository import write_repository
@@ -479,3 +480,111 @@ def test_an_edit_that_moves_a_replacements_start_judges_supersession_afresh(
         assert session.loader.replaced is not None  # replaced in place: the graph carried
         assert _bundle(session, query) == _bundle(Session(root), query)
     assert [e.reason for e in session.resolve(query).exclusions] == [ExclusionReason.NOT_YET_VALID]
+
+
+def test_an_edit_that_moves_a_window_moves_it_in_the_carried_spans(tmp_path: Path) -> None:
+    """The validity windows are carried with the edited object's boundaries moved: an
+    object that starts earlier after the edit is valid where it was not yet."""
+    files = {
+        "late.md": obj("late", created="2026-01-01", valid_until="2027-01-01"),
+        "note.md": obj("note", created="2024-01-01"),
+    }
+    root = make_repo(tmp_path / "r", files)
+    session = Session(root)
+    session.load()
+    query = Query(role=None, as_of=AS_OF[0])
+    for day in [AS_OF[1], *AS_OF]:  # the later instants judge over the prepared spans
+        digest(session.resolve(Query(role=None, as_of=day)))
+    assert session.cache is not None
+    before = session.cache.known_prepared()
+    assert before is not None and "spans" in vars(before)
+    assert [e.id for e in session.resolve(query).exclusions] == ["late"]
+    _sub(root / "late.md", "2026-01-01", "2025-01-01")
+    _sub(root / "late.md", "2027-01-01", "2025-06-01")  # now expired at AS_OF[0]
+    session.load([str(root / "late.md")])
+    assert session.loader.replaced is not None and session.cache is not None
+    after = session.cache.known_prepared()
+    assert after is not None and vars(after)["spans"] is not vars(before)["spans"]
+    for day in [*AS_OF, datetime(2025, 3, 1, tzinfo=UTC)]:
+        asked = Query(role=None, as_of=day)
+        assert _bundle(session, asked) == _bundle(Session(root), asked)
+    reasons = [e.reason for e in session.resolve(query).exclusions]
+    assert reasons == [ExclusionReason.EXPIRED]
+
+
+def test_a_body_edit_shares_the_graphs_covers_and_the_hashed_exclusions(repo: Path) -> None:
+    """An edited object no supersession declaration can hold leaves every cover of the
+    graph as it was (the tables shared whole); the stage keeps its hashed exclusions and
+    warnings (no object in them); the answers are a fresh load's."""
+    session = Session(repo)
+    session.load()
+    _warm(session)
+    assert session.cache is not None and session.repository is not None
+    query = _queries(session)[-1]  # its stage is kept, with its digest made
+    old_graph = session.resolve(query).graph
+    assert isinstance(old_graph, SupersessionGraph)
+    key = (query.role, query.as_of, query.include_historical)
+    (old_stage,) = [s for k, s in session.cache.stages.items() if k == key]
+    listing = old_stage.memo.known(("listing",))
+    assert listing is not None
+    target = next(
+        repo / o.path
+        for o in session.repository.objects
+        if not o.supersedes
+        and o.id not in old_graph.members
+        and (o.id, o.version) not in old_graph.copies
+    )
+    target.write_text(target.read_text(encoding="utf-8") + "\nanother line\n", "utf-8")
+    session.load([str(target)])
+    resolution = session.resolve(query)
+    digest(resolution)
+    graph = resolution.graph
+    assert (
+        isinstance(graph, SupersessionGraph)
+        and graph is not old_graph
+        and graph.by_target is old_graph.by_target
+    )
+    assert graph.members is old_graph.members
+    (stage,) = [s for k, s in session.cache.stages.items() if k == key]
+    assert stage is not old_stage and stage.memo.known(("listing",)) is listing
+    _same_as_fresh(session, repo)
+
+
+def test_an_edited_replacement_remakes_only_the_covers_that_hold_it(repo: Path) -> None:
+    """An edited object that declares supersedes is made again in the covers that hold it
+    (around the new object); every other cover is the very one the graph had."""
+    session = Session(repo)
+    session.load()
+    _warm(session)
+    assert session.repository is not None
+    query = _queries(session)[-1]
+    old_graph = session.resolve(query).graph
+    assert isinstance(old_graph, SupersessionGraph)
+    held = {
+        o.uid
+        for table in (old_graph.by_target, old_graph.by_version)
+        for cover in table.values()
+        for _, group in cover.groups
+        for o in group
+    }
+    edited = next(o for o in session.repository.objects if o.supersedes and o.uid in held)
+    target = repo / edited.path
+    target.write_text(target.read_text(encoding="utf-8") + "\nanother line\n", "utf-8")
+    session.load([str(target)])
+    assert session.repository is not None
+    new = session.repository.objects[edited.uid]
+    graph = session.resolve(query).graph
+    assert isinstance(graph, SupersessionGraph)
+    remade = 0
+    for name in ("by_target", "by_version", "members", "copies"):
+        before, after = getattr(old_graph, name), getattr(graph, name)
+        assert before.keys() == after.keys()
+        for key, cover in after.items():
+            members = [o for _, group in cover.groups for o in group]
+            if any(o.uid == edited.uid for o in members):
+                assert cover is not before[key] and new in members
+                remade += 1
+            else:
+                assert cover is before[key]
+    assert remade
+    _same_as_fresh(session, repo)

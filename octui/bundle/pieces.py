@@ -334,6 +334,11 @@ class Listing:
             and all(map(operator.is_, warnings, self.warnings))
         )
 
+    def carried(self, objects: Sequence[ContextObject], replaced: Collection[int]) -> Listing:
+        """Itself: it holds records, never an object, and :meth:`serves` only the very
+        records it was made from (a stage carried across a reload keeps them)."""
+        return self
+
     def digest(self, objects: bytes) -> str:
         hashed = self.hashed.copy()
         hashed.update(objects)

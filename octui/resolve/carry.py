@@ -35,12 +35,12 @@ from octui.load.assemble import Repository, object_findings
 from octui.resolve.cache import NOT_CARRIED, ResolutionCache, Table
 from octui.resolve.engine import BROKEN, Admitted, Stage
 from octui.resolve.fixed import FixedOrder
-from octui.resolve.graph import SupersessionGraph, _Cover
+from octui.resolve.graph import SupersessionGraph, Timeline, _Cover, split_ref
 from octui.resolve.index import RepoIndex, _fixed_order
 from octui.resolve.memo import Carries, Memo
 from octui.resolve.prepared import Freshness
 from octui.resolve.steps.base import Reader
-from octui.resolve.steps.tables import Records
+from octui.resolve.steps.tables import Contenders, Records, Spans
 
 ADMIT_READS = frozenset(
     {
@@ -97,9 +97,9 @@ _KNOWN = {
     },
 }
 _FIXED_SLOTS = {"_memo", "_tables", "_token_tables", "floor", "groups", "objects", "uids"}
-"""What :meth:`FixedOrder.carried` copies (and :class:`Freshness` and :class:`Records`
-below, what their own ``carried`` does): a new slot in any must be carried there before
-this module carries prepared tables again."""
+"""What :meth:`FixedOrder.carried` copies (and :class:`Freshness`, :class:`Records`,
+:class:`Spans` and :class:`Contenders` below, what their own ``carried`` does): a new slot
+in any must be carried there before this module carries prepared tables again."""
 _INDEX_SLOTS = {
     "by_id",
     "by_version",
@@ -122,6 +122,8 @@ def understood() -> bool:
         and set(FixedOrder.__slots__) == _FIXED_SLOTS
         and set(Freshness.__slots__) == {"_after", "_findings", "_keys", "config"}
         and set(Records.__slots__) == {"_superseded", "_tables"}
+        and set(Spans.__slots__) == {"_ends", "_ends_at", "_n", "_starts", "_starts_at"}
+        and set(Contenders.__slots__) == {"_config", "_key", "_keys", "shared"}
     )
 
 
@@ -183,7 +185,7 @@ def carried(old: ResolutionCache, new: Repository, uids: list[int]) -> Resolutio
         if table is cache.stages and isinstance(value, Stage):
             earlier = value.admitted
             admitted = cache.role(earlier.reader.name, lambda: _admitted(earlier, fresh, replaced))
-            return _stage(value, admitted, fresh)
+            return _stage(value, admitted, fresh, uids)
         return NOT_CARRIED  # pragma: no cover - only those two tables are carried
 
     derived: dict[Hashable, Any] = {}
@@ -192,7 +194,7 @@ def carried(old: ResolutionCache, new: Repository, uids: list[int]) -> Resolutio
         derived[BROKEN] = broken  # uids and findings only: no object in it
     prepared = old.known_prepared()
     if prepared is not None:
-        prepared = prepared.carried(fresh, uids)
+        prepared = prepared.carried(fresh, uids, what)
     cache.seed(fresh, derived, pending, carry, prepared)
     _carry_memo(old, cache, uids)
     return cache
@@ -201,12 +203,17 @@ def carried(old: ResolutionCache, new: Repository, uids: list[int]) -> Resolutio
 def _carry_memo(old: ResolutionCache, new: ResolutionCache, uids: list[int]) -> None:
     """What the old repository's memo keeps that knows how to serve the new one (the digest's
     pieces of every object not replaced); the rest is computed again when asked for."""
-    if old.memo is None or new.memo is None:
-        return
+    if old.memo is not None and new.memo is not None:
+        _carry_into(old.memo, new.memo, new.repository.objects, uids)
+
+
+def _carry_into(old: Memo, new: Memo, objects: list[ContextObject], uids: list[int]) -> None:
+    """Into ``new``, what ``old`` keeps that knows how to serve the repository of
+    ``objects`` (its objects at ``uids`` replaced)."""
     replaced = set(uids)
-    for key, value in old.memo.items():
+    for key, value in old.items():
         if isinstance(value, Carries):
-            new.memo.put(key, value.carried(new.repository.objects, replaced))
+            new.put(key, value.carried(objects, replaced))
 
 
 def _pending(
@@ -253,13 +260,16 @@ def _index(old: RepoIndex, repo: Repository, uids: list[int], what: set[str]) ->
 
 
 def _admitted(old: Admitted, index: RepoIndex, replaced: frozenset[int]) -> Admitted:
-    objects = index.objects
     reader = old.reader
-    readable = [objects[o.uid] for o in reader.readable]
+    readable = _same(reader.readable, index)
     graph = None if reader.graph is None else _graph(reader.graph, index, readable, replaced)
     reader = replace(reader, readable=readable, graph=graph)
-    standing = [objects[o.uid] for o in old.standing]
-    return Admitted(reader, old.exclusions, standing, old.findings)
+    return Admitted(reader, old.exclusions, _same(old.standing, index), old.findings)
+
+
+def _same(objects: list[ContextObject], index: RepoIndex) -> list[ContextObject]:
+    """The objects of ``index`` at the places of ``objects``, in their order (in C loops)."""
+    return list(map(index.objects.__getitem__, map(_UID, objects)))
 
 
 def _graph(
@@ -271,42 +281,63 @@ def _graph(
     """The same graph over the new objects: a cover that holds one of the ``replaced``
     objects is made again around the new ones (re-sorted by their start, which an edit may
     have moved); every other cover holds only objects the reload kept, so it is shared, and
-    when every cover is, so are the timelines made from them (but the replaced objects')."""
+    a table of covers none of which is made again is shared whole. Only the covers that can
+    hold a replaced object are looked at (those of the ids it supersedes, and of its own id
+    and id@version); when none is made again, the timelines made from them are shared too
+    (but the replaced objects')."""
     objects, component = index.objects, old.component
-    remade: list[_Cover] = []
-
-    def cover(c: _Cover) -> _Cover:
-        members = [o for _, group in c.groups for o in group]
-        if replaced.isdisjoint(map(_UID, members)):
-            return c
-        remade.append(c)
-        return _Cover((objects[o.uid] for o in members), component)
-
-    graph = SupersessionGraph(
+    tables: tuple[dict[Any, _Cover], ...] = (old.by_target, old.by_version, old.members, old.copies)
+    holding: tuple[set[Any], ...] = (set(), set(), set(), set())
+    for uid in replaced:
+        obj = old.index.objects[uid]
+        for ref in obj.supersedes:
+            target, version = split_ref(ref)
+            if version is None:
+                holding[0].add(target)
+            else:
+                holding[1].add((target, version))
+        holding[2].add(obj.id)
+        holding[3].add((obj.id, obj.version))
+    made: list[dict[Any, _Cover]] = []
+    for table, keys in zip(tables, holding, strict=True):
+        remade = {
+            key: _Cover((objects[o.uid] for o in held), component)
+            for key in keys
+            if (cover := table.get(key)) is not None
+            and not replaced.isdisjoint(map(_UID, held := _members(cover)))
+        }
+        made.append({**table, **remade} if remade else table)
+    kept: dict[int, Timeline] = {}
+    if all(new is old_table for new, old_table in zip(made, tables, strict=True)):
+        kept = dict(old._timelines)  # a copy: another thread may be adding to the old one
+        for uid in replaced:
+            kept.pop(uid, None)
+    by_target, by_version, members, copies = made
+    return SupersessionGraph(
         index,
         readable,
         component,
         old.cyclic,
         old.cycle_findings,
-        {k: cover(c) for k, c in old.by_target.items()},
-        {k: cover(c) for k, c in old.by_version.items()},
-        {k: cover(c) for k, c in old.members.items()},
-        {k: cover(c) for k, c in old.copies.items()},
+        by_target,
+        by_version,
+        members,
+        copies,
+        _timelines=kept,
     )
-    if not remade:  # a copy: another thread may be adding to the old table meanwhile
-        kept = dict(old._timelines)
-        graph._timelines.update((u, t) for u, t in kept.items() if u not in replaced)
-    return graph
 
 
-def _stage(old: Stage, admitted: Admitted, index: RepoIndex) -> Stage:
-    """The same stage over the new objects, with an empty memo: what step 8 and the digest
-    kept for it (token matches, pieces, digests by task) read the bodies that changed."""
-    objects = index.objects
-    return replace(
-        old,
-        admitted=admitted,
-        current=[objects[o.uid] for o in old.current],
-        past=[objects[o.uid] for o in old.past],
-        memo=Memo(),
-    )
+def _members(cover: _Cover) -> list[ContextObject]:
+    """Every replacement in ``cover``."""
+    return [o for _, group in cover.groups for o in group]
+
+
+def _stage(old: Stage, admitted: Admitted, index: RepoIndex, uids: list[int]) -> Stage:
+    """The same stage over the new objects, with a new memo holding only what of the old
+    one knows how to serve it (:class:`~octui.resolve.memo.Carries`: the hashed exclusions
+    and warnings, which read no object): the rest step 8 and the digest kept for it (token
+    matches, pieces, digests by task) read the bodies that changed."""
+    current, past = _same(old.current, index), _same(old.past, index)
+    memo = Memo()
+    _carry_into(old.memo, memo, index.objects, uids)
+    return replace(old, admitted=admitted, current=current, past=past, memo=memo)

@@ -19,10 +19,8 @@ authorization and no scope, every finding with its file.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
-from functools import partial
 from itertools import repeat
 from operator import attrgetter, itemgetter
 
@@ -200,7 +198,9 @@ def steps_3_to_7(
     s5 = supersession(index, reader, query, s4.standing, prepared)
     historical = s5.historical | s3.historical  # expired before superseded
     current = [o for o in s5.standing if o.uid not in historical]
-    repeated = version_findings(index, current)
+    repeated = version_findings(
+        index, current, None if prepared is None else prepared.competition.shared
+    )
     s6 = competition(index, reader, query, current, prepared)
     s7 = conflicts(index, reader, query, s6.standing, prepared)
     past = [o for o in s5.standing if o.uid in historical]
@@ -218,8 +218,10 @@ def judge(
     exclusions = _joined(admitted.exclusions, judged.exclusions)
     findings = judged.cycles + judged.findings
     standing = judged.current + past
-    is_stale_at = _freshness(index, prepared)
-    stale = {o.uid: is_stale_at(o, query.as_of) for o in standing}
+    if prepared is None:
+        stale = {o.uid: is_stale(index.config, o, query.as_of) for o in standing}
+    else:
+        stale = prepared.freshness.stale(standing, query.as_of)
     stale_objects = [o for o in standing if stale[o.uid]]
     untrimmed = _sorted(index, exclusions, findings + admitted.findings, prepared, stale_objects)
     current = judged.current
@@ -265,16 +267,6 @@ def rank(
     )
     resolution.memos = ResolutionMemos(memo, stage.memo)
     return resolution
-
-
-def _freshness(
-    index: RepoIndex, prepared: Prepared | None
-) -> Callable[[ContextObject, datetime], bool]:
-    """``is_stale`` for ``index``'s configuration: the prepared one (each object's answer
-    made once) when there are prepared tables."""
-    if prepared is None:
-        return partial(is_stale, index.config)
-    return prepared.freshness.is_stale
 
 
 _UID = attrgetter("uid")
@@ -326,11 +318,9 @@ def _warnings(
     others = sorted(set(findings), key=Finding.sort_key)
     if not stale:
         return others
-    freshness = prepared.freshness
-    ranked = sorted(stale, key=freshness.sort_key)
     cut = bisect_left(others, _STALE, key=_code_value)
     end = bisect_right(others, _STALE, key=_code_value)
-    return [*others[:cut], *map(freshness.finding, ranked), *others[end:]]
+    return [*others[:cut], *prepared.freshness.ordered(list(stale)), *others[end:]]
 
 
 def _code_value(finding: Finding) -> str:

@@ -10,9 +10,11 @@ uncached bundles).
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Set
 from datetime import datetime
 from functools import cached_property
+from itertools import compress, repeat
+from operator import attrgetter, gt, is_
 
 from octui.core.enums import Status
 from octui.core.model import ContextObject, Finding
@@ -29,6 +31,12 @@ CARRY_SHARE = 4
 """A reload that replaced more than one object in this many (a bulk edit, a branch switch)
 builds the fixed order again rather than carry it: resetting every kept task-token match of
 that many objects costs about as much as matching them again when asked."""
+
+FRESHNESS_READS = frozenset({"review_every", "type", "updated", "created"})
+"""Fields an object's freshness (its stale instant and finding) reads beside its id and path."""
+RECORDS_READ = frozenset({"valid_from", "created", "valid_until"})
+"""Fields an object's exclusion records read beside its id, version and path (the details of
+``not-yet-valid`` and ``expired``)."""
 
 
 class Prepared:
@@ -54,18 +62,19 @@ class Prepared:
                 return None
         return self.spans
 
-    def carried(self, index: RepoIndex, replaced: Collection[int]) -> Prepared:
+    def carried(self, index: RepoIndex, replaced: Collection[int], what: Set[str]) -> Prepared:
         """The tables of ``index`` — this repository after a reload that replaced the objects
-        at ``replaced`` in place (same id, version, path and configuration; see
-        :mod:`octui.resolve.carry`) — that this one already built and that still hold: the
-        exclusion order (a function of each place's id and version), the fixed order when
-        no layer or authority changed (``index`` then keeps the same groups and places) and
-        the reload replaced few objects (:data:`CARRY_SHARE`), each object's freshness and
-        its exclusion records, and the objects step 7 looks at when no declared conflict
-        changed;
-        the objects the reload replaced are looked at again when first asked for. Every
-        other table is built again on first use. Nothing of this one is changed, so a
-        thread still resolving the old repository is never disturbed."""
+        at ``replaced`` in place, changing only their fields ``what`` (same id, version, path
+        and configuration; see :mod:`octui.resolve.carry`) — that this one already built and
+        that still hold: the exclusion order (a function of each place's id and version), the
+        fixed order when no layer or authority changed (``index`` then keeps the same groups
+        and places) and the reload replaced few objects (:data:`CARRY_SHARE`), each object's
+        freshness and its exclusion records (shared whole when no field they read changed),
+        the validity windows, the competitors (their keys made again), and the objects step
+        7 looks at when no declared conflict changed; the objects the reload replaced are
+        looked at again when first asked for. Every other table is built again on first
+        use. Nothing of this one is changed, so a thread still resolving the old repository
+        is never disturbed."""
         made = Prepared(index)
         built, into = self.__dict__, made.__dict__
         if "order" in built:
@@ -75,14 +84,17 @@ class Prepared:
         same_places = index.groups == self.index.groups and index.places == self.index.places
         if fixed is not None and few and same_places:
             into["fixed"] = fixed.carried(index, replaced)
-        if "freshness" in built:
-            into["freshness"] = built["freshness"].carried(replaced)
-        if "records" in built:
-            into["records"] = built["records"].carried(replaced)
-        old, new = self.index.objects, index.objects
-        if "conflicted" in built and all(
-            old[u].conflicts_with == new[u].conflicts_with for u in replaced
-        ):  # the same ids declare and are named
+        for name, reads in (("freshness", FRESHNESS_READS), ("records", RECORDS_READ)):
+            if name in built:
+                into[name] = built[name] if not what & reads else built[name].carried(replaced)
+        if "spans" in built:
+            old, new = self.index.objects, index.objects
+            into["spans"] = built["spans"].carried(
+                [old[u] for u in replaced], [new[u] for u in replaced]
+            )
+        if "competition" in built:
+            into["competition"] = built["competition"].carried(replaced)
+        if "conflicted" in built and "conflicts_with" not in what:  # the same ids declare
             into["conflicted"] = built["conflicted"]
         return made
 
@@ -149,6 +161,19 @@ class Prepared:
 _UNKNOWN = object()
 
 
+class _Never:
+    """The stale instant of an object that never turns stale: no instant is after it."""
+
+    __slots__ = ()
+
+    def __lt__(self, other: object) -> bool:
+        return False
+
+
+_NEVER = _Never()
+_UID = attrgetter("uid")
+
+
 class Freshness:
     """Per object, the instant after which it is stale and its ``stale`` finding, each made
     on first use and handed out again: :func:`~octui.resolve.findings.is_stale` and
@@ -184,11 +209,23 @@ class Freshness:
         """Whether ``obj`` is stale at ``as_of``."""
         after = self._after[obj.uid]
         if after is _UNKNOWN:
-            window = freshness_window(self.config, obj)
-            base = obj.updated or obj.created
-            after = None if window is None or base is None else add_days(base, window)
-            self._after[obj.uid] = after
-        return after is not None and as_of > after  # type: ignore[operator]
+            after = self._after[obj.uid] = self._stale_after(obj)
+        return as_of > after  # type: ignore[operator]
+
+    def stale(self, objects: list[ContextObject], as_of: datetime) -> dict[int, bool]:
+        """By uid, in order, :meth:`is_stale` of each of ``objects`` at ``as_of``: read and
+        compared per uid in C loops, only the instants not known yet made one by one."""
+        uids = list(map(_UID, objects))
+        afters = list(map(self._after.__getitem__, uids))
+        for at in compress(range(len(afters)), map(is_, afters, repeat(_UNKNOWN))):
+            afters[at] = self._after[uids[at]] = self._stale_after(objects[at])
+        return dict(zip(uids, map(gt, repeat(as_of), afters), strict=True))  # type: ignore[arg-type]
+
+    def _stale_after(self, obj: ContextObject) -> object:
+        """The instant after which ``obj`` is stale (:data:`_NEVER` when it never is)."""
+        window = freshness_window(self.config, obj)
+        base = obj.updated or obj.created
+        return _NEVER if window is None or base is None else add_days(base, window)
 
     def sort_key(self, obj: ContextObject) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
         """Where the ``stale`` finding of ``obj`` falls among the others (its sort key but
@@ -197,6 +234,16 @@ class Freshness:
         if key is None:
             key = self._keys[obj.uid] = self.finding(obj).sort_key()[1:]
         return key
+
+    def ordered(self, objects: list[ContextObject]) -> list[Finding]:
+        """The ``stale`` findings of ``objects`` in their order (:meth:`sort_key`): the keys
+        and findings read per uid in C loops, only those not made yet made one by one."""
+        uids = list(map(_UID, objects))
+        keys = self._keys
+        for at in compress(range(len(uids)), map(is_, map(keys.__getitem__, uids), repeat(None))):
+            self.sort_key(objects[at])
+        ranked = sorted(uids, key=keys.__getitem__)
+        return list(map(self._findings.__getitem__, ranked))  # type: ignore[arg-type]
 
     def finding(self, obj: ContextObject) -> Finding:
         """The ``stale`` finding of ``obj``."""

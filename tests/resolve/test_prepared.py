@@ -9,6 +9,7 @@ from pathlib import Path
 from repo_builder import make_repo, obj
 
 from octui.core.enums import ExclusionReason
+from octui.core.model import Finding
 from octui.load.loader import load_repository
 from octui.resolve.cache import NoCache, ResolutionCache
 from octui.resolve.findings import is_stale, stale_finding
@@ -38,6 +39,20 @@ def test_freshness_answers_as_is_stale_and_stale_finding(tmp_path: Path) -> None
             assert fresh.is_stale(o, day) == is_stale(repo.config, o, day)
         assert fresh.finding(o) == stale_finding(repo.config, o)
         assert fresh.finding(o) is fresh.finding(o)
+
+
+def test_freshness_in_bulk_answers_as_is_stale_and_the_sorted_findings(tmp_path: Path) -> None:
+    """``stale`` (every object at once, an object without a window never stale) and
+    ``ordered`` (the findings sorted) answer as the functions do, whether the entries are
+    made by them or were made before."""
+    repo = _repo(tmp_path)
+    fresh = Freshness(RepoIndex(repo))
+    objects = list(reversed(repo.objects))
+    for day in DAYS:
+        assert fresh.stale(objects, day) == {o.uid: is_stale(repo.config, o, day) for o in objects}
+    expected = sorted((stale_finding(repo.config, o) for o in objects), key=Finding.sort_key)
+    assert fresh.ordered(objects) == expected
+    assert fresh.ordered(objects[:2]) == [f for f in expected if f.ids[0] in ("c", "d")]
 
 
 def test_excluded_for_is_the_record_excluded_gives(tmp_path: Path) -> None:

@@ -244,6 +244,27 @@ class Spans:
         self._ends = sorted(ends, key=ends.__getitem__)
         self._ends_at = list(map(ends.__getitem__, self._ends))
 
+    def carried(self, old: list[ContextObject], new: list[ContextObject]) -> Spans:
+        """The spans of a repository whose objects ``old`` were replaced in place by ``new``
+        (the same places): each moved boundary taken out and put back where the new window
+        puts it (the order among equal boundaries does not matter to :meth:`codes`); this
+        one itself when no boundary moved. Nothing of this one is changed."""
+        moved = [
+            (a, b)
+            for a, b in zip(old, new, strict=True)
+            if (a.effective_start, a.valid_until) != (b.effective_start, b.valid_until)
+        ]
+        if not moved:
+            return self
+        made = Spans.__new__(Spans)
+        made._n = self._n
+        made._starts, made._starts_at = list(self._starts), list(self._starts_at)
+        made._ends, made._ends_at = list(self._ends), list(self._ends_at)
+        for a, b in moved:
+            _move(made._starts, made._starts_at, a.uid, a.effective_start, b.effective_start)
+            _move(made._ends, made._ends_at, a.uid, a.valid_until, b.valid_until)
+        return made
+
     def codes(self, as_of: datetime) -> bytearray:
         """Per uid, the object's temporal code at ``as_of`` (see :data:`VALID`): before its
         effective start not yet valid, else at or after ``valid_until`` expired."""
@@ -253,6 +274,22 @@ class Spans:
         waiting = self._starts[bisect_right(self._starts_at, as_of) :]
         deque(map(codes.__setitem__, waiting, repeat(NOT_YET_VALID)), maxlen=0)
         return codes
+
+
+def _move(
+    uids: list[int], ats: list[datetime], uid: int, was: datetime | None, now: datetime | None
+) -> None:
+    """Move ``uid``'s boundary in the sorted ``ats`` (``uids`` alongside) from ``was`` to
+    ``now`` (None: no boundary)."""
+    if was == now:
+        return
+    if was is not None:
+        at = uids.index(uid, bisect_left(ats, was), bisect_right(ats, was))
+        del uids[at], ats[at]
+    if now is not None:
+        at = bisect_right(ats, now)
+        uids.insert(at, uid)
+        ats.insert(at, now)
 
 
 class Access:
@@ -312,6 +349,17 @@ class Contenders:
         shared = index.shared_ids
         self.shared = bytes(o.id in shared for o in index.objects)
         self._keys: list[tuple[Any, ...] | None] = [None] * len(index.objects)
+
+    def carried(self, replaced: Collection[int]) -> Contenders:
+        """The same table for a repository whose objects at ``replaced`` were replaced in
+        place under the same configuration (same ids: the same marks; their keys made again
+        when first asked for). Nothing of this one is changed."""
+        made = Contenders.__new__(Contenders)
+        made._config, made._key, made.shared = self._config, self._key, self.shared
+        made._keys = list(self._keys)
+        for uid in replaced:
+            made._keys[uid] = None
+        return made
 
     def key(self, obj: ContextObject) -> tuple[Any, ...]:
         """The competition key of ``obj``."""
