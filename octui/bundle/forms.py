@@ -58,15 +58,14 @@ def object_digest_form(obj: ContextObject, lifecycle: Lifecycle, stale: bool) ->
 
 ObjectParts = tuple[bytes, bytes, bytes, bytes]
 """An object's digest form around its three variable values: the bytes before the content's
-JSON string's body, between it and the lifecycle's JSON, between that and the staleness's, and
-after it."""
+JSON, between it and the lifecycle's, between that and the staleness's, and after it."""
 
 _EMPTY = {"content": "", "lifecycle": "", "stale": False}
 
 
 def object_parts(obj: ContextObject) -> ObjectParts | None:
     """The object's digest form in the parts around its content, lifecycle and staleness, so
-    that ``pre + json(content)[1:-1] + mid + json(lifecycle) + rv + json(stale) + tail`` is
+    that ``pre + json(content) + mid + json(lifecycle) + rv + json(stale) + tail`` is
     :func:`object_digest_form`'s canonical JSON, byte for byte, and no part holds the body.
 
     Written from the fields' encoded values (:func:`_typed_parts`) when every field holds its
@@ -89,23 +88,21 @@ def object_parts(obj: ContextObject) -> ObjectParts | None:
     st = encoded.find(b',"stale":false', lc)
     if c < 0 or lc < 0 or st < 0:  # pragma: no cover - see the docstring
         return None
-    # the content's quotes stay in the parts: the content is written as its JSON string's body
     return (
-        encoded[: c + 12],
-        encoded[c + 12 : lc + 13],
+        encoded[: c + 11],
+        encoded[c + 13 : lc + 13],
         encoded[lc + 15 : st + 9],
         encoded[st + 14 :],
     )
 
 
 # The canonical form's keys in sorted order around the fields' encoded values: the parts of
-# object_parts (the content's quotes are in them; its body, the lifecycle and the staleness
-# go between them).
+# object_parts (the content, the lifecycle and the staleness go between them).
 _PRE = (
     b'{"access":%b,"applies_to":%b,"authority":%b,"classification":%b,"confidence":%b,'
-    b'"conflicts_with":%b,"content":"'
+    b'"conflicts_with":%b,"content":'
 )
-_MID = b'","created":%b,"id":%b,"layer":%b,"lifecycle":'
+_MID = b',"created":%b,"id":%b,"layer":%b,"lifecycle":'
 _REVIEW = b',"owner":%b,"review_every":%b,"stale":'
 _TAIL = (
     b',"status":%b,"summary":%b,"superseded_by":%b,"supersedes":%b,"tags":%b,"title":%b,'

@@ -242,7 +242,7 @@ class Pieces:
             else:
                 raise _Unusual
             pre, mid, review, tail = parts
-            text = dumps_plain(obj.content)[1:-1]  # a slice: orjson's bytes keep 10x their size
+            text = dumps_plain(obj.content)  # joined at once, so orjson's buffer is not kept
             piece = b"".join((pre, text, mid, lifecycles[inc.lifecycle], review, flag, tail))
             if ours:
                 made[uid] = (piece, inc.lifecycle, stale)

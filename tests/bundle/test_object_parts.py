@@ -82,7 +82,7 @@ def test_the_typed_parts_name_every_field_in_order() -> None:
     parts = forms._typed_parts(obj)
     assert parts is not None
     pre, mid, review, tail = parts
-    form = json.loads(pre + mid + b'""' + review + b"false" + tail)
+    form = json.loads(pre + b'""' + mid + b'""' + review + b"false" + tail)
     assert list(form) == sorted([*OBJECT_FIELDS, "lifecycle", "stale"])
     assert form == forms.object_fields(obj) | forms._EMPTY
 
