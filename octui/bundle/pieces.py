@@ -30,6 +30,8 @@ import hashlib
 import operator
 import threading
 from collections.abc import Callable, Collection, Sequence
+from itertools import compress, repeat
+from operator import is_
 from typing import TYPE_CHECKING, Any
 
 from octui.bundle.forms import (
@@ -240,7 +242,7 @@ class Pieces:
             else:
                 raise _Unusual
             pre, mid, review, tail = parts
-            text = dumps_plain(obj.content)[1:-1]  # a slice: orjson's bytes keep 10x their size
+            text = dumps_plain(obj.content)  # joined at once, so orjson's buffer is not kept
             piece = b"".join((pre, text, mid, lifecycles[inc.lifecycle], review, flag, tail))
             if ours:
                 made[uid] = (piece, inc.lifecycle, stale)
@@ -285,9 +287,46 @@ class Pieces:
         return piece
 
     def exclusions_bytes(self, exclusions: list[Exclusion]) -> bytes:
-        """The exclusions' pieces joined by commas (a piece is never empty)."""
-        known, encoded = self._records.get, self._encoded
-        return b",".join([known(id(e)) or encoded(e) for e in exclusions])
+        """The exclusions' pieces joined by commas (a piece is never empty): those kept read
+        in one C loop, the others made in one pass and kept under one lock (a new role
+        meets thousands of records no earlier one listed)."""
+        pieces: list[bytes | None] = list(map(self._records.get, map(id, exclusions)))
+        missing = list(compress(range(len(pieces)), map(is_, pieces, repeat(None))))
+        if missing:
+            self._fill(pieces, exclusions, missing)
+        return b",".join(pieces)  # type: ignore[arg-type]
+
+    def _fill(self, pieces: list[bytes | None], exclusions: list[Exclusion], at: list[int]) -> None:
+        """Put in ``pieces`` the piece of each exclusion at the places ``at`` (as
+        :meth:`_encoded` makes it; the common record written here)."""
+        held: list[Exclusion] = []
+        made: list[bytes] = []
+        reasons, plain = _REASONS.get, _PLAIN_RECORD
+        for place in at:
+            ex = exclusions[place]
+            reason = ex.reason
+            if reason in _BY_VALUE:
+                pieces[place] = _bounded(self._exclusions, exclusion_key(ex), exclusion_piece, ex)
+                continue
+            encoded, version = reasons(reason), ex.version
+            if (
+                encoded is not None
+                and type(version) is int
+                and type(ex.id) is str
+                and ex.related == ()
+                and reason not in DENIALS
+            ):  # exclusion_piece's common record, without a call
+                piece = plain % (dumps_plain(ex.id), encoded, version)
+            else:
+                piece = exclusion_piece(ex)
+            pieces[place] = piece
+            held.append(ex)
+            made.append(piece)
+        with self._holding:
+            if len(self._held) + len(held) > EXCLUSIONS:
+                self._records, self._held = {}, []
+            self._held += held
+            self._records.update(zip(map(id, held), made, strict=True))
 
     def warning(self, w: Finding) -> bytes:
         return _bounded(self._warnings, (w.code, w.ids), warning_piece, w)  # severity: the code's

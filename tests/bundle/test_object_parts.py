@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
+from enum import Enum
 from typing import Any
 
 import pytest
@@ -76,18 +77,46 @@ def every_state(obj: ContextObject) -> None:
             assert pieces.objects_bytes([inc, inc]) == want + b"," + want
 
 
-def test_the_typed_form_names_every_field() -> None:
+def test_the_typed_parts_name_every_field_in_order() -> None:
     obj = make()
-    skeleton = forms._typed_skeleton(obj)
-    assert skeleton is not None
-    assert list(skeleton) == sorted([*OBJECT_FIELDS, "lifecycle", "stale"])
-    assert skeleton == forms.object_fields(obj) | forms._EMPTY | {
-        "applies_to": obj.applies_to,  # tuples: orjson writes them as the lists they become
-        "tags": obj.tags,
-        "supersedes": obj.supersedes,
-        "superseded_by": obj.superseded_by,
-        "conflicts_with": obj.conflicts_with,
-    }
+    parts = forms._typed_parts(obj)
+    assert parts is not None
+    pre, mid, review, tail = parts
+    form = json.loads(pre + b'""' + mid + b'""' + review + b"false" + tail)
+    assert list(form) == sorted([*OBJECT_FIELDS, "lifecycle", "stale"])
+    assert form == forms.object_fields(obj) | forms._EMPTY
+
+
+class _Named(str, Enum):  # noqa: UP042 - the str-mixin kind on purpose
+    """A str-mixin enum: equal to its value, but its ``str`` is its name."""
+
+    ACTIVE = "active"
+
+
+@pytest.mark.parametrize(
+    ("first", "then"),
+    [
+        ({"confidence": 0.0}, {"confidence": -0.0}),
+        ({"confidence": -0.0}, {"confidence": 0.0}),
+        ({"confidence": 1.0}, {"confidence": 1}),
+        ({"confidence": 1.0}, {"confidence": True}),
+        ({"review_every": 1}, {"review_every": True}),
+        ({"version": 1}, {"version": True}),
+        ({"owner": "active"}, {"status": _Named.ACTIVE}),
+        ({"status": Status.ACTIVE}, {"owner": Status.ACTIVE, "layer": "L2"}),
+        ({"tags": ("a",)}, {"tags": ["a"]}),
+        ({"tags": ("a",)}, {"owner": ("a",), "classification": "a"}),
+        ({"updated": WHEN}, {"updated": WHEN.astimezone(timezone(timedelta(hours=3)))}),
+        ({"updated": WHEN}, {"updated": WHEN.isoformat()}),
+    ],
+)
+def test_a_value_equal_to_one_written_before_is_written_as_its_own(
+    first: dict[str, Any], then: dict[str, Any]
+) -> None:
+    """The fields' values are kept encoded by value: a value equal to one kept but of
+    another type (or written by its ``str``) is still written as the definition writes it."""
+    every_state(make(**first))
+    every_state(make(**then))
 
 
 def test_parts_hold_no_body() -> None:

@@ -12,6 +12,7 @@ from itertools import compress
 from pathlib import Path
 from typing import Any
 
+import pytest
 import repo_builder
 from hypothesis import given
 from hypothesis import strategies as st
@@ -104,6 +105,55 @@ def test_a_prefix_ending_in_the_last_code_point_picks_only_the_ids_that_start_wi
             for o, c in zip(objects, codes, strict=True)
         ]
         assert got == [_verdict(role, o.id) for o in objects]
+
+
+_MANY = [f"x{k}" for k in range(298)] + ["b.*", "a*"]
+"""More exclude patterns than a byte can number: ``b.*`` is pattern 298, ``a*`` 299."""
+
+
+def test_scope_codes_of_a_role_with_more_exclude_patterns_than_a_byte_agree() -> None:
+    ids = ["x0", "x297", "x298", "b.c", "a.b", "ab", "c", "b"]
+    objects = [_object(i, uid) for uid, i in enumerate(ids)]
+    for include in (None, ["b*", "x*"]):
+        role = RoleConfig(scope=ScopeConfig(include=include, exclude=_MANY))  # type: ignore[arg-type]
+        codes = ScopeIds(objects).codes(role)
+        got = [
+            None if c == IN_SCOPE else scope_exclusion(role, o, c)
+            for o, c in zip(objects, codes, strict=True)
+        ]
+        assert got == [_verdict(role, o.id) for o in objects]
+        assert got[3] == (R.SCOPE_EXCLUSION, 'excluded by "b.*"')
+
+
+def test_a_role_with_many_exclude_patterns_is_matched_once_per_role_not_per_instant(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The prepared scope codes serve a role with more exclude patterns than a byte can
+    number too: no instant matches the ids against the role's patterns again."""
+    files = {
+        f"{i}.md": repo_builder.obj(i, valid_from=start)
+        for i, start in [("x5", "2025-01-01"), ("b.c", "2025-01-01"), ("c", "2026-05-01")]
+    }
+    scope = {"include": ["b*", "c", "x*"], "exclude": _MANY}
+    config = {"roles": {"reader": {"clearance": "restricted", "scope": scope}}}
+    repo = load_repository(repo_builder.make_repo(tmp_path, files, config))
+    cache = ResolutionCache(repo)
+    matched: list[str] = []
+    excluded_by = RoleConfig.excluded_by
+
+    def counted(role: RoleConfig, object_id: str) -> str | None:
+        matched.append(object_id)
+        return excluded_by(role, object_id)
+
+    monkeypatch.setattr(RoleConfig, "excluded_by", counted)
+    for day in ("2026-01-01", "2026-06-01", "2026-07-01"):
+        cached = resolve_at(repo, as_of=day, cache=cache)
+        assert matched == []
+        assert _shape(cached) == _shape(resolve_at(repo, as_of=day))  # matches each id
+        matched.clear()
+        reasons = {e.id: (e.reason, e.detail) for e in cached.exclusions}
+        assert reasons["b.c"] == (R.SCOPE_EXCLUSION, 'excluded by "b.*"')
+        assert reasons["x5"] == (R.SCOPE_EXCLUSION, 'excluded by "x5"')
 
 
 def _shape(res: Resolution) -> Any:

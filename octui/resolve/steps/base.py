@@ -9,7 +9,7 @@ its reason; an object leaves at the first step that excludes it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from octui.core.enums import DENIALS, ExclusionReason, Lifecycle
@@ -23,8 +23,9 @@ class ScopeVerdicts:
     """Step 4's verdicts of one role over every object of the repository, made once per role
     from the prepared tables without looking at any object, and read at every instant."""
 
-    codes: bytes
-    """Each object's scope code by uid (see :data:`~octui.resolve.steps.tables.IN_SCOPE`)."""
+    codes: Sequence[int]
+    """Each object's scope code by uid (bytes, or ints when the role has too many exclude
+    patterns for a byte) (see :data:`~octui.resolve.steps.tables.IN_SCOPE`)."""
     not_in_scope: list[Exclusion | None]
     """The ``not-in-scope`` records made so far, by uid (shared by every role; None: not
     made yet)."""

@@ -65,20 +65,21 @@ def scope(index: RepoIndex, reader: Reader, query: Query, standing: list[Context
 
 def scope_verdicts(
     role: RoleConfig, tables: Tables, standing: bytes | None = None
-) -> ScopeVerdicts | None:
+) -> ScopeVerdicts:
     """``role``'s verdicts over every object of the repository, read by :func:`scope` at
-    each instant (None when the role has too many exclude patterns for a scope code: each
-    instant then matches the ids of what stands). With ``standing``, what steps 1–2 leave
-    as a mask of the repository's objects, the ``not-in-scope`` records of those not made
-    yet are made now, once per role, so that no instant pays for them."""
+    each instant: the patterns are matched once per role. With ``standing``, what steps 1–2
+    leave as a mask of the repository's objects, the ``not-in-scope`` records of those not
+    made yet are made now, once per role, so that no instant pays for them."""
     codes = tables.scope_ids.codes(role)
-    if codes is None:
-        return None
     records = tables.records
     table = records.table(R.NOT_IN_SCOPE)
     make = partial(records.get, reason=R.NOT_IN_SCOPE, detail=NO_INCLUDE)
     if standing is not None:
-        outside = both(codes.translate(_IS_NOT_IN_SCOPE), standing)
+        if type(codes) is bytes:
+            not_in_scope = codes.translate(_IS_NOT_IN_SCOPE)
+        else:  # too many exclude patterns for a byte each
+            not_in_scope = bytes(map(NOT_IN_SCOPE.__eq__, codes))
+        outside = both(not_in_scope, standing)
         records.each(list(compress(tables.index.objects, outside)), R.NOT_IN_SCOPE, NO_INCLUDE)
     return ScopeVerdicts(codes, table, make)
 

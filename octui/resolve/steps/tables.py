@@ -40,6 +40,9 @@ def both(a: bytes, b: bytes) -> bytes:
 IN_SCOPE, NOT_IN_SCOPE, EXCLUDED = 0, 1, 2
 """Scope codes: in scope, no include pattern matches, and from 2 on, excluded by the
 exclude pattern numbered ``code - 2``."""
+ScopeCodes = bytes | list[int]
+"""A role's scope code per uid: bytes, or ints when a role has more than 254 exclude
+patterns."""
 NO_INCLUDE = "no include pattern matches"
 """The detail of every ``not-in-scope`` record."""
 _WILD = "*?["
@@ -59,21 +62,20 @@ class ScopeIds:
         self.rank = [where[o.id] for o in objects]
         """Per uid, the place of the object's id in :attr:`ids`."""
 
-    def codes(self, role: RoleConfig) -> bytes | None:
-        """Per uid, the object's scope code for ``role`` (see :data:`IN_SCOPE`); None when
-        the role has too many exclude patterns for a byte."""
+    def codes(self, role: RoleConfig) -> ScopeCodes:
+        """Per uid, the object's scope code for ``role`` (see :data:`IN_SCOPE`): a byte
+        each, or an int each when the role has too many exclude patterns for a byte."""
         include, exclude = role.scope.include, role.scope.exclude
-        if len(exclude) > 250:
-            return None
-        n = len(self.ids)
-        by_id = bytearray(b"\x01" * n) if include is not None else bytearray(n)
+        fill = NOT_IN_SCOPE if include is not None else IN_SCOPE
+        wide = EXCLUDED + len(exclude) > 256
+        by_id: bytearray | list[int] = (list if wide else bytearray)([fill]) * len(self.ids)
         for pattern in include or ():
             self._mark(by_id, pattern, IN_SCOPE)
         for k in range(len(exclude) - 1, -1, -1):  # the first matching pattern wins
             self._mark(by_id, exclude[k], EXCLUDED + k)
-        return bytes(map(by_id.__getitem__, self.rank))
+        return (list if wide else bytes)(map(by_id.__getitem__, self.rank))
 
-    def _mark(self, codes: bytearray, pattern: str, code: int) -> None:
+    def _mark(self, codes: bytearray | list[int], pattern: str, code: int) -> None:
         """Set ``code`` at every id ``pattern`` matches (a whole-id shell glob)."""
         cut = min((i for c in _WILD if (i := pattern.find(c)) >= 0), default=len(pattern))
         prefix, ids = pattern[:cut], self.ids
@@ -83,7 +85,7 @@ class ScopeIds:
             if lo < hi and ids[lo] == prefix:
                 codes[lo] = code
         elif pattern == prefix + "*":  # every id with the prefix
-            codes[lo:hi] = bytes([code]) * (hi - lo)
+            codes[lo:hi] = (list if type(codes) is list else bytes)([code]) * (hi - lo)
         else:
             regex = _regex(pattern)
             for i in compress(range(lo, hi), map(regex.match, ids[lo:hi])):
@@ -160,12 +162,14 @@ class Records:
 
     def each(self, objects: list[ContextObject], reason: R, detail: str) -> list[Exclusion]:
         """:meth:`get` of each of ``objects``, in order: read per uid in one C loop, only
-        the records not made before made one by one."""
+        the records not made before made one by one (as :meth:`temporal` makes them, equal
+        to :func:`~octui.resolve.steps.base.excluded`'s: a new role makes thousands)."""
         table = self._tables[reason]
         found: list[Exclusion | None] = list(map(table.__getitem__, map(_UID, objects)))
         for at in compress(range(len(found)), map(is_, found, repeat(None))):
             obj = objects[at]
-            found[at] = table[obj.uid] = excluded(obj, reason, detail)
+            record = Exclusion(obj.id, obj.version, reason, (), detail, obj.path)
+            found[at] = table[obj.uid] = record
         return found  # type: ignore[return-value]
 
     def superseded(self, obj: ContextObject, keys: tuple[str, ...]) -> Exclusion:
