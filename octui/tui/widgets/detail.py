@@ -28,7 +28,7 @@ from octui.core.textsafe import inert
 from octui.core.textsafe import markup_escape as escape
 from octui.resolve.result import Included
 from octui.tui.looks import ansi_markup
-from octui.tui.state import View, row_key
+from octui.tui.state import View, included_key
 from octui.tui.widgets.quiet import show_text
 from octui.tui.widgets.results import LIFECYCLE_STYLE, REASON_STYLE, one_line, warning_style
 
@@ -196,7 +196,7 @@ def included_rank(view: View, inc: Included) -> int:
     otherwise, on every cursor move)."""
     prepared = view.included_rows
     if prepared is not None:
-        at = prepared.index.get(row_key(inc))
+        at = prepared.index.get(included_key(inc))
         if at is not None and at < len(view.included) and view.included[at] is inc:
             return at + 1
     return next((i for i, x in enumerate(view.included, 1) if x is inc), 0)
