@@ -227,10 +227,6 @@ class DetailPane(VerticalScroll):
         self.item: Included | Exclusion | Finding | None = None
         self.field_rows: list[tuple[str, str]] = []
         """The fields on show, as text (empty for denied objects and warnings)."""
-        self._why: str | None = None
-        """The explanation's markup on show (see :meth:`_set_why`)."""
-        self._fields_drawn = False
-        """Whether the fields box shows :attr:`field_rows` yet (it starts empty)."""
         self._markdown_text: str | None = None
         """The content on show as Markdown (see :attr:`markdown_source`)."""
         self._content: str | None = None
@@ -308,19 +304,17 @@ class DetailPane(VerticalScroll):
         self._show_content(obj.content)
 
     def _set_why(self, markup: str) -> None:
-        """The explanation, updated only when it changed: a new view of the object on show
-        (a day on, another task) often explains it in the same words, and every update of
-        a Static costs a layout and a paint."""
-        if markup != self._why:
-            self._why = markup
-            show_text(self.query_one("#why", Static), markup)
+        """The explanation (:func:`show_text` leaves it alone when it is the same: a new view
+        of the object on show, a day on or another task, often explains it in the same
+        words, and every update of a Static costs a layout and a paint)."""
+        show_text(self.query_one("#why", Static), markup)
 
     def _set_fields(self, rows: list[tuple[str, str]]) -> None:
-        """The fields table, drawn again only when its rows changed (see :meth:`_set_why`:
-        the same object shows the same fields in every view)."""
-        if rows == self.field_rows and self._fields_drawn:
+        """The fields table, drawn again only when its rows changed (the same object shows
+        the same fields in every view; the box starts empty, as no rows)."""
+        if rows == self.field_rows:
             return
-        self.field_rows, self._fields_drawn = rows, True
+        self.field_rows = rows
         box = self.query_one("#fields", Static)
         box.update(RenderedOnce(fields_table(rows)) if rows else "")
 
