@@ -195,6 +195,10 @@ class Host(Protocol):
         """The current bundle, as ``opencontext resolve --format json`` prints it."""
         ...
 
+    async def digest_of(self, view: View) -> str:
+        """``view``'s digest, computed off the UI thread when it is not known yet."""
+        ...
+
     def help_groups(self) -> list[tuple[str, list[tuple[str, str]]]]:
         """Every key of the explorer, grouped, for the help screen."""
         ...

@@ -10,10 +10,9 @@ from __future__ import annotations
 import operator
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from itertools import repeat
 from typing import TypeVar, cast
 
 from octui.analysis.history import LineageIndex, lineage_index
@@ -100,16 +99,11 @@ class TableRows:
     """Terminal cells of the longest detail cell (exclusions; denied ones show none)."""
 
 
-def key_index(
-    rows: Sequence[R],
-    key: Callable[[R], Hashable],
-    keys: Callable[[Sequence[R]], Iterable[Hashable]] | None = None,
-) -> dict[Hashable, int]:
-    """Each key's first position among ``rows``; ``keys`` makes every row's ``key`` at once,
-    in order (no call per row)."""
+def key_index(rows: Sequence[R], key: Callable[[R], Hashable]) -> dict[Hashable, int]:
+    """Each key's first position among ``rows`` (an attribute getter as ``key`` makes it
+    without a Python call per row)."""
     # from the end, so that the first position of a repeated key is the one kept
-    made = keys(rows[::-1]) if keys is not None else map(key, reversed(rows))
-    return dict(zip(made, range(len(rows) - 1, -1, -1), strict=True))
+    return dict(zip(map(key, reversed(rows)), range(len(rows) - 1, -1, -1), strict=True))
 
 
 def table_rows(
@@ -119,7 +113,6 @@ def table_rows(
     id_width: int | None = None,
     details: Callable[[R], str | None] | None = None,
     detail_width: int | None = None,
-    keys: Callable[[Sequence[R]], Iterable[Hashable]] | None = None,
 ) -> TableRows:
     """Index ``rows`` (see :func:`key_index`) and measure their id (and detail) cells
     (unless the width is known)."""
@@ -127,7 +120,7 @@ def table_rows(
         id_width = longest_line(map(ids, rows)) if ids is not None else 0
     if detail_width is None:
         detail_width = longest_line(map(details, rows)) if details is not None else 0
-    return TableRows(rows, key_index(rows, key, keys), id_width, detail_width)
+    return TableRows(rows, key_index(rows, key), id_width, detail_width)
 
 
 class RowsMemo:
@@ -328,7 +321,7 @@ def _make_view(resolution: Resolution, generation: int, memo: RowsMemo) -> View:
     view.included_rows = memo.rows(
         "included",
         resolution.included,
-        lambda r: table_rows(r, row_key, included_id, keys=included_keys),
+        lambda r: table_rows(r, included_key, included_id),
     )
     view.excluded_rows = dict(excluded)
     view.warning_rows, view.error_count = memo.kept(
@@ -359,7 +352,7 @@ def _excluded_tables(
         reason.value: memo.rows(
             reason.value,
             rows,
-            lambda r: table_rows(r, row_key, excluded_id, details=_excluded_detail),
+            lambda r: table_rows(r, excluded_key, excluded_id, details=_excluded_detail),
         )
         for reason, rows in by_reason.items()
     }
@@ -368,7 +361,7 @@ def _excluded_tables(
     excluded[ALL_REASONS] = memo.rows(
         ALL_REASONS,
         exclusions,
-        lambda r: table_rows(r, row_key, id_width=widest, detail_width=longest_detail),
+        lambda r: table_rows(r, excluded_key, id_width=widest, detail_width=longest_detail),
     )
     return excluded, counts, uid_of
 
@@ -399,17 +392,12 @@ def warning_key(w: Finding) -> tuple[object, ...]:
     return (w.code.value, w.ids, w.message)
 
 
-def included_keys(rows: Sequence[Included]) -> Iterable[tuple[object, ...]]:
-    """:func:`row_key` of every included row, in order, made without a call per row (a new
-    task indexes thousands of them)."""
-    return zip(repeat("i"), map(_OBJECT_PATH, rows))
+included_key: Callable[[Included], Hashable] = operator.attrgetter("obj.path")
+"""A stable identity for an included row across re-resolutions (so the selection survives):
+its object's file. An attribute getter: a new task indexes thousands of rows with it, without
+a Python call per row."""
 
 
-_OBJECT_PATH = operator.attrgetter("obj.path")
-
-
-def row_key(item: Included | Exclusion) -> tuple[object, ...]:
-    """A stable identity for a row across re-resolutions (so selection survives)."""
-    if isinstance(item, Included):
-        return ("i", item.obj.path)
-    return ("x", item.id, item.version or 0)
+def excluded_key(ex: Exclusion) -> tuple[str, int]:
+    """A stable identity for an excluded row across re-resolutions: its id@version."""
+    return (ex.id, ex.version or 0)

@@ -8,13 +8,13 @@ from __future__ import annotations
 import pytest
 from rich.console import Console
 
-from octui.tui.widgets.detail import body_markdown
+from octui.tui.widgets.detail import body_markdown, parse_body
 
 
 def shown(text: str) -> str:
     console = Console(width=80, file=None, force_terminal=False, color_system=None)
     with console.capture() as captured:
-        console.print(body_markdown(text))
+        console.print(body_markdown(text, parse_body(text)))
     return captured.get()
 
 

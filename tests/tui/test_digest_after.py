@@ -138,3 +138,38 @@ def test_a_digest_asked_for_twice_at_once_is_computed_once(
     first.join()
     assert calls == [1]
     assert second == view.known_digest == digest(resolution)
+
+
+@pytest.mark.parametrize("key", ["c", "x"])
+async def test_copy_digest_and_export_never_compute_the_digest_on_the_ui_thread(
+    monkeypatch: pytest.MonkeyPatch, key: str
+) -> None:
+    """A new view's digest may still be unknown when ``c`` or ``x`` comes: they wait for it,
+    computed in a thread, and show (or copy) the digest of the view on show."""
+    threads: list[tuple[object, bool]] = []
+    made = digest  # the function View.digest calls (octui.tui.state imports it)
+
+    def recorded(resolution: Any) -> str:
+        threads.append((resolution, threading.current_thread() is threading.main_thread()))
+        return made(resolution)
+
+    monkeypatch.setattr(state, "digest", recorded)
+    # no digest worker: the digest is unknown until the key asks for it
+    monkeypatch.setattr("octui.tui.resolving.Resolving.finish_digest", lambda self, view: None)
+    app = make_app(role="support")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        view = app.view
+        assert view is not None and view.known_digest is None
+        await pilot.press(key)
+        await pilot.pause(0.2)
+        await pilot.pause()
+        assert app.view is view
+        assert [main for resolution, main in threads if resolution is view.resolution] == [False]
+        expected = fresh_digest(app)
+        assert view.known_digest == expected
+        if key == "c":
+            assert app.clipboard == expected
+        else:
+            summary = str(app.screen.query_one("#export-summary").render())
+            assert expected[:19] in summary

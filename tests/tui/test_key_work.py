@@ -68,18 +68,21 @@ async def test_a_new_view_of_the_same_object_measures_neither_root_nor_content_a
 ) -> None:
     asked: list[object] = []
     parsed: list[str] = []
-    real_sample, real_blocks = header.is_bundled_sample, detail.markdown_blocks
+    real_sample, real_parser = header.is_bundled_sample, detail._PARSER
 
     def sample(root: Any) -> bool:
         asked.append(root)
         return real_sample(root)
 
-    def blocks(text: str) -> int:
-        parsed.append(text)
-        return real_blocks(text)
+    class CountedParser:
+        """Every parse of a body, whoever asks for it (the block count, the Markdown)."""
+
+        def parse(self, text: str, env: Any = None) -> Any:
+            parsed.append(text)
+            return real_parser.parse(text, env)
 
     monkeypatch.setattr(explorer, "is_bundled_sample", sample)  # the name the screen calls
-    monkeypatch.setattr(detail, "markdown_blocks", blocks)
+    monkeypatch.setattr(detail, "_PARSER", CountedParser())
     app = make_app(role="support", debounce=0.0)
     async with app.run_test(size=(130, 40)) as pilot:
         await settle(pilot)
@@ -87,8 +90,11 @@ async def test_a_new_view_of_the_same_object_measures_neither_root_nor_content_a
         for key in ["t", *"refund"]:  # six new views
             await pilot.press(key)
             await settle(pilot)
+        await pilot.press("escape", "down", "down")  # two objects not shown yet
+        await settle(pilot)
         assert app.view is not None and app.view.query.task == "refund"
         assert len(asked) == 1  # the header's "bundled sample" mark, asked once
+        assert parsed  # (bodies were shown)
         assert len(set(parsed)) == len(parsed)  # each content parsed once, not per view
 
 

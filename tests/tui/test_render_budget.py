@@ -17,10 +17,17 @@ from octui.tui.widgets.detail import (
     PLAIN_LINES,
     DetailPane,
     markdown_blocks,
+    parse_body,
 )
 
 from .conftest import make_app, settle
 from .test_polish import clean_repo, object_text
+
+
+def blocks(text: str) -> int:
+    """The Markdown blocks of a body, as the detail pane counts them."""
+    return markdown_blocks(parse_body(text))
+
 
 STALL = 10.0
 """Seconds from selecting the object until the UI answers again: a guard against a stall
@@ -44,10 +51,10 @@ HOSTILE = {
 
 def test_markdown_blocks_counts_what_the_widget_would_build() -> None:
     # heading, paragraph, list, and each item with its paragraph
-    assert markdown_blocks("# T\n\ntext\n\n- a\n- b\n") == 7
-    assert markdown_blocks(table(3, 1)) > 3 * 2
+    assert blocks("# T\n\ntext\n\n- a\n- b\n") == 7
+    assert blocks(table(3, 1)) > 3 * 2
     for text in HOSTILE.values():
-        assert len(text) <= CONTENT_CAP and markdown_blocks(text) > MARKDOWN_BLOCKS
+        assert len(text) <= CONTENT_CAP and blocks(text) > MARKDOWN_BLOCKS
 
 
 @pytest.mark.parametrize("kind", sorted(HOSTILE))
@@ -74,7 +81,7 @@ async def test_content_past_the_budget_is_plain_text_and_never_stalls(
             expected = "".join(content.splitlines(keepends=True)[:PLAIN_LINES])
             assert plain.display and str(plain.render()) == expected
             note = detail.content_note
-            assert f"Shown as plain text: as Markdown it has {markdown_blocks(content):,}" in note
+            assert f"Shown as plain text: as Markdown it has {blocks(content):,}" in note
             assert "bundle holds it whole" in note
             if expected != content:
                 assert f"truncated: {len(content) - len(expected):,} more characters" in note
@@ -88,7 +95,7 @@ async def test_content_past_the_budget_is_plain_text_and_never_stalls(
 
 async def test_content_within_the_budget_is_still_markdown(tmp_path: Path) -> None:
     content = table(8, 20) + "\n# Heading\n\ntext\n"
-    assert markdown_blocks(content) <= MARKDOWN_BLOCKS
+    assert blocks(content) <= MARKDOWN_BLOCKS
     root = clean_repo(tmp_path / "repo", fine=object_text("fine", "Fine", content))
     app = make_app(root, role="support")
     async with app.run_test(size=(120, 40)) as pilot:

@@ -15,7 +15,7 @@ from octui.load.loader import load_repository
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query
 from octui.tui.measure import line_width, longest, longest_line, text_width
-from octui.tui.state import ALL_REASONS, included_keys, key_index, make_view, row_key
+from octui.tui.state import ALL_REASONS, excluded_key, included_key, key_index, make_view
 from octui.tui.widgets.cells import Column
 from octui.tui.widgets.results import ExcludedPane, IncludedTable, WarningsTable, one_line
 from octui.tui.widgets.rowtable import RowTable
@@ -65,11 +65,13 @@ def test_the_longest_line_is_the_widest_inert_line(texts: list[str | None]) -> N
     assert longest_line(ascii_only) == max(map(line_width, ascii_only), default=0)
 
 
-def test_included_keys_are_the_row_keys() -> None:
-    included = resolve(load_repository(SAMPLE), Query(role="support", as_of=AS_OF)).included
-    assert len(included) > 1
-    assert list(included_keys(included)) == [row_key(i) for i in included]
-    assert key_index(included, row_key, included_keys) == key_index(included, row_key)
+def test_row_keys_name_each_object_once() -> None:
+    resolution = resolve(load_repository(SAMPLE), Query(role="support", as_of=AS_OF))
+    included, exclusions = resolution.included, resolution.exclusions
+    assert len(included) > 1 and len(exclusions) > 1
+    assert [included_key(i) for i in included] == [i.obj.path for i in included]
+    assert len(set(map(included_key, included))) == len(included)
+    assert [excluded_key(e) for e in exclusions] == [(e.id, e.version or 0) for e in exclusions]
 
 
 def test_key_index_keeps_the_first_position_of_a_key() -> None:
@@ -151,6 +153,7 @@ def test_view_partitions_exclusions_by_reason_in_order() -> None:
     view = make_view(resolution, 1)
     assert view.included_rows is not None and view.warning_rows is not None
     assert list(view.included_rows.rows) == resolution.included
+    assert view.included_rows.index == key_index(resolution.included, included_key)
     assert view.included_rows.id_width == max(
         cell_len(one_line(i.obj.id)) for i in resolution.included
     )
@@ -168,6 +171,6 @@ def test_view_partitions_exclusions_by_reason_in_order() -> None:
             if reason == ALL_REASONS or e.reason is ExclusionReason(reason)
         ]
         assert list(prepared.rows) == expected
-        assert prepared.index == key_index(expected, row_key)
+        assert prepared.index == key_index(expected, excluded_key)
         assert prepared.id_width == max(cell_len(one_line(e.id)) for e in expected)
     assert view.errors == sum(1 for w in resolution.warnings if w.severity == "error")

@@ -29,21 +29,25 @@ class Export(Feature):
         Binding("x", "export", "Export", tooltip="export the bundle (JSON) to a file"),
     ]
 
-    def action_export(self) -> None:
+    async def action_export(self) -> None:
         host = self.host
         view = host.view
         if view is None:
             host.notify("nothing to export yet", severity="warning")
             return
+        found = await host.digest_of(view)  # (a new view's may still be being computed)
+        while host.view is not None and host.view is not view:  # a newer one came meanwhile
+            view = host.view
+            found = await host.digest_of(view)
         default = default_export_path(
-            host.root, view.query.role, as_of=view.query.as_of, digest=view.digest
+            host.root, view.query.role, as_of=view.query.as_of, digest=found
         )
         if host.is_web:  # the file goes to the viewer's browser, never onto the server
             deliver_bundle(host, host.bundle_text(), default.name)
             return
         summary = (
             f"role {inert(str(view.query.role), keep_newlines=False)} · "
-            f"{len(view.included)} objects · digest {view.digest[:19]}…"
+            f"{len(view.included)} objects · digest {found[:19]}…"
         )
 
         def done(result: tuple[Path, bool] | None) -> None:

@@ -28,7 +28,7 @@ from octui.core.textsafe import inert
 from octui.core.textsafe import markup_escape as escape
 from octui.resolve.result import Included
 from octui.tui.looks import ansi_markup
-from octui.tui.state import View, row_key
+from octui.tui.state import View, included_key
 from octui.tui.widgets.quiet import show_text
 from octui.tui.widgets.results import LIFECYCLE_STYLE, REASON_STYLE, one_line, warning_style
 
@@ -71,14 +71,21 @@ BODY_THEME = Theme(
 band on light themes. Named colours follow the theme's ANSI palette."""
 
 
-def body_markdown(text: str) -> Markdown:
-    """``text`` (an object's body, already :func:`inert`) as Rich's Markdown, parsed by
-    :data:`_PARSER`, with every text, code and link target the parser produced made inert
-    too: a character reference (``&#x202e;``) or a percent-encoded autolink becomes a
-    character the source never held. Links are shown as text, never as hyperlinks."""
+def parse_body(text: str) -> list[Token]:
+    """``text`` (an object's body, already :func:`inert`) parsed by :data:`_PARSER`, with
+    every text, code and link target the parser produced made inert too: a character
+    reference (``&#x202e;``) or a percent-encoded autolink becomes a character the source
+    never held. Parsed once per body shown: :func:`markdown_blocks` counts these tokens and
+    :func:`body_markdown` draws them."""
+    return _inert_tokens(_PARSER.parse(text))
+
+
+def body_markdown(text: str, tokens: list[Token]) -> Markdown:
+    """``text`` as Rich's Markdown, drawn from its :func:`parse_body` tokens. Links are shown
+    as text, never as hyperlinks."""
     markdown = Markdown("", code_theme="ansi_dark", hyperlinks=False)
     markdown.markup = text
-    markdown.parsed = _inert_tokens(_PARSER.parse(text))
+    markdown.parsed = tokens
     return markdown
 
 
@@ -92,9 +99,9 @@ def _inert_tokens(tokens: list[Token]) -> list[Token]:
     return tokens
 
 
-def markdown_blocks(text: str) -> int:
-    """How many block elements ``text`` has as Markdown (see :data:`MARKDOWN_BLOCKS`)."""
-    return sum(1 for t in _PARSER.parse(text) if t.block and t.nesting >= 0 and t.type != "inline")
+def markdown_blocks(tokens: list[Token]) -> int:
+    """How many block elements a body's tokens make (see :data:`MARKDOWN_BLOCKS`)."""
+    return sum(1 for t in tokens if t.block and t.nesting >= 0 and t.type != "inline")
 
 
 def capped(text: str, limit: int = FIELD_CAP) -> str:
@@ -196,7 +203,7 @@ def included_rank(view: View, inc: Included) -> int:
     otherwise, on every cursor move)."""
     prepared = view.included_rows
     if prepared is not None:
-        at = prepared.index.get(row_key(inc))
+        at = prepared.index.get(included_key(inc))
         if at is not None and at < len(view.included) and view.included[at] is inc:
             return at + 1
     return next((i for i, x in enumerate(view.included, 1) if x is inc), 0)
@@ -220,17 +227,15 @@ class DetailPane(VerticalScroll):
         self.item: Included | Exclusion | Finding | None = None
         self.field_rows: list[tuple[str, str]] = []
         """The fields on show, as text (empty for denied objects and warnings)."""
-        self._why: str | None = None
-        """The explanation's markup on show (see :meth:`_set_why`)."""
-        self._fields_drawn = False
-        """Whether the fields box shows :attr:`field_rows` yet (it starts empty)."""
         self._markdown_text: str | None = None
+        """The content on show as Markdown (see :attr:`markdown_source`)."""
+        self._content: str | None = None
+        """The object content on show (see :meth:`_show_content`: a new view of the same
+        object shows the same content, which is neither parsed nor drawn again); None when
+        the boxes show something else."""
         self.roles_lines: list[str] | None = None
         """The Roles block on show (None: hidden); the explorer fills it for each selection
         (:func:`~octui.tui.auditapp.show_roles_block`)."""
-        self._blocks: tuple[str, int] | None = None
-        """The last content measured by :func:`markdown_blocks` and its count (a new view
-        of the same object shows the same content: it is parsed once)."""
 
     def compose(self) -> ComposeResult:
         yield Static("Select a row to see everything about it.", id="why")
@@ -299,37 +304,38 @@ class DetailPane(VerticalScroll):
         self._show_content(obj.content)
 
     def _set_why(self, markup: str) -> None:
-        """The explanation, updated only when it changed: a new view of the object on show
-        (a day on, another task) often explains it in the same words, and every update of
-        a Static costs a layout and a paint."""
-        if markup != self._why:
-            self._why = markup
-            show_text(self.query_one("#why", Static), markup)
+        """The explanation (:func:`show_text` leaves it alone when it is the same: a new view
+        of the object on show, a day on or another task, often explains it in the same
+        words, and every update of a Static costs a layout and a paint)."""
+        show_text(self.query_one("#why", Static), markup)
 
     def _set_fields(self, rows: list[tuple[str, str]]) -> None:
-        """The fields table, drawn again only when its rows changed (see :meth:`_set_why`:
-        the same object shows the same fields in every view)."""
-        if rows == self.field_rows and self._fields_drawn:
+        """The fields table, drawn again only when its rows changed (the same object shows
+        the same fields in every view; the box starts empty, as no rows)."""
+        if rows == self.field_rows:
             return
-        self.field_rows, self._fields_drawn = rows, True
+        self.field_rows = rows
         box = self.query_one("#fields", Static)
         box.update(RenderedOnce(fields_table(rows)) if rows else "")
 
     def _show_content(self, content: str) -> None:
         """At most ``CONTENT_CAP`` characters, as Markdown unless that would build more than
         ``MARKDOWN_BLOCKS`` blocks (then as plain text, at most ``PLAIN_LINES`` lines), with a
-        note saying what was left out."""
-        head = content[:CONTENT_CAP]
-        if self._blocks is None or self._blocks[0] != head:
-            self._blocks = (head, markdown_blocks(inert(head)))
-        blocks = self._blocks[1]
-        if blocks <= MARKDOWN_BLOCKS:
-            self._set_markdown(inert(head), len(content) - len(head))
+        note saying what was left out. Nothing when that content is on show already."""
+        if content == self._content:
             return
-        lines = head.splitlines(keepends=True)
-        if len(lines) > PLAIN_LINES:
-            head = "".join(lines[:PLAIN_LINES])
-        self._set_markdown("", len(content) - len(head), plain=inert(head), blocks=blocks)
+        head = content[:CONTENT_CAP]
+        text = inert(head)
+        tokens = parse_body(text)
+        blocks = markdown_blocks(tokens)
+        if blocks <= MARKDOWN_BLOCKS:
+            self._set_markdown(text, len(content) - len(head), tokens=tokens)
+        else:
+            lines = head.splitlines(keepends=True)
+            if len(lines) > PLAIN_LINES:
+                head = "".join(lines[:PLAIN_LINES])
+            self._set_markdown("", len(content) - len(head), plain=inert(head), blocks=blocks)
+        self._content = content
 
     def _included_why(self, view: View, inc: Included) -> str:
         o = inc.obj
@@ -389,7 +395,18 @@ class DetailPane(VerticalScroll):
         """Plain text of the note under the content ("" when the content is whole)."""
         return str(self.query_one("#content-note", Static).render())
 
-    def _set_markdown(self, text: str, more: int = 0, *, plain: str = "", blocks: int = 0) -> None:
+    def _set_markdown(
+        self,
+        text: str,
+        more: int = 0,
+        *,
+        plain: str = "",
+        blocks: int = 0,
+        tokens: list[Token] | None = None,
+    ) -> None:
+        """Show ``text`` as Markdown (drawn from its :func:`parse_body` ``tokens``), or
+        ``plain`` text, and the note on what was left out."""
+        self._content = None  # (:meth:`_show_content` says which content this is)
         notes = []
         if plain:
             notes.append(
@@ -411,4 +428,8 @@ class DetailPane(VerticalScroll):
         self._markdown_text = text
         body = self.query_one("#content", Static)
         body.display = bool(text)
-        body.update(RenderedOnce(body_markdown(text), BODY_THEME) if text else "")
+        if text:
+            assert tokens is not None  # (Markdown comes from _show_content, parsed)
+            body.update(RenderedOnce(body_markdown(text, tokens), BODY_THEME))
+        else:
+            body.update("")
