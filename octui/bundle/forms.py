@@ -14,7 +14,7 @@ from functools import lru_cache
 from itertools import chain
 from typing import Any
 
-from octui.bundle.jsonout import dumps_canonical, dumps_plain
+from octui.bundle.jsonout import dumps_canonical, dumps_kept, dumps_plain
 from octui.core.enums import Authority, Layer, Lifecycle, Status
 from octui.core.model import OBJECT_FIELDS, ContextObject, Exclusion, Finding
 from octui.core.timeutil import format_duration, format_instant
@@ -224,7 +224,7 @@ def _new_shared(value: Any) -> bytes:
     :class:`_Odd` otherwise."""
     if not (value is None or type(value) in _TEXTS or (type(value) is tuple and _strings(value))):
         raise _Odd
-    encoded = dumps_plain(value)
+    encoded = dumps_kept(value)
     if len(_SHARED) >= _SHARED_VALUES:
         _SHARED.clear()
     _SHARED[value] = encoded
@@ -236,7 +236,7 @@ def _new_instant(value: Any) -> bytes:
     :class:`_Odd` if it is not a ``datetime``."""
     if type(value) is not datetime:
         raise _Odd
-    encoded = dumps_plain(_format_instant(value))
+    encoded = dumps_kept(_format_instant(value))
     if len(_INSTANTS) >= _SHARED_VALUES:
         _INSTANTS.clear()
     _INSTANTS[value] = encoded
@@ -248,7 +248,7 @@ def _new_float(value: float) -> bytes:
     :class:`_Odd` when orjson would not write it as ``json`` does."""
     if not _float_agrees(value):
         raise _Odd
-    encoded = dumps_plain(value)
+    encoded = dumps_kept(value)
     if value:
         if len(_FLOATS) >= _SHARED_VALUES:
             _FLOATS.clear()
