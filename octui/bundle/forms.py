@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 from datetime import datetime
 from functools import lru_cache
-from itertools import chain
 from typing import Any
 
 from octui.bundle.jsonout import dumps_canonical, dumps_kept, dumps_plain
@@ -210,25 +209,18 @@ def _typed_parts(obj: ContextObject) -> ObjectParts | None:
 def _list(value: Any) -> bytes:
     """The JSON of the tuple of strings ``value`` (most are empty; the others are mostly
     each object's own, so not kept); raises :class:`_Odd` or ``TypeError`` otherwise."""
-    if type(value) is not tuple:
+    if not _strings(value):
         raise _Odd
-    if not value:
-        return b"[]"
-    "".join(value)  # a TypeError unless each is a string (a subclass is written as its text)
-    return dumps_plain(value)
+    return dumps_plain(value) if value else b"[]"
 
 
 def _new_shared(value: Any) -> bytes:
     """The JSON of ``value``, kept in :data:`_SHARED`, if it is None, a string, a member of
     a string enum or a tuple of strings (orjson writes each as ``json`` does); raises
     :class:`_Odd` otherwise."""
-    if not (value is None or type(value) in _TEXTS or (type(value) is tuple and _strings(value))):
+    if not (value is None or type(value) in _TEXTS or _strings(value)):
         raise _Odd
-    encoded = dumps_kept(value)
-    if len(_SHARED) >= _SHARED_VALUES:
-        _SHARED.clear()
-    _SHARED[value] = encoded
-    return encoded
+    return _keep(_SHARED, value, dumps_kept(value))
 
 
 def _new_instant(value: Any) -> bytes:
@@ -236,11 +228,7 @@ def _new_instant(value: Any) -> bytes:
     :class:`_Odd` if it is not a ``datetime``."""
     if type(value) is not datetime:
         raise _Odd
-    encoded = dumps_kept(_format_instant(value))
-    if len(_INSTANTS) >= _SHARED_VALUES:
-        _INSTANTS.clear()
-    _INSTANTS[value] = encoded
-    return encoded
+    return _keep(_INSTANTS, value, dumps_kept(_format_instant(value)))
 
 
 def _new_float(value: float) -> bytes:
@@ -249,21 +237,25 @@ def _new_float(value: float) -> bytes:
     if not _float_agrees(value):
         raise _Odd
     encoded = dumps_kept(value)
-    if value:
-        if len(_FLOATS) >= _SHARED_VALUES:
-            _FLOATS.clear()
-        _FLOATS[value] = encoded
+    return _keep(_FLOATS, value, encoded) if value else encoded
+
+
+def _keep(table: dict[Any, bytes], key: Any, encoded: bytes) -> bytes:
+    """``encoded``, kept in ``table`` under ``key`` (the table is emptied whole when it
+    holds :data:`_SHARED_VALUES`)."""
+    if len(table) >= _SHARED_VALUES:
+        table.clear()
+    table[key] = encoded
     return encoded
 
 
-def _strings(*groups: tuple[str, ...]) -> bool:
-    """Whether each of ``groups`` is a tuple of strings (``str.join`` refuses anything else;
-    a subclass of ``str`` is written as its text by both encoders)."""
-    for group in groups:
-        if type(group) is not tuple:
-            return False
+def _strings(group: object) -> bool:
+    """Whether ``group`` is a tuple of strings (``str.join`` refuses anything else; a
+    subclass of ``str`` is written as its text by both encoders)."""
+    if type(group) is not tuple:
+        return False
     try:
-        "".join(chain.from_iterable(groups))
+        "".join(group)
     except TypeError:
         return False
     return True

@@ -20,6 +20,7 @@ from octui.core.timeutil import format_day
 from octui.resolve.index import RepoIndex
 from octui.resolve.result import Query
 from octui.resolve.steps.base import Outcome, Reader, excluded_for
+from octui.resolve.steps.tables import NOT
 
 if TYPE_CHECKING:
     from octui.resolve.steps.tables import Tables
@@ -54,8 +55,8 @@ def temporal(
 
 
 _UID = attrgetter("uid")
-_KEEP = bytes([1]) + bytes(255)
-"""Temporal code -> 1 when the object stays standing."""
+_KEEP = NOT
+"""Temporal code -> 1 when the object stays standing (code 0, valid: the complement table)."""
 _KEEP_HISTORICAL = bytes([1, 0, 1]) + bytes(253)
 """The same with ``include_historical`` (an expired object stays, as history)."""
 _EXPIRED = bytes([0, 0, 1]) + bytes(253)
