@@ -13,14 +13,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
+TEMPORARY_PREFIX = ".octui-"
+"""How a temporary file's name begins (the parse cache prunes those an interrupted writer
+left behind)."""
 
-def write_atomically(directory: Path, path: Path, fill: Callable[[BinaryIO], object]) -> bool:
-    """Replace ``path`` in ``directory`` (made, private, when missing) by a temporary file that
-    ``fill`` writes, renamed over it. False when that failed, for any reason: ``path`` is
+
+def write_atomically(path: Path, fill: Callable[[BinaryIO], object]) -> bool:
+    """Replace ``path`` (its folder made, private, when missing) by a temporary file beside
+    it that ``fill`` writes, renamed over it. False when that failed, for any reason: ``path`` is
     then as it was and no temporary file is left behind — an unwritable cache stays cold,
     unsaved settings are not an error, and results never depend on either."""
     import tempfile  # only a write needs it: a load the caches serve never imports it
 
+    directory = path.parent
     tmp = None
     try:
         directory.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -36,8 +41,3 @@ def write_atomically(directory: Path, path: Path, fill: Callable[[BinaryIO], obj
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
     return True
-
-
-TEMPORARY_PREFIX = ".octui-"
-"""How a temporary file's name begins (the parse cache prunes those an interrupted writer
-left behind)."""

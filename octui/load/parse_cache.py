@@ -252,9 +252,7 @@ class ParseStore:
     def _write(self, entries: dict[str, Payload]) -> None:
         doc = {"fingerprint": self._fingerprint, "root": self.root, "entries": entries}
         write_atomically(
-            self.directory,
-            self.path,
-            lambda handle: pickle.dump(doc, handle, protocol=pickle.HIGHEST_PROTOCOL),
+            self.path, lambda handle: pickle.dump(doc, handle, protocol=pickle.HIGHEST_PROTOCOL)
         )
 
 

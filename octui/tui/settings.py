@@ -91,10 +91,11 @@ def load_settings() -> Settings:
 
 
 def save_settings(settings: Settings) -> bool:
-    """Write the settings atomically; False (and nothing else) when that is impossible."""
+    """Write the settings atomically (the folder made, private, when missing); False (and
+    nothing else) when that is impossible, whatever the reason."""
     path = settings_path()
     text = json.dumps(settings.to_json(), indent=2, ensure_ascii=False) + "\n"
-    return write_atomically(path.parent, path, lambda handle: handle.write(text.encode()))
+    return write_atomically(path, lambda handle: handle.write(text.encode()))
 
 
 def remember_role(root: str | Path, role: str) -> bool:
