@@ -222,12 +222,11 @@ class Loader:
 
         scanned: list[Scanned] = []
 
-        def current(stored: object, folders: object) -> Fingerprint:
+        def current(stored: Fingerprint, folders: object) -> Fingerprint:
             """The fingerprint now: the snapshot's own when its folders and files are
             unchanged, else the one a walk gives (kept for the load that follows)."""
-            kept = Fingerprint.stored(stored)
-            if kept is not None and unchanged(self.root, raw_config, kept, folders):
-                return kept
+            if unchanged(self.root, raw_config, stored, folders):
+                return stored
             scanned.append(scan(self.tree, configured()[1]))
             return fingerprint_of(raw_config, *scanned[-1])
 

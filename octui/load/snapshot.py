@@ -201,9 +201,9 @@ class PackedTables:
         return table if is_token_table(table) else None
 
 
-Current = Callable[[object, object], Fingerprint]
-"""Given what a snapshot says its load saw — its fingerprint and its folders' identities (or
-None), both unchecked —, the fingerprint of the files now."""
+Current = Callable[[Fingerprint, object], Fingerprint]
+"""Given what a snapshot says its load saw — its fingerprint (of a fingerprint's shape) and
+its folders' identities (or None, unchecked) —, the fingerprint of the files now."""
 
 
 class SnapshotFile:
@@ -264,8 +264,11 @@ class SnapshotFile:
         header = _SnapshotUnpickler(stream).load()
         if type(header) is not tuple or len(header) != 7 or header[:4] != self._origin():
             return None
-        fingerprint = current(header[4], header[5])
-        if fingerprint != header[4]:
+        stored = Fingerprint.stored(header[4])
+        if stored is None:
+            return None  # not a fingerprint a scan makes: never served
+        fingerprint = current(stored, header[5])
+        if fingerprint != stored:
             return None  # stale: the payload after the header is never read
         loaded = _checked(_SnapshotUnpickler(stream).load())
         return None if loaded is None else (fingerprint, header[6], loaded)
@@ -294,7 +297,7 @@ class SnapshotFile:
             handle.write(MAGIC + zlib.crc32(body).to_bytes(4, "big"))
             handle.write(body)
 
-        write_atomically(self.directory, self.path, fill)
+        write_atomically(self.path, fill)
 
     def remove(self) -> None:
         with contextlib.suppress(OSError):
