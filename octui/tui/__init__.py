@@ -16,6 +16,5 @@ import os
 FPS = 240
 """The explorer's paint timer, in ticks per second (see the module)."""
 
-os.environ.setdefault(
-    "TEXTUAL_FPS", str(FPS)
-)  # (before any module of this package imports Textual)
+# before any module of this package imports Textual, which reads it once
+os.environ.setdefault("TEXTUAL_FPS", str(FPS))

@@ -19,8 +19,9 @@ from octui.tui.host import Host
 
 def changed_paths(old: Fingerprint, new: Fingerprint) -> list[str]:
     """The files that differ between two session fingerprints (config first, then paths)."""
-    if old.keys is None or new.keys is None:  # no or a bad configuration on one side
+    if not (old.scanned and new.scanned):  # no or a bad configuration on one side
         return ["opencontext.yaml"] if old != new else []
+    assert old.keys is not None and new.keys is not None
     out = ["opencontext.yaml"] if old.config != new.config else []
     before = {key[0]: key for key in old.keys}
     after = {key[0]: key for key in new.keys}
