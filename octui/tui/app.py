@@ -550,10 +550,12 @@ class OctuiApp(App[None]):
             return view.known_digest
         return await asyncio.to_thread(finish_view, view)
 
-    def bundle_text(self) -> str:
-        """The current bundle, as ``opencontext resolve --format json`` prints it."""
-        assert self.view is not None
-        return dumps_bundle(bundle_dict(self.view.resolution))
+    def bundle_text(self, view: View | None = None) -> str:
+        """``view``'s bundle (None: the view on show), as ``opencontext resolve --format
+        json`` prints it."""
+        shown = view if view is not None else self.view
+        assert shown is not None
+        return dumps_bundle(bundle_dict(shown.resolution))
 
     def action_audit(self) -> None:
         """Open the audit view (every finding and every role's fate at once)."""

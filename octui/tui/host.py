@@ -191,8 +191,9 @@ class Host(Protocol):
         """Show the object ``id`` or ``id@version`` in the pane that holds it."""
         ...
 
-    def bundle_text(self) -> str:
-        """The current bundle, as ``opencontext resolve --format json`` prints it."""
+    def bundle_text(self, view: View | None = None) -> str:
+        """``view``'s bundle (None: the view on show), as ``opencontext resolve --format
+        json`` prints it."""
         ...
 
     async def digest_of(self, view: View) -> str:

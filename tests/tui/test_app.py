@@ -346,6 +346,31 @@ async def test_export_is_byte_identical_in_content_and_atomic(tmp_path: Path) ->
         await pilot.press("escape")
 
 
+async def test_export_writes_the_view_its_dialog_described(tmp_path: Path) -> None:
+    """A view that arrives while the export dialog is open is not what gets written: the
+    file is the bundle whose role and digest the dialog showed."""
+    app = make_app(role="support")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        described = app.view
+        assert described is not None
+        await pilot.press("x")
+        await pilot.pause()
+        assert isinstance(app.screen, ExportScreen)
+        app.generation += 1  # meanwhile, another role's view comes in
+        repo = load_repository(SAMPLE)
+        newer = make_view(resolve(repo, Query(role="sales", as_of=AS_OF)), app.generation)
+        assert app.apply_view(newer) is True
+        target = tmp_path / "bundle.json"
+        app.screen.query_one("#export-path", Input).value = str(target)
+        await pilot.press("enter")
+        await wait_for(pilot, target.exists)
+        await app.workers.wait_for_complete()
+        written = json.loads(target.read_text(encoding="utf-8"))
+        assert written["inputs"]["role"] == "support"
+        assert written["digest"] == bundle_dict(described.resolution)["digest"]
+
+
 async def test_copy_digest_uses_the_clipboard() -> None:
     app = make_app(role="support")
     async with app.run_test(size=(120, 40)) as pilot:

@@ -18,6 +18,7 @@ from octui.core.textsafe import inert
 from octui.tui.exporting import ExportExists, ExportRefused, default_export_path, write_atomic
 from octui.tui.features import Feature
 from octui.tui.screens.export import ExportScreen
+from octui.tui.state import View
 from octui.tui.web import deliver_bundle
 
 
@@ -43,7 +44,7 @@ class Export(Feature):
             host.root, view.query.role, as_of=view.query.as_of, digest=found
         )
         if host.is_web:  # the file goes to the viewer's browser, never onto the server
-            deliver_bundle(host, host.bundle_text(), default.name)
+            deliver_bundle(host, await asyncio.to_thread(host.bundle_text, view), default.name)
             return
         summary = (
             f"role {inert(str(view.query.role), keep_newlines=False)} · "
@@ -52,21 +53,25 @@ class Export(Feature):
 
         def done(result: tuple[Path, bool] | None) -> None:
             if result is not None:
-                self.export_to(result[0], overwrite=result[1])
+                self.export_to(result[0], overwrite=result[1], view=view)
 
         host.push_screen(ExportScreen(default, host.root, summary), done)
 
-    def export_to(self, path: Path, *, overwrite: bool = False) -> None:
-        """Write the current bundle atomically; never into the repository."""
-        self.run(partial(self._export_to, path, overwrite), name="the export", group="export")
+    def export_to(self, path: Path, *, overwrite: bool = False, view: View | None = None) -> None:
+        """Write ``view``'s bundle (None: the view on show) atomically; never into the
+        repository. The export dialog passes the view its summary described, so a view
+        that came while it was open is not what gets written."""
+        self.run(partial(self._export_to, path, overwrite, view), name="the export", group="export")
 
-    async def _export_to(self, path: Path, overwrite: bool) -> Path | None:
+    async def _export_to(self, path: Path, overwrite: bool, view: View | None) -> Path | None:
         host = self.host
-        text = host.bundle_text()
+        root = host.root
+
+        def write() -> Path:  # the bundle's JSON (megabytes at 50k objects) off the UI thread
+            return write_atomic(path, host.bundle_text(view), root, overwrite=overwrite)
+
         try:
-            written = await asyncio.to_thread(
-                write_atomic, path, text, host.root, overwrite=overwrite
-            )
+            written = await asyncio.to_thread(write)
         except ExportExists as exc:
             host.notify(inert(f"{exc}; not overwritten"), severity="warning", markup=False)
             return None
