@@ -460,6 +460,16 @@ def test_a_conflict_declared_by_an_edit_is_judged_as_a_fresh_load_judges_it(
     assert [e.reason for e in session.resolve(query).exclusions] == [ExclusionReason.CONFLICT]
 
 
+def _judged_at_every_instant(root: Path) -> Session:
+    """A loaded session that resolved the whole repository at each instant of AS_OF (the
+    later instants judge over the prepared tables, which an edit then carries)."""
+    session = Session(root)
+    session.load()
+    for day in [AS_OF[1], *AS_OF]:
+        digest(session.resolve(Query(role=None, as_of=day)))
+    return session
+
+
 def test_an_edit_that_moves_a_replacements_start_judges_supersession_afresh(
     tmp_path: Path,
 ) -> None:
@@ -469,11 +479,8 @@ def test_an_edit_that_moves_a_replacements_start_judges_supersession_afresh(
         "note.md": obj("note", created="2024-01-01"),
     }
     root = make_repo(tmp_path / "r", files)
-    session = Session(root)
-    session.load()
+    session = _judged_at_every_instant(root)
     query = Query(role=None, as_of=AS_OF[0])
-    for day in [AS_OF[1], *AS_OF]:  # the later instants judge over the prepared tables
-        digest(session.resolve(Query(role=None, as_of=day)))
     for path, old, new in [("note.md", "2024-01-01", "2023-01-01"), ("a2.md", "2025", "2026")]:
         _sub(root / path, old, new)  # a bystander's date, then the replacement's start
         session.load([str(root / path)])
@@ -490,11 +497,8 @@ def test_an_edit_that_moves_a_window_moves_it_in_the_carried_spans(tmp_path: Pat
         "note.md": obj("note", created="2024-01-01"),
     }
     root = make_repo(tmp_path / "r", files)
-    session = Session(root)
-    session.load()
+    session = _judged_at_every_instant(root)
     query = Query(role=None, as_of=AS_OF[0])
-    for day in [AS_OF[1], *AS_OF]:  # the later instants judge over the prepared spans
-        digest(session.resolve(Query(role=None, as_of=day)))
     assert session.cache is not None
     before = session.cache.known_prepared()
     assert before is not None and "spans" in vars(before)
