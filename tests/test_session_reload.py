@@ -568,8 +568,7 @@ def test_an_edited_replacement_remakes_only_the_covers_that_hold_it(repo: Path) 
         o.uid
         for table in (old_graph.by_target, old_graph.by_version)
         for cover in table.values()
-        for _, group in cover.groups
-        for o in group
+        for o in cover.outside()
     }
     edited = next(o for o in session.repository.objects if o.supersedes and o.uid in held)
     target = repo / edited.path
@@ -584,7 +583,7 @@ def test_an_edited_replacement_remakes_only_the_covers_that_hold_it(repo: Path) 
         before, after = getattr(old_graph, name), getattr(graph, name)
         assert before.keys() == after.keys()
         for key, cover in after.items():
-            members = [o for _, group in cover.groups for o in group]
+            members = cover.outside()
             if any(o.uid == edited.uid for o in members):
                 assert cover is not before[key] and new in members
                 remade += 1

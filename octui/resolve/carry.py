@@ -304,7 +304,7 @@ def _graph(
             key: _Cover((objects[o.uid] for o in held), component)
             for key in keys
             if (cover := table.get(key)) is not None
-            and not replaced.isdisjoint(map(_UID, held := _members(cover)))
+            and not replaced.isdisjoint(map(_UID, held := cover.outside()))
         }
         made.append({**table, **remade} if remade else table)
     kept: dict[int, Timeline] = {}
@@ -325,11 +325,6 @@ def _graph(
         copies,
         _timelines=kept,
     )
-
-
-def _members(cover: _Cover) -> list[ContextObject]:
-    """Every replacement in ``cover``."""
-    return [o for _, group in cover.groups for o in group]
 
 
 def _stage(old: Stage, admitted: Admitted, index: RepoIndex, uids: list[int]) -> Stage:

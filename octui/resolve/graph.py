@@ -93,38 +93,21 @@ def split_ref(ref: str) -> tuple[str, int | None]:
 
 class _Cover:
     """Replacements that reach every object of one target set (all versions of an id, or
-    one id@version), grouped by strongly connected component, each group and the groups
-    in order of effective start — so the replacements in effect for one object, minus those
-    on a cycle with it, are found in time proportional to how many there are."""
+    one id@version), grouped by strongly connected component: those not on a cycle with
+    one object are the groups outside its component."""
 
     __slots__ = ("groups",)
 
     def __init__(self, replacements: Iterable[ContextObject], component: list[int]) -> None:
-        by_component: dict[int, list[ContextObject]] = defaultdict(list)
+        groups: dict[int, list[ContextObject]] = defaultdict(list)
         for r in replacements:
-            by_component[component[r.uid]].append(r)
-        groups = [
-            (c, sorted(members, key=lambda o: o.effective_start))
-            for c, members in by_component.items()
-        ]
-        groups.sort(key=lambda g: g[1][0].effective_start)
+            groups[component[r.uid]].append(r)
         self.groups = groups
 
-    def outside(self, skip: int) -> list[ContextObject]:
-        """Every replacement outside component ``skip``."""
-        return [r for comp, members in self.groups if comp != skip for r in members]
-
-    def in_effect(self, as_of: datetime, skip: int, out: set[ContextObject]) -> None:
-        """Add the replacements started by ``as_of`` outside component ``skip``."""
-        for comp, members in self.groups:
-            if members[0].effective_start > as_of:
-                break
-            if comp == skip:
-                continue
-            for r in members:
-                if r.effective_start > as_of:
-                    break
-                out.add(r)
+    def outside(self, skip: int = -1) -> list[ContextObject]:
+        """Every replacement outside component ``skip`` (by default every replacement: the
+        components of readable objects are numbered from 0)."""
+        return [r for comp, members in self.groups.items() if comp != skip for r in members]
 
 
 class Timeline(NamedTuple):
@@ -174,18 +157,11 @@ class SupersessionGraph:
         c = self.component[replacement.uid]
         return c in self.cyclic and c == self.component[replaced.uid]
 
-    def replacements(self, obj: ContextObject, as_of: datetime) -> set[ContextObject]:
-        """The replacements whose edge to ``obj`` is in effect at ``as_of``."""
-        out: set[ContextObject] = set()
-        skip = self.component[obj.uid]
-        for cover in self._covers(obj):
-            cover.in_effect(as_of, skip, out)
-        return out
-
     def replaced_by(self, obj: ContextObject, as_of: datetime) -> tuple[str, ...]:
-        """The keys of :meth:`replacements` (sorted, each once), read from the object's
-        :class:`Timeline`, made on first use: a new instant bisects it instead of walking
-        the covers. Threads racing for one object store equal timelines."""
+        """The keys of the replacements whose edge to ``obj`` is in effect at ``as_of``
+        (sorted, each once), read from the object's :class:`Timeline`, made on first use: a
+        new instant bisects it instead of walking the covers. Threads racing for one object
+        store equal timelines."""
         timeline = self._timelines.get(obj.uid)
         if timeline is None:
             timeline = self._timelines[obj.uid] = self._timeline(obj)

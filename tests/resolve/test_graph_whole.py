@@ -81,5 +81,5 @@ def test_restricted_graph_equals_the_direct_one(tmp_path: Path, seed: int) -> No
         assert set(derived.copies) == set(direct.copies)
         for o in readable:
             for day in DAYS:
-                assert derived.replacements(o, day) == direct.replacements(o, day)
+                assert derived.replaced_by(o, day) == direct.replaced_by(o, day)
         assert derived.cycle_edges == direct.cycle_edges

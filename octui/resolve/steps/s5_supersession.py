@@ -36,9 +36,9 @@ def supersession(
     tables: Tables | None = None,
 ) -> Outcome:
     """What of ``standing`` no replacement supersedes at ``query.as_of``, judged on the
-    reader's supersession graph (:attr:`Reader.graph`). With the prepared ``tables``, only
-    the objects some declaration could reach (:attr:`WholeGraph.replaceable`) are asked, each
-    by bisecting its :class:`~octui.resolve.graph.Timeline`)."""
+    reader's supersession graph (:attr:`Reader.graph`), each object's keys in effect bisected
+    from its :class:`~octui.resolve.graph.Timeline`. With the prepared ``tables``, only the
+    objects some declaration could reach (:attr:`WholeGraph.replaceable`) are asked."""
     graph = reader.graph
     if graph is None:  # pragma: no cover - the engine builds it after step 2
         raise ValueError("supersession graph missing")
@@ -49,10 +49,7 @@ def supersession(
     if reachable is not None:
         asked = compress(standing, map(reachable.__getitem__, map(_UID, standing)))
     for obj in asked:
-        if tables is not None:  # the keys in effect, bisected from the object's timeline
-            keys = graph.replaced_by(obj, as_of)
-        else:
-            keys = tuple(sorted({r.key for r in graph.replacements(obj, as_of)}))
+        keys = graph.replaced_by(obj, as_of)  # bisected from the object's timeline
         if not keys:
             continue
         if query.include_historical:

@@ -302,12 +302,23 @@ def test_include_historical_does_not_bypass_scope_or_approval(tmp_path: Path) ->
 def test_the_keys_read_from_a_timeline_are_the_replacements_in_effect(
     tmp_path: Path, seed: int
 ) -> None:
+    """The keys are those of the declared edges in effect, straight from SPEC §2 step 5: the
+    edges into the object whose replacement is approved and has started, minus the edges
+    on a cycle."""
     repo = _random_repo(tmp_path, seed)
     index = RepoIndex(repo)
-    graph = build_graph(index, repo.objects, {o.uid for o in repo.objects})
+    approved = {o.uid for o in repo.objects if o.status.value != "draft"}
+    graph = build_graph(index, repo.objects, approved)
     starts = sorted({o.effective_start for o in repo.objects})
     days = [*starts, *(d - timedelta(seconds=1) for d in starts), starts[-1] + timedelta(days=1)]
     for o in repo.objects:
+        into = [e for e in graph.edges if e.replaced is o]
         for day in days:  # in any order: a timeline made at one instant serves every other
-            in_effect = tuple(sorted({r.key for r in graph.replacements(o, day)}))
-            assert graph.replaced_by(o, day) == in_effect
+            in_effect = {
+                e.replacement.key
+                for e in into
+                if e.replacement.uid in approved
+                and e.replacement.effective_start <= day
+                and not graph.on_cycle(e.replacement, o)
+            }
+            assert graph.replaced_by(o, day) == tuple(sorted(in_effect))
