@@ -205,15 +205,8 @@ class Freshness:
             made._after[uid], made._findings[uid], made._keys[uid] = _UNKNOWN, None, None
         return made
 
-    def is_stale(self, obj: ContextObject, as_of: datetime) -> bool:
-        """Whether ``obj`` is stale at ``as_of``."""
-        after = self._after[obj.uid]
-        if after is _UNKNOWN:
-            after = self._after[obj.uid] = self._stale_after(obj)
-        return as_of > after  # type: ignore[operator]
-
     def stale(self, objects: list[ContextObject], as_of: datetime) -> dict[int, bool]:
-        """By uid, in order, :meth:`is_stale` of each of ``objects`` at ``as_of``: read and
+        """By uid, in order, whether each of ``objects`` is stale at ``as_of``: read and
         compared per uid in C loops, only the instants not known yet made one by one."""
         uids = list(map(_UID, objects))
         afters = list(map(self._after.__getitem__, uids))

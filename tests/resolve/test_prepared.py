@@ -36,7 +36,7 @@ def test_freshness_answers_as_is_stale_and_stale_finding(tmp_path: Path) -> None
     fresh = Freshness(RepoIndex(repo))
     for o in repo.objects:
         for day in DAYS:
-            assert fresh.is_stale(o, day) == is_stale(repo.config, o, day)
+            assert fresh.stale([o], day) == {o.uid: is_stale(repo.config, o, day)}
         assert fresh.finding(o) == stale_finding(repo.config, o)
         assert fresh.finding(o) is fresh.finding(o)
 
