@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from octui.core.model import ContextObject
 from octui.core.tokens import TokenTables
@@ -37,6 +37,18 @@ from octui.load.walk import scan
 
 if TYPE_CHECKING:  # what only a reload uses is imported by the loads that reload (below)
     from octui.load.hinted import Change, Walked
+
+
+class _Hint(NamedTuple):
+    """What a reload told the changed paths finds (:meth:`Loader._hinted`)."""
+
+    raw_config: bytes
+    changes: list[Change]
+    files: list[tuple[str, Entry]]
+    """The walk with the changes applied, in the order a full scan gives."""
+    fingerprint: Fingerprint
+    """The fingerprint a full scan would give."""
+
 
 Scanned = tuple[list[tuple[str, Entry]], list[tuple[str, str]], list[tuple[str, str]]]
 """What :func:`~octui.load.walk.scan` gives: the files, unreadable paths, unavailable sources."""
@@ -129,25 +141,15 @@ class Loader:
     def fingerprint_after(self, changed: Iterable[str]) -> Fingerprint | None:
         """The fingerprint a full scan would give now if only ``changed`` may have changed
         since the last load (None: only a full scan can tell)."""
-        from octui.load.hinted import apply_changes
+        hint = self._hinted(changed)
+        return None if hint is None else hint.fingerprint
 
-        found = self._changes(changed)
-        if found is None:
-            return None
-        raw_config, changes = found
-        if not changes or self.walked is None or self.repository is None:
-            return self.fingerprint
-        assert self.fingerprint is not None and self.fingerprint.keys is not None
-        config = self.repository.config
-        _files, keys = apply_changes(config, self.walked, self.fingerprint.keys, changes)
-        return self.fingerprint.with_files(raw_config, keys)
+    def _hinted(self, changed: Iterable[str]) -> _Hint | None:
+        """What a full scan would find now if only ``changed`` may have changed since the
+        last load, when the configuration is unchanged and the paths can say (else None)."""
+        from octui.load.hinted import apply_changes, changes_of
 
-    def _changes(self, changed: Iterable[str]) -> tuple[bytes, list[Change]] | None:
-        """The configuration's bytes and what changed at ``changed``, when the configuration
-        is unchanged and the paths can say (else None)."""
-        from octui.load.hinted import changes_of
-
-        repo, seen = self.repository, self.walked
+        repo, seen, fingerprint = self.repository, self.walked, self.fingerprint
         if repo is None or seen is None or not isinstance(self.tree, FsTree):
             return None
         try:
@@ -157,24 +159,28 @@ class Loader:
         if raw_config != self._config_raw:
             return None
         changes = changes_of(self.tree, repo.config, seen, changed)
-        return None if changes is None else (raw_config, changes)
+        if changes is None:
+            return None
+        assert fingerprint is not None
+        if not changes:
+            return _Hint(raw_config, changes, seen.files, fingerprint)
+        assert fingerprint.keys is not None
+        files, keys = apply_changes(repo.config, seen, fingerprint.keys, changes)
+        return _Hint(raw_config, changes, files, fingerprint.with_files(raw_config, keys))
 
     def _reload(self, changed: Iterable[str]) -> Repository | None:
         """A reload told that only ``changed`` may differ (None: scan everything)."""
-        from octui.load.hinted import apply_changes
         from octui.load.in_place import Kept, objects_by_path, replace_in_place
         from octui.load.kept import keep_made
 
-        found = self._changes(changed)
-        if found is None or self.repository is None or self.walked is None:
+        hint = self._hinted(changed)
+        if hint is None or self.repository is None or self.walked is None:
             return None
-        raw_config, changes = found
+        raw_config, changes, files, _ = hint
         self.hinted += 1
         if not changes:
             return self.repository
         seen, config = self.walked, self.repository.config
-        assert self.fingerprint is not None and self.fingerprint.keys is not None
-        files, keys = apply_changes(config, seen, self.fingerprint.keys, changes)
         if self.by_path is None:
             self.by_path = objects_by_path(self._objects)
         kept = Kept(
@@ -199,7 +205,7 @@ class Loader:
             self.replaced = (self.repository, uids)
             self.walked = seen.updated(files, changes)
             self.repository = repo
-            self.fingerprint = self.fingerprint.with_files(raw_config, keys)
+            self.fingerprint = hint.fingerprint
         return repo
 
     def _load(self) -> Repository:
