@@ -5,10 +5,8 @@ role may read. Each is a pure function of its arguments."""
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections import defaultdict
 from collections.abc import Iterable
 from datetime import datetime
-from itertools import compress
 from operator import attrgetter
 
 from octui.core.enums import Authority
@@ -24,20 +22,9 @@ def version_findings(
     index: RepoIndex, objects: list[ContextObject], shared: bytes | None = None
 ) -> list[Finding]:
     """``duplicate-canonical`` and ``multiple-active-versions`` over current objects
-    (``shared``: per uid, 1 when another object holds the object's id — the prepared
-    :attr:`~octui.resolve.steps.tables.Contenders.shared` — read per uid in C loops instead
-    of looking up each object's id)."""
+    (``shared``: see :meth:`RepoIndex.by_shared_id`)."""
     found: list[Finding] = []
-    contenders: Iterable[ContextObject]
-    if shared is None:
-        ids = index.shared_ids  # an id only one object holds never repeats
-        contenders = (o for o in objects if o.id in ids)
-    else:
-        contenders = compress(objects, map(shared.__getitem__, map(_UID, objects)))
-    groups: dict[str, list[ContextObject]] = defaultdict(list)
-    for obj in contenders:
-        groups[obj.id].append(obj)
-    for object_id, group in groups.items():
+    for object_id, group in index.by_shared_id(objects, shared).items():
         if len(group) < 2:
             continue
         paths = tuple(sorted(o.path for o in group))

@@ -10,6 +10,9 @@ so any number of threads may read it.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
+from itertools import compress
+from operator import attrgetter
 
 from octui.core.model import ContextObject, Finding
 from octui.load.assemble import Repository, object_findings
@@ -54,6 +57,25 @@ class RepoIndex:
         """Findings about each object alone (unknown fields, unknown authority), by uid."""
         self.groups, self.places = _fixed_order(repo)
 
+    def by_shared_id(
+        self, objects: list[ContextObject], shared: bytes | None = None
+    ) -> dict[str, list[ContextObject]]:
+        """Those of ``objects`` whose id another object of the repository holds too, grouped
+        by that id in their order — the only ones that can compete or repeat (``shared``: the
+        same answer per uid, 1 or 0 — the prepared
+        :attr:`~octui.resolve.steps.tables.Contenders.shared` —, read in C loops instead of
+        looking up each object's id)."""
+        contenders: Iterable[ContextObject]
+        if shared is None:
+            ids = self.shared_ids
+            contenders = (o for o in objects if o.id in ids)
+        else:
+            contenders = compress(objects, map(shared.__getitem__, map(_UID, objects)))
+        groups: dict[str, list[ContextObject]] = defaultdict(list)
+        for obj in contenders:
+            groups[obj.id].append(obj)
+        return groups
+
     @property
     def config(self) -> Config:
         return self.repo.config
@@ -73,3 +95,6 @@ def _fixed_order(repo: Repository) -> tuple[list[int], list[int]]:
     if any(o.uid != i for i, o in enumerate(objects)):  # pragma: no cover - uids are places
         raise ValueError("objects are not numbered by their place")
     return groups, places
+
+
+_UID = attrgetter("uid")

@@ -8,12 +8,9 @@ ever breaks ties inside one authority level."
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from datetime import datetime
 from functools import partial
-from itertools import compress
-from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from octui.core.enums import ExclusionReason, TieBreaker
@@ -81,18 +78,13 @@ def competition(
     the objects of shared ids looked at)."""
     config = index.config
     exclusions: dict[int, Exclusion] = {}
-    objects = standing
-    shared = index.shared_ids  # an id only one object holds has no competitor
-    groups: dict[str, list[ContextObject]] = defaultdict(list)
+    key_of: Callable[[ContextObject], tuple[Any, ...]]
     if tables is None:
-        contenders: Iterable[ContextObject] = (o for o in objects if o.id in shared)
-        key_of: Callable[[ContextObject], tuple[Any, ...]] = partial(competition_key, config)
+        groups = index.by_shared_id(standing)
+        key_of = partial(competition_key, config)
     else:
-        marks = tables.competition.shared
-        contenders = compress(objects, map(marks.__getitem__, map(_UID, objects)))
+        groups = index.by_shared_id(standing, tables.competition.shared)
         key_of = tables.competition.key
-    for obj in contenders:
-        groups[obj.id].append(obj)
     labels = _key_labels(config)
     for group in groups.values():
         if len(group) < 2:
@@ -116,8 +108,5 @@ def competition(
                 f"{_describe_value(loser, name)}",
                 [winner.key],
             )
-    kept = [o for o in objects if o.uid not in exclusions] if exclusions else list(objects)
+    kept = [o for o in standing if o.uid not in exclusions] if exclusions else list(standing)
     return Outcome(kept, exclusions)
-
-
-_UID = attrgetter("uid")
