@@ -208,10 +208,15 @@ def _typed_parts(obj: ContextObject) -> ObjectParts | None:
 
 def _list(value: Any) -> bytes:
     """The JSON of the tuple of strings ``value`` (most are empty; the others are mostly
-    each object's own, so not kept); raises :class:`_Odd` or ``TypeError`` otherwise."""
-    if not _strings(value):
+    each object's own, so not kept); raises :class:`_Odd` or ``TypeError`` otherwise
+    (``str.join`` refuses anything but strings; a subclass of ``str`` is written as its text
+    by both encoders)."""
+    if type(value) is not tuple:
         raise _Odd
-    return dumps_plain(value) if value else b"[]"
+    if not value:
+        return b"[]"
+    "".join(value)
+    return dumps_plain(value)
 
 
 def _new_shared(value: Any) -> bytes:

@@ -279,12 +279,18 @@ class Pieces:
         if ex.reason in _BY_VALUE:
             return _bounded(self._exclusions, exclusion_key(ex), exclusion_piece, ex)
         piece = exclusion_piece(ex)
-        with self._holding:
-            if len(self._held) >= EXCLUSIONS:
-                self._records, self._held = {}, []
-            self._held.append(ex)
-            self._records[id(ex)] = piece
+        self._hold([ex], [piece])
         return piece
+
+    def _hold(self, records: list[Exclusion], made: list[bytes]) -> None:
+        """Keep ``made[i]`` as the piece of ``records[i]`` by the record's identity, each
+        record held while it is a key (under the lock, so no key outlives its record); the
+        table is emptied whole first when it would hold more than :data:`EXCLUSIONS`."""
+        with self._holding:
+            if len(self._held) + len(records) > EXCLUSIONS:
+                self._records, self._held = {}, []
+            self._held += records
+            self._records.update(zip(map(id, records), made, strict=True))
 
     def exclusions_bytes(self, exclusions: list[Exclusion]) -> bytes:
         """The exclusions' pieces joined by commas (a piece is never empty): those kept read
@@ -322,11 +328,7 @@ class Pieces:
             pieces[place] = piece
             held.append(ex)
             made.append(piece)
-        with self._holding:
-            if len(self._held) + len(held) > EXCLUSIONS:
-                self._records, self._held = {}, []
-            self._held += held
-            self._records.update(zip(map(id, held), made, strict=True))
+        self._hold(held, made)
 
     def warning(self, w: Finding) -> bytes:
         return _bounded(self._warnings, (w.code, w.ids), warning_piece, w)  # severity: the code's

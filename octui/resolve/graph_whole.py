@@ -21,8 +21,9 @@ graph :func:`~octui.resolve.graph.build_graph` gives (the property tests compare
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Collection, Hashable
+from itertools import chain, compress, repeat
 from typing import NamedTuple, cast
 
 from octui.core.enums import Status
@@ -150,8 +151,9 @@ def restricted_graph(
     object), derived from ``whole`` (see the module): equal to
     :func:`~octui.resolve.graph.build_graph` over ``readable``."""
     component = list(whole.component)
-    for uid in unreadable:
-        component[uid] = -1
+    deque(map(component.__setitem__, unreadable, repeat(-1)), maxlen=0)
+    read = bytearray(b"\x01") * len(component)
+    deque(map(read.__setitem__, unreadable, repeat(0)), maxlen=0)
     cyclic: set[int] = set()
     found: list[tuple[int, Finding]] = []
     renumbered: set[int] = set()
@@ -166,7 +168,7 @@ def restricted_graph(
             found += _split(whole, c, seen, component, cyclic, fresh)
             fresh += len(whole.edges[c][0])
     found.sort(key=lambda pair: pair[0])
-    tables = _role_tables(whole, component, renumbered, unreadable)
+    tables = _role_tables(whole, component, read, renumbered, unreadable)
     return SupersessionGraph(
         whole.index,
         readable,
@@ -213,20 +215,23 @@ def _split(
 
 
 def _role_tables(
-    whole: WholeGraph, component: list[int], renumbered: set[int], unreadable: Collection[int]
+    whole: WholeGraph,
+    component: list[int],
+    read: bytearray,
+    renumbered: set[int],
+    unreadable: Collection[int],
 ) -> list[dict[Hashable, _Cover]]:
     """The four cover tables for the role whose components are ``component`` (-1:
-    unreadable): the whole repository's, with the entries touching an unreadable or
-    renumbered object made again (:func:`_role_cover`) or dropped."""
+    unreadable; ``read``: 1 per uid it may read, else 0): the whole repository's, with the
+    entries touching an unreadable or renumbered object made again (:func:`_role_cover`) or
+    dropped."""
     tables = [dict(t) for t in whole.covers]
-    touched: set[tuple[int, Hashable]] = set()
     touching = whole.touching
-    for uid in (*unreadable, *renumbered):
-        found = touching.get(uid)
-        if found:
-            touched.update(found)
+    touched: set[tuple[int, Hashable]] = set(
+        chain.from_iterable(filter(None, map(touching.get, chain(unreadable, renumbered))))
+    )
     for kind, key in touched:
-        cover = _role_cover(whole, whole.tables[kind][key], component, renumbered)
+        cover = _role_cover(whole, whole.tables[kind][key], component, read, renumbered)
         if cover is None:
             del tables[kind][key]
         else:
@@ -235,18 +240,23 @@ def _role_tables(
 
 
 def _role_cover(
-    whole: WholeGraph, entry: _Entry, component: list[int], renumbered: set[int]
+    whole: WholeGraph,
+    entry: _Entry,
+    component: list[int],
+    read: bytearray,
+    renumbered: set[int],
 ) -> _Cover | None:
     """A target's cover for the role: None (no entry) unless the role reads one of its
     declarers and one of the objects it names; the whole repository's when the role reads
     every approved replacement in it and none of them was renumbered, else made again from
-    what the role reads."""
-    if not any(component[u] >= 0 for u in entry.declarers):
+    what the role reads (``read``: 1 per uid it may read, looked up in C loops)."""
+    if not any(map(read.__getitem__, entry.declarers)):
         return None
-    if not any(component[u] >= 0 for u in entry.ends):
+    if not any(map(read.__getitem__, entry.ends)):
         return None
-    kept = [u for u in entry.replacements if component[u] >= 0]
-    if len(kept) == len(entry.replacements) and renumbered.isdisjoint(kept):
+    replacements = entry.replacements
+    kept = list(compress(replacements, map(read.__getitem__, replacements)))
+    if len(kept) == len(replacements) and renumbered.isdisjoint(kept):
         return entry.cover
     objects = whole.index.objects
     return _Cover((objects[u] for u in kept), component)

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from octui.bundle import forms
 from octui.bundle import jsonout as fastjson
+from octui.bundle import pieces as pieces_module
 from octui.bundle.forms import exclusion_digest_form, object_parts, warning_digest_form
 from octui.bundle.jsonout import dumps_canonical
 from octui.bundle.pieces import Pieces, exclusion_piece, object_piece, warning_piece
@@ -379,3 +380,19 @@ def test_warning_pieces_of_odd_values(ids: Any) -> None:
             warning_piece(w)
         return
     assert warning_piece(w) == want
+
+
+def test_the_pieces_kept_by_identity_are_bounded_alike_one_by_one_and_in_bulk(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(pieces_module, "EXCLUSIONS", 2)
+    pieces = Pieces()
+    made = [Exclusion(i, 1, ExclusionReason.EXPIRED, (), "detail", f"{i}.md") for i in "abcde"]
+    pieces.exclusion(made[0])
+    pieces.exclusion(made[1])
+    assert pieces._held == made[:2]  # full: emptied before the next is kept
+    pieces.exclusion(made[2])
+    assert pieces._held == [made[2]]
+    pieces.exclusions_bytes(made[3:])  # two more would make three: emptied first
+    assert pieces._held == made[3:]
+    assert pieces.exclusions_bytes(made) == b",".join(map(exclusion_piece, made))
