@@ -87,11 +87,12 @@ def standing_order(
     )
 
 
-def token_masks(standing: Standing, token: str) -> bytes:
+def token_masks(standing: Standing, token: str, memo: Memo | None = None) -> bytes:
     """Which fields of each standing object hold ``token``: a byte per position (the short
-    fields' bits and :data:`CONTENT`), picked from the repository's when the order was."""
+    fields' bits and :data:`CONTENT`), picked from the repository's when the order was
+    (``memo``: the stage's, which keeps its token tables for a new task's tokens)."""
     if standing.fixed is not None:
-        return standing.fixed.token_masks(token, standing.picks)
+        return standing.fixed.token_masks(token, standing.picks, memo)
     return masks_of(standing.tokens, standing.masks, token)
 
 
@@ -124,7 +125,7 @@ def ordered_scores(
     """Every standing object with its score, in bundle order (SPEC §3)."""
     tokens = tuple(sorted(tokenize(query.task)))
     masks = [
-        memo.get(("token", t), lambda t=t: token_masks(standing, t))  # type: ignore[misc]
+        memo.get(("token", t), lambda t=t: token_masks(standing, t, memo))  # type: ignore[misc]
         if memo is not None
         else token_masks(standing, t)
         for t in tokens
