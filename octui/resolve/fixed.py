@@ -115,21 +115,32 @@ class FixedOrder:
         memo of the stage ``picks`` picked, where a token none of its objects was matched
         against is matched over its :class:`StageTables`."""
         n = len(self.uids)
+        kept = self._memo.known(token)
         whole = self._memo.get(token, lambda: bytearray(bytes([UNKNOWN])) * n)
+        if kept is None and stage is not None:  # no object was matched against it: pick none
+            return self._matched_over(stage, picks, whole, token)
         values = picked(whole, picks)
         if UNKNOWN not in values:
             return values
         if stage is not None and values.count(UNKNOWN) == len(values):
-            tables = stage.get(("token-tables",), lambda: self.stage_tables(picks))
-            made = tables.masks_of(token)
-            deque(map(whole.__setitem__, tables.positions, made), maxlen=0)
-            return made
+            return self._matched_over(stage, picks, whole, token)
         at = [*compress(range(n), picks[0]), *compress(range(n), picks[1])]
         missing = [p for p, v in zip(at, values, strict=True) if v == UNKNOWN]
         held = self._tables_at(missing)
         made = masks_of([t[0] for t in held], [t[1] for t in held], token)
         deque(map(whole.__setitem__, missing, made), maxlen=0)
         return picked(whole, picks)
+
+    def _matched_over(
+        self, stage: Memo, picks: tuple[bytes, bytes], whole: bytearray, token: str
+    ) -> bytes:
+        """:meth:`token_masks` of a token none of the objects at ``picks`` was matched
+        against, over the stage's :class:`StageTables` (kept in its memo ``stage``); the
+        answers kept in ``whole`` for the other stages."""
+        tables = stage.get(("token-tables",), lambda: self.stage_tables(picks))
+        made = tables.masks_of(token)
+        deque(map(whole.__setitem__, tables.positions, made), maxlen=0)
+        return made
 
     def _tables_at(self, positions: list[int]) -> list[TokenTable]:
         """The token tables of the objects at ``positions`` of this order."""
