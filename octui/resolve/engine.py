@@ -22,7 +22,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from itertools import repeat
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 
 from octui.core.enums import ExclusionReason, Lifecycle, WarningCode
 from octui.core.model import ContextObject, Exclusion, Finding
@@ -244,12 +244,10 @@ def rank(
     s8 = relevance(
         index, reader, query, standing, historical, stage.memo, fixed, len(stage.current)
     )
-    lifecycle, stale = stage.historical, stage.stale
-    objects, scores = list(map(_FIRST, s8.kept)), list(map(_SECOND, s8.kept))
-    uids = list(map(_UID, objects))
-    states = map(lifecycle.get, uids, repeat(Lifecycle.ACTIVE))
-    fresh = map(stale.__getitem__, uids)
-    ranks = map(_SCORE, scores), map(_MATCHED, scores)
+    at_stage = stage.memo.get(("columns",), lambda: _columns(stage, s8.standing.objects))
+    objects, uids = s8.column(s8.standing.objects), s8.column(at_stage[0])
+    states, fresh = s8.column(at_stage[1]), s8.column(at_stage[2])
+    ranks = map(_SCORE, s8.scores), map(_MATCHED, s8.scores)
     included = included_each(objects, states, fresh, *ranks)
     fates: dict[int, Included | Exclusion] = {**stage.exclusions, **s8.exclusions}
     fates.update(zip(uids, included, strict=True))
@@ -269,10 +267,18 @@ def rank(
     return resolution
 
 
+def _columns(
+    stage: Stage, standing: list[ContextObject]
+) -> tuple[list[int], list[Lifecycle], list[bool]]:
+    """The uid, lifecycle and staleness of each of the stage's ``standing`` objects (in
+    step 8's standing order): what an entry of the bundle reads of the stage."""
+    uids = list(map(_UID, standing))
+    states = list(map(stage.historical.get, uids, repeat(Lifecycle.ACTIVE)))
+    return uids, states, list(map(stage.stale.__getitem__, uids))
+
+
 _UID = attrgetter("uid")
 _ID = attrgetter("id")
-_FIRST = itemgetter(0)
-_SECOND = itemgetter(1)
 _SCORE = attrgetter("score")
 _MATCHED = attrgetter("matched")
 

@@ -31,11 +31,13 @@ from repo_builder import resolve_at
 from octui.core.enums import ExclusionReason
 from octui.core.model import ContextObject
 from octui.core.timeutil import parse_instant
+from octui.core.tokens import END
 from octui.load.config import RoleConfig, ScopeConfig
 from octui.load.loader import load_repository
 from octui.resolve.cache import ResolutionCache
-from octui.resolve.fixed import in_order, picked, rank_bases
+from octui.resolve.fixed import StageTables, in_order, masks_of, picked, rank_bases
 from octui.resolve.index import RepoIndex
+from octui.resolve.memo import Memo
 from octui.resolve.prepared import Prepared
 from octui.resolve.result import Included, Query, Resolution
 from octui.resolve.steps import s4_scope
@@ -229,8 +231,35 @@ def test_a_stage_order_picked_from_the_fixed_order_is_the_sorted_one(
         assert picked.objects == sorted_order.objects
         assert picked.floor_layer == sorted_order.floor_layer
         assert picked.rank_base == sorted_order.rank_base
-        for token in ("refund", "policy", "team", "nothing"):
+        memo = Memo()  # a token new to every object standing is matched over its tables
+        for token in ("refund", "policy", "team", "nothing", "tokennotasked"):
+            assert token_masks(picked, token, memo) == token_masks(sorted_order, token)
+        assert memo.known(("token-tables",)) is not None
+        for token in ("refund", "policy", "team", "nothing", "tokennotasked"):  # as kept
             assert token_masks(picked, token) == token_masks(sorted_order, token)
+
+
+_WORDS = ["api", "credit", "invoice", "outage", "policy", "refund", "team"]
+
+
+@given(
+    lists=st.lists(st.lists(st.sampled_from(_WORDS), unique=True), max_size=6),
+    token=st.sampled_from([*_WORDS, "a", "zzz", "invoic"]),
+)
+def test_stage_tables_match_each_table_as_it_is_matched_alone(
+    lists: list[list[str]], token: str
+) -> None:
+    tables = [
+        (
+            (*sorted(words), END),
+            bytes([1 + (len(w) + i) % 127 for i, w in enumerate(words)]) + b"\0",
+        )
+        for words in lists
+    ]
+    joined = StageTables(list(range(len(tables))), tables)
+    alone = masks_of([t[0] for t in tables], [t[1] for t in tables], token)
+    assert joined.masks_of(token) == alone
+    assert list(joined.positions) == list(range(len(tables)))
 
 
 @SETTINGS

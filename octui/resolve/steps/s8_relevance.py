@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
+from typing import TypeVar
 
 from octui.core.enums import ExclusionReason
 from octui.core.model import ContextObject, Exclusion
@@ -31,15 +32,27 @@ from octui.resolve.result import Query
 from octui.resolve.steps.base import Reader, excluded
 
 R = ExclusionReason
+T = TypeVar("T")
 CONTENT = CONTENT_BIT
 
 
 @dataclass
 class Ranked:
-    """The objects kept, in bundle order with their scores, and those trimmed (by uid)."""
+    """The objects kept, in bundle order with their scores, and those trimmed (by uid). The
+    kept objects are named by their positions in the stage's :class:`Standing` order, so
+    that what the stage knows of each position is put in bundle order without reading the
+    objects again (at 50,000 objects every object read is a cache miss)."""
 
-    kept: list[tuple[ContextObject, Score]]
+    standing: Standing
+    order: list[int]
+    """The positions in :attr:`standing` of the objects kept, in bundle order."""
+    scores: list[Score]
+    """Their scores, in the same order."""
     exclusions: dict[int, Exclusion]
+
+    def column(self, values: list[T]) -> list[T]:
+        """``values`` (one per position of :attr:`standing`) of the objects kept, in order."""
+        return list(map(values.__getitem__, self.order))
 
 
 @dataclass(frozen=True)
@@ -87,11 +100,12 @@ def standing_order(
     )
 
 
-def token_masks(standing: Standing, token: str) -> bytes:
+def token_masks(standing: Standing, token: str, memo: Memo | None = None) -> bytes:
     """Which fields of each standing object hold ``token``: a byte per position (the short
-    fields' bits and :data:`CONTENT`), picked from the repository's when the order was."""
+    fields' bits and :data:`CONTENT`), picked from the repository's when the order was
+    (``memo``: the stage's, which keeps its token tables for a new task's tokens)."""
     if standing.fixed is not None:
-        return standing.fixed.token_masks(token, standing.picks)
+        return standing.fixed.token_masks(token, standing.picks, memo)
     return masks_of(standing.tokens, standing.masks, token)
 
 
@@ -120,24 +134,24 @@ class _Patterns(dict[tuple[int, ...], Score]):
 
 def ordered_scores(
     index: RepoIndex, query: Query, standing: Standing, memo: Memo | None
-) -> list[tuple[ContextObject, Score]]:
-    """Every standing object with its score, in bundle order (SPEC §3)."""
+) -> tuple[list[int], list[Score]]:
+    """Every standing object's position in ``standing`` and its score, in bundle order
+    (SPEC §3)."""
     tokens = tuple(sorted(tokenize(query.task)))
     masks = [
-        memo.get(("token", t), lambda t=t: token_masks(standing, t))  # type: ignore[misc]
+        memo.get(("token", t), lambda t=t: token_masks(standing, t, memo))  # type: ignore[misc]
         if memo is not None
         else token_masks(standing, t)
         for t in tokens
     ]
     patterns = _Patterns(tokens, index.config.ranking.floor)
     scores = list(map(patterns.__getitem__, zip(standing.floor_layer, *masks, strict=True)))
-    objects = standing.objects
     if not any(any(key[1:]) for key in patterns):  # nothing matched: the fixed order
-        return list(zip(objects, scores, strict=True))
+        return list(range(len(scores))), scores
     # a stable sort keeps the fixed order among equal (historical, group, score)
     keys = [base - s.score for base, s in zip(standing.rank_base, scores, strict=True)]
     order = sorted(range(len(keys)), key=keys.__getitem__)
-    return [(objects[i], scores[i]) for i in order]
+    return order, list(map(scores.__getitem__, order))
 
 
 def relevance(
@@ -165,23 +179,29 @@ def relevance(
         fixed_standing = memo.get(
             ("standing",), lambda: fixed_order(fixed, standing[:current], standing[current:])
         )
-    ordered = ordered_scores(index, query, fixed_standing, memo)
+    order, scores = ordered_scores(index, query, fixed_standing, memo)
     limit, minimum = query.limit, query.min_relevance
     if limit is None and minimum is None:
-        return Ranked(ordered, {})
-    kept: list[tuple[ContextObject, Score]] = []
+        return Ranked(fixed_standing, order, scores, {})
+    objects = fixed_standing.objects
+    kept: list[int] = []
+    kept_scores: list[Score] = []
     exclusions: dict[int, Exclusion] = {}
     trimmable_kept = 0
-    for position, (obj, s) in enumerate(ordered, start=1):
+    for position, (at, s) in enumerate(zip(order, scores, strict=True), start=1):
+        obj = objects[at]
         if obj.is_floor_layer:
-            kept.append((obj, s))
+            pass
         elif minimum is not None and s.score < minimum:
             detail = f"score {s.score} is below --min-relevance {minimum:g}"
             exclusions[obj.uid] = excluded(obj, R.NOT_RELEVANT, detail)
+            continue
         elif limit is not None and trimmable_kept >= limit:
             detail = f"ranked {position}; --limit {limit} keeps the {limit} best-ranked"
             exclusions[obj.uid] = excluded(obj, R.NOT_RELEVANT, detail)
+            continue
         else:
             trimmable_kept += 1
-            kept.append((obj, s))
-    return Ranked(kept, exclusions)
+        kept.append(at)
+        kept_scores.append(s)
+    return Ranked(fixed_standing, kept, kept_scores, exclusions)
