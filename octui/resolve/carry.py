@@ -27,10 +27,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from dataclasses import fields, replace
-from operator import attrgetter
 from typing import Any
 
-from octui.core.model import ContextObject
+from octui.core.model import ContextObject, uid_of
 from octui.load.assemble import Repository, object_findings
 from octui.resolve.cache import NOT_CARRIED, ResolutionCache, Table
 from octui.resolve.engine import BROKEN, Admitted, Stage
@@ -65,7 +64,6 @@ STAGE_FREE = frozenset({"content"})
 """Fields steps 3–7 never read (a change to only these keeps what they leave)."""
 REFERENCES = frozenset({"id", "version", "path", "supersedes", "superseded_by", "conflicts_with"})
 """Fields the broken references depend on."""
-_UID = attrgetter("uid")
 _FIELDS = [f.name for f in fields(ContextObject) if f.name != "uid"]
 _KNOWN = {
     Admitted: {"reader", "exclusions", "standing", "findings"},
@@ -269,7 +267,7 @@ def _admitted(old: Admitted, index: RepoIndex, replaced: frozenset[int]) -> Admi
 
 def _same(objects: list[ContextObject], index: RepoIndex) -> list[ContextObject]:
     """The objects of ``index`` at the places of ``objects``, in their order (in C loops)."""
-    return list(map(index.objects.__getitem__, map(_UID, objects)))
+    return list(map(index.objects.__getitem__, map(uid_of, objects)))
 
 
 def _graph(
@@ -304,7 +302,7 @@ def _graph(
             key: _Cover((objects[o.uid] for o in held), component)
             for key in keys
             if (cover := table.get(key)) is not None
-            and not replaced.isdisjoint(map(_UID, held := cover.outside()))
+            and not replaced.isdisjoint(map(uid_of, held := cover.outside()))
         }
         made.append({**table, **remade} if remade else table)
     kept: dict[int, Timeline] = {}

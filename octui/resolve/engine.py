@@ -25,7 +25,7 @@ from itertools import repeat
 from operator import attrgetter
 
 from octui.core.enums import ExclusionReason, Lifecycle, WarningCode
-from octui.core.model import ContextObject, Exclusion, Finding
+from octui.core.model import ContextObject, Exclusion, Finding, uid_of
 from octui.load.assemble import Repository
 from octui.load.config import RoleConfig
 from octui.load.heap import gc_paused
@@ -143,7 +143,7 @@ def admit(
     reader = Reader(query.role, role)
     s1 = authorization(index, reader, query, index.objects, prepared)
     s2 = approval(index, reader, query, s1.standing, prepared, s1.mask)
-    approved = set(map(_UID, s2.standing))
+    approved = set(map(uid_of, s2.standing))
     if prepared is None:
         graph = build_graph(index, s1.standing, approved)
     else:  # the same graph, derived from the whole repository's
@@ -272,12 +272,11 @@ def _columns(
 ) -> tuple[list[int], list[Lifecycle], list[bool]]:
     """The uid, lifecycle and staleness of each of the stage's ``standing`` objects (in
     step 8's standing order): what an entry of the bundle reads of the stage."""
-    uids = list(map(_UID, standing))
+    uids = list(map(uid_of, standing))
     states = list(map(stage.historical.get, uids, repeat(Lifecycle.ACTIVE)))
     return uids, states, list(map(stage.stale.__getitem__, uids))
 
 
-_UID = attrgetter("uid")
 _ID = attrgetter("id")
 _SCORE = attrgetter("score")
 _MATCHED = attrgetter("matched")

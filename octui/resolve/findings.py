@@ -7,11 +7,10 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterable
 from datetime import datetime
-from operator import attrgetter
 
 from octui.core.enums import Authority
 from octui.core.enums import WarningCode as W
-from octui.core.model import ContextObject, Finding
+from octui.core.model import ContextObject, Finding, uid_of
 from octui.core.timeutil import add_days
 from octui.load.config import Config
 from octui.resolve.graph import split_ref
@@ -135,9 +134,6 @@ def reference_findings(
     return found
 
 
-_UID = attrgetter("uid")
-
-
 def held(readable: list[ContextObject], uids: Iterable[int]) -> list[int]:
     """The ``uids`` (ascending) that ``readable`` holds. ``readable`` is in the repository's
     order (ascending uids, as every step leaves it), so each is found by bisection: a role's
@@ -145,7 +141,7 @@ def held(readable: list[ContextObject], uids: Iterable[int]) -> list[int]:
     out: list[int] = []
     at, end = 0, len(readable)
     for uid in uids:
-        at = bisect_left(readable, uid, at, end, key=_UID)
+        at = bisect_left(readable, uid, at, end, key=uid_of)
         if at < end and readable[at].uid == uid:
             out.append(uid)
     return out

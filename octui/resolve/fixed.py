@@ -23,16 +23,15 @@ from bisect import bisect_left
 from collections import deque
 from collections.abc import Collection
 from itertools import accumulate, compress, repeat
-from operator import attrgetter, eq, getitem, itemgetter, mul
+from operator import eq, getitem, itemgetter, mul
 
-from octui.core.model import ContextObject
+from octui.core.model import ContextObject, uid_of
 from octui.core.tokens import TokenTable
 from octui.resolve.index import RepoIndex
 from octui.resolve.memo import Memo
 
 TOKENS = 64
 """Task tokens whose repository-wide masks are kept (50 KB each at 50,000 objects)."""
-_UID = attrgetter("uid")
 _TOKENS = itemgetter(0)
 _MASKS = itemgetter(1)
 _IS_GROUP = [bytes(256)[:g] + b"\x01" + bytes(255 - g) for g in range(3)]
@@ -100,7 +99,7 @@ class FixedOrder:
                 picks.append(b"")
                 continue
             chosen = bytearray(len(self.uids))
-            deque(map(chosen.__setitem__, map(_UID, part), repeat(1)), maxlen=0)
+            deque(map(chosen.__setitem__, map(uid_of, part), repeat(1)), maxlen=0)
             picks.append(bytes(map(chosen.__getitem__, self.uids)))
         return picks[0], picks[1]
 

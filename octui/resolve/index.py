@@ -12,9 +12,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from itertools import compress
-from operator import attrgetter
 
-from octui.core.model import ContextObject, Finding
+from octui.core.model import ContextObject, Finding, uid_of
 from octui.load.assemble import Repository, object_findings
 from octui.load.config import Config
 
@@ -70,7 +69,7 @@ class RepoIndex:
             ids = self.shared_ids
             contenders = (o for o in objects if o.id in ids)
         else:
-            contenders = compress(objects, map(shared.__getitem__, map(_UID, objects)))
+            contenders = compress(objects, map(shared.__getitem__, map(uid_of, objects)))
         groups: dict[str, list[ContextObject]] = defaultdict(list)
         for obj in contenders:
             groups[obj.id].append(obj)
@@ -95,6 +94,3 @@ def _fixed_order(repo: Repository) -> tuple[list[int], list[int]]:
     if any(o.uid != i for i, o in enumerate(objects)):  # pragma: no cover - uids are places
         raise ValueError("objects are not numbered by their place")
     return groups, places
-
-
-_UID = attrgetter("uid")

@@ -14,10 +14,10 @@ from collections.abc import Collection, Set
 from datetime import datetime
 from functools import cached_property
 from itertools import compress, repeat
-from operator import attrgetter, gt, is_
+from operator import gt, is_
 
 from octui.core.enums import Status
-from octui.core.model import ContextObject, Finding
+from octui.core.model import ContextObject, Finding, uid_of
 from octui.core.timeutil import add_days
 from octui.resolve.findings import freshness_window, stale_finding
 from octui.resolve.fixed import FixedOrder
@@ -171,7 +171,6 @@ class _Never:
 
 
 _NEVER = _Never()
-_UID = attrgetter("uid")
 
 
 class Freshness:
@@ -208,7 +207,7 @@ class Freshness:
     def stale(self, objects: list[ContextObject], as_of: datetime) -> dict[int, bool]:
         """By uid, in order, whether each of ``objects`` is stale at ``as_of``: read and
         compared per uid in C loops, only the instants not known yet made one by one."""
-        uids = list(map(_UID, objects))
+        uids = list(map(uid_of, objects))
         afters = list(map(self._after.__getitem__, uids))
         for at in compress(range(len(afters)), map(is_, afters, repeat(_UNKNOWN))):
             afters[at] = self._after[uids[at]] = self._stale_after(objects[at])
@@ -231,7 +230,7 @@ class Freshness:
     def ordered(self, objects: list[ContextObject]) -> list[Finding]:
         """The ``stale`` findings of ``objects`` in their order (:meth:`sort_key`): the keys
         and findings read per uid in C loops, only those not made yet made one by one."""
-        uids = list(map(_UID, objects))
+        uids = list(map(uid_of, objects))
         keys = self._keys
         for at in compress(range(len(uids)), map(is_, map(keys.__getitem__, uids), repeat(None))):
             self.sort_key(objects[at])

@@ -6,11 +6,10 @@
 from __future__ import annotations
 
 from itertools import compress
-from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from octui.core.enums import ExclusionReason, Status
-from octui.core.model import ContextObject
+from octui.core.model import ContextObject, uid_of
 from octui.resolve.index import RepoIndex
 from octui.resolve.result import Query
 from octui.resolve.steps.base import Outcome, Reader, excluded
@@ -36,7 +35,7 @@ def approval(
         drafts = tables.drafts
         approved: bytes | None = None
         if mask is None:
-            marks = bytes(map(drafts.__getitem__, map(_UID, standing)))
+            marks = bytes(map(drafts.__getitem__, map(uid_of, standing)))
             kept, drafted = compress(standing, marks.translate(NOT)), compress(standing, marks)
         else:
             objects = index.objects
@@ -45,7 +44,7 @@ def approval(
         out = Outcome(list(kept), mask=approved)
         excluded_drafts = list(drafted)
         records = tables.records.each(excluded_drafts, ExclusionReason.UNAPPROVED, _DRAFT)
-        out.exclusions = dict(zip(map(_UID, excluded_drafts), records, strict=True))
+        out.exclusions = dict(zip(map(uid_of, excluded_drafts), records, strict=True))
         return out
     out = Outcome([])
     for obj in standing:
@@ -57,4 +56,3 @@ def approval(
 
 
 _DRAFT = "status: draft"
-_UID = attrgetter("uid")

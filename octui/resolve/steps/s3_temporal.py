@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 from itertools import compress
-from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from octui.core.enums import ExclusionReason, Lifecycle
-from octui.core.model import ContextObject
+from octui.core.model import ContextObject, uid_of
 from octui.core.timeutil import format_day
 from octui.resolve.index import RepoIndex
 from octui.resolve.result import Query
@@ -43,7 +42,7 @@ def temporal(
     if tables is None or spans is None:
         return _temporal(query, standing, tables)
     codes = spans.codes(query.as_of)
-    uids = list(map(_UID, standing))
+    uids = list(map(uid_of, standing))
     marks = bytes(map(codes.__getitem__, uids))
     keep = _KEEP_HISTORICAL if query.include_historical else _KEEP
     out = Outcome(list(compress(standing, marks.translate(keep))))
@@ -54,7 +53,6 @@ def temporal(
     return out
 
 
-_UID = attrgetter("uid")
 _KEEP = NOT
 """Temporal code -> 1 when the object stays standing (code 0, valid: the complement table)."""
 _KEEP_HISTORICAL = bytes([1, 0, 1]) + bytes(253)

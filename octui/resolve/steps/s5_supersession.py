@@ -15,11 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from itertools import compress
-from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from octui.core.enums import ExclusionReason, Lifecycle
-from octui.core.model import ContextObject
+from octui.core.model import ContextObject, uid_of
 from octui.resolve.index import RepoIndex
 from octui.resolve.result import Query
 from octui.resolve.steps.base import Outcome, Reader, excluded
@@ -47,7 +46,7 @@ def supersession(
     asked: Iterable[ContextObject] = standing
     reachable = None if tables is None else tables.replaceable()
     if reachable is not None:
-        asked = compress(standing, map(reachable.__getitem__, map(_UID, standing)))
+        asked = compress(standing, map(reachable.__getitem__, map(uid_of, standing)))
     for obj in asked:
         keys = graph.replaced_by(obj, as_of)  # bisected from the object's timeline
         if not keys:
@@ -62,6 +61,3 @@ def supersession(
     gone = out.exclusions
     out.standing = [o for o in standing if o.uid not in gone] if gone else list(standing)
     return out
-
-
-_UID = attrgetter("uid")

@@ -12,11 +12,10 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from itertools import compress
-from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from octui.core.enums import ExclusionReason, WarningCode
-from octui.core.model import ContextObject, Finding
+from octui.core.model import ContextObject, Finding, uid_of
 from octui.resolve.index import RepoIndex
 from octui.resolve.result import Query
 from octui.resolve.steps.base import Outcome, Reader, excluded
@@ -98,7 +97,7 @@ def conflicts(
     objects: Iterable[ContextObject] = standing
     if tables is not None:
         marks = tables.conflicted
-        objects = list(compress(standing, map(marks.__getitem__, map(_UID, standing))))
+        objects = list(compress(standing, map(marks.__getitem__, map(uid_of, standing))))
     out = Outcome([])
     by_id = {o.id: o for o in objects}
     losers: dict[int, list[ContextObject]] = defaultdict(list)
@@ -122,6 +121,3 @@ def conflicts(
     gone = out.exclusions
     out.standing = [o for o in standing if o.uid not in gone] if gone else list(standing)
     return out
-
-
-_UID = attrgetter("uid")

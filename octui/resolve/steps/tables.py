@@ -15,17 +15,16 @@ from collections import deque
 from collections.abc import Callable, Collection, Mapping
 from datetime import datetime
 from itertools import compress, repeat
-from operator import attrgetter, is_
+from operator import is_
 from typing import Any, Protocol
 
 from octui.core.enums import ExclusionReason
-from octui.core.model import ContextObject, Exclusion
+from octui.core.model import ContextObject, Exclusion, uid_of
 from octui.load.config import Config, RoleConfig
 from octui.resolve.index import RepoIndex
 from octui.resolve.steps.base import excluded, excluded_for
 
 R = ExclusionReason
-_UID = attrgetter("uid")
 NOT = bytes([1]) + bytes(255)
 """``bytes.translate`` table of a mask's complement: 1 for 0, else 0."""
 
@@ -165,7 +164,7 @@ class Records:
         the records not made before made one by one (as :meth:`temporal` makes them, equal
         to :func:`~octui.resolve.steps.base.excluded`'s: a new role makes thousands)."""
         table = self._tables[reason]
-        found: list[Exclusion | None] = list(map(table.__getitem__, map(_UID, objects)))
+        found: list[Exclusion | None] = list(map(table.__getitem__, map(uid_of, objects)))
         for at in compress(range(len(found)), map(is_, found, repeat(None))):
             obj = objects[at]
             record = Exclusion(obj.id, obj.version, reason, (), detail, obj.path)
