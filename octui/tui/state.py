@@ -140,9 +140,11 @@ class RowsMemo:
     A new task re-ranks the included objects, but most exclusions (steps 1–7) are the very
     same objects, in the same order, as in the previous resolution of that role and
     instant: their tables (tens of thousands of keys indexed, every cell measured) are a
-    pure function of those objects, so they are reused. An entry is found by a hash of
-    every row's identity and taken only when its rows are the very same objects (what was
-    made holds them as ``rows``, so no identity is reused while it lives).
+    pure function of those objects, so they are reused. An entry is looked up by the rows'
+    count and their first and last row (no pass over the rows: hashing every identity cost
+    2 ms a view at 50k objects) and taken only when its rows are the very same objects, in
+    the same order (what was made holds them as ``rows``, so no identity is reused while
+    it lives); rows that only share those are made again, and replace the entry.
 
     An entry lives exactly as long as something else holds what was made — the views of
     the app's view cache and the view on show hold their tables —: the memo refers to it
@@ -156,24 +158,34 @@ class RowsMemo:
     def __init__(self, enabled: bool = True) -> None:
         self.enabled = enabled
         self._lock = threading.Lock()
-        self._kept: weakref.WeakValueDictionary[tuple[str, int, int], MadeOfRows] = (
-            weakref.WeakValueDictionary()
-        )
+        self._kept: dict[tuple[str, int, int, int], list[weakref.ref[MadeOfRows]]] = {}
 
     def kept(self, name: str, rows: Sequence[R], make: Callable[[Sequence[R]], M]) -> M:
         """``make(rows)``, or what it gave for the same ``name`` and the very same rows
         while that is still held."""
         if not self.enabled:
             return make(rows)
-        key = (name, len(rows), hash(tuple(map(id, rows))))
+        key = (name, len(rows), id(rows[0]) if rows else 0, id(rows[-1]) if rows else 0)
         with self._lock:
-            found = self._kept.get(key)
-        if found is not None and all(map(operator.is_, found.rows, rows)):
-            return cast(M, found)
+            candidates = [made for ref in self._kept.get(key, ()) if (made := ref()) is not None]
+        for found in candidates:
+            if all(map(operator.is_, found.rows, rows)):
+                return cast(M, found)
         made = make(rows)
         with self._lock:
-            self._kept[key] = made
+            alive = [ref for ref in self._kept.get(key, ()) if ref() is not None]
+            self._kept[key] = [*alive, weakref.ref(made)]
+            if len(self._kept) > SWEEP_AT:  # forget the keys of what nothing holds any more
+                self._kept = {k: refs for k, refs in self._kept.items() if _any_alive(refs)}
         return made
+
+
+SWEEP_AT = 64
+"""Keys a :class:`RowsMemo` has before it forgets those whose tables are all gone."""
+
+
+def _any_alive(refs: list[weakref.ref[MadeOfRows]]) -> bool:
+    return any(ref() is not None for ref in refs)
 
 
 class LineageMemo:
@@ -335,15 +347,12 @@ def finish_view(view: View) -> str:
 def _make_view(resolution: Resolution, generation: int, memo: RowsMemo) -> View:
     fates = resolution.fates
     # a new task re-ranks the very same exclusions and warnings: their tables (and which
-    # object each exclusion is) are taken whole
+    # object each exclusion is) are taken whole; the included rows are new objects with
+    # every resolution (a view cache's view is the one made of its resolution)
     return View(
         resolution,
         generation,
-        included_rows=memo.kept(
-            "included",
-            resolution.included,
-            lambda r: table_rows(r, included_key, included_id),
-        ),
+        included_rows=table_rows(resolution.included, included_key, included_id),
         excluded=memo.kept(
             "excluded", resolution.exclusions, lambda rows: _excluded_tables(rows, fates, memo)
         ),
