@@ -71,7 +71,7 @@ from octui.tui.resolving import Resolving
 from octui.tui.screens.error import ErrorScreen
 from octui.tui.screens.explorer import ExplorerScreen
 from octui.tui.screens.help import HelpScreen, key_groups
-from octui.tui.state import END_OF_TIME_NOTE, Inputs, View, finish_view
+from octui.tui.state import END_OF_TIME_NOTE, Inputs, View
 from octui.tui.viewcache import ViewCache
 from octui.tui.web import guard_web_session
 from octui.tui.widgets.inputs import InputsPane, parse_as_of
@@ -550,13 +550,9 @@ class OctuiApp(App[None]):
         self.notify(f"copied {found}", title="Digest")
 
     async def digest_of(self, view: View) -> str:
-        """``view``'s digest, never computed on the UI thread (a new view's is still being
-        computed after its tables are shown, tens of milliseconds at 50k objects): known
-        already, or computed in a thread — which waits for the digest worker's when that
-        one is computing it (the view's lock), and computes it otherwise."""
-        if view.known_digest is not None:
-            return view.known_digest
-        return await asyncio.to_thread(finish_view, view)
+        """``view``'s digest, never computed on the UI thread (see
+        :meth:`~octui.tui.resolving.Resolving.digest`)."""
+        return await self.resolving.digest(view)
 
     def bundle_text(self, view: View | None = None) -> str:
         """``view``'s bundle (None: the view on show), as ``opencontext resolve --format
