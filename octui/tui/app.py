@@ -49,6 +49,7 @@ from octui.core.textsafe import inert
 from octui.core.timeutil import now_utc
 from octui.load.known_at import known_at_revision
 from octui.session import Session
+from octui.tui import paint_at_explorer_rate
 from octui.tui.auditapp import edit_selected, roles_settled
 from octui.tui.auditmodel import AuditCache
 from octui.tui.bindings import APP_BINDINGS
@@ -113,6 +114,7 @@ class OctuiApp(App[None]):
         audit: bool = False,
     ) -> None:
         super().__init__()
+        paint_at_explorer_rate()
         if "TEXTUAL_ANIMATIONS" not in os.environ:
             # Textual animates the tab underline for 0.3 s after a tab key: about 15 more
             # paints of the screen (25-30 ms of the UI thread) for a slide. An explicit
