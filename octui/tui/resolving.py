@@ -248,21 +248,19 @@ class Resolving:
 
     def finish_digest(self, view: View) -> None:
         """Compute the digest of ``view``, just shown with its tables and the digest pending,
-        on the resolver thread once that paint is made (the two threads share the
-        interpreter: the digest would hold up the tables' layout and paint), then show it in
-        the status line if ``view`` is still the one on show. A newer view cancels the wait;
-        a resolution asked for meanwhile runs after it."""
+        once that paint is made (the two threads share the interpreter: the digest would
+        hold up the tables' layout and paint), then show it in the status line if ``view``
+        is still the one on show. A newer view cancels the wait, and a job whose view is no
+        longer on show when its turn comes computes nothing; a resolution asked for
+        meanwhile runs after it."""
         if view.known_digest is not None:
             return
         app = self.app
         painted = app.paints
 
-        def compute() -> str | None:
-            return finish_view(view) if app.view is view else None
-
         async def finish() -> None:
             await app.after_paint(painted)
-            found = await asyncio.get_running_loop().run_in_executor(self.executor, compute)
+            found = await self._digest(view, lambda: app.view is view)
             if found is not None and app.view is view and app._main_ready():
                 app.main.query_one(StatusBar).show(
                     view,
@@ -273,3 +271,25 @@ class Resolving:
         app.digest_worker = app.run_worker(
             finish, name="the digest", group="digest", exclusive=True, exit_on_error=False
         )
+
+    async def digest(self, view: View) -> str:
+        """``view``'s digest, never computed on the UI thread (a new view's is computed
+        after its tables are shown, tens of milliseconds at 50k objects): known already, or
+        computed on the resolver thread, after what was asked of it before — the digest
+        the status line waits for among them, which this then finds made (the view's lock
+        makes a second asker wait for the first instead of hashing again). The one way
+        the status line, copy and export get a digest."""
+        found = await self._digest(view, lambda: True)
+        assert found is not None
+        return found
+
+    async def _digest(self, view: View, wanted: Callable[[], bool]) -> str | None:
+        """``view``'s digest (see :meth:`digest`), or None when ``wanted()`` says no as the
+        resolver thread comes to it."""
+        if view.known_digest is not None:
+            return view.known_digest
+
+        def compute() -> str | None:
+            return finish_view(view) if wanted() else None
+
+        return await asyncio.get_running_loop().run_in_executor(self.executor, compute)

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import operator
 import threading
+import weakref
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import TypeVar, cast
+from typing import Protocol, TypeVar, cast
 
 from octui.analysis.history import LineageIndex, lineage_index
 from octui.bundle.bundle import digest
@@ -123,52 +124,68 @@ def table_rows(
     return TableRows(rows, key_index(rows, key), id_width, detail_width)
 
 
+class MadeOfRows(Protocol):
+    """What :class:`RowsMemo` keeps: a value made of ``rows`` alone, holding them."""
+
+    @property
+    def rows(self) -> Sequence[object]: ...
+
+
+M = TypeVar("M", bound=MadeOfRows)
+
+
 class RowsMemo:
     """The tables' rows already indexed and measured, by which rows they are.
 
     A new task re-ranks the included objects, but most exclusions (steps 1–7) are the very
     same objects, in the same order, as in the previous resolution of that role and
-    instant: their :class:`TableRows` (tens of thousands of keys indexed, every cell
-    measured) are a pure function of those objects, so they are reused. An entry is
-    found by a hash of every row's identity and taken only when its rows are the very
-    same objects (it holds them, so no identity is reused while it is kept). The
-    ``bound`` most recently used entries are kept (0: none): about two views' tables.
-    Owned by the app's view cache; a lock guards the table, nothing is computed while it
-    is held.
+    instant: their tables (tens of thousands of keys indexed, every cell measured) are a
+    pure function of those objects, so they are reused. An entry is looked up by the rows'
+    count and their first and last row (no pass over the rows: hashing every identity cost
+    2 ms a view at 50k objects) and taken only when its rows are the very same objects, in
+    the same order (what was made holds them as ``rows``, so no identity is reused while
+    it lives); rows that only share those are made again, and replace the entry.
+
+    An entry lives exactly as long as something else holds what was made — the views of
+    the app's view cache and the view on show hold their tables —: the memo refers to it
+    weakly and never decides itself what to drop. (It kept the 24 most recently made
+    before: the four views the prefetch makes pushed out the tables of the view on show,
+    and the first character typed after a pause made them all again, 60–80 ms at 50k
+    objects.) Owned by the app's view cache; a lock guards the table, nothing is computed
+    while it is held. ``enabled=False``: nothing is kept.
     """
 
-    def __init__(self, bound: int = 24) -> None:
-        self.bound = bound
+    def __init__(self, enabled: bool = True) -> None:
+        self.enabled = enabled
         self._lock = threading.Lock()
-        self._kept: OrderedDict[tuple[str, int, int], tuple[Sequence[object], object]] = (
-            OrderedDict()
-        )
+        self._kept: dict[tuple[str, int, int, int], list[weakref.ref[MadeOfRows]]] = {}
 
-    def rows(
-        self, name: str, rows: Sequence[R], make: Callable[[Sequence[R]], TableRows]
-    ) -> TableRows:
-        """``make(rows)``, or what it gave for the same ``name`` and the very same rows."""
-        return self.kept(name, rows, make)
-
-    def kept(self, name: str, rows: Sequence[R], make: Callable[[Sequence[R]], T]) -> T:
-        """``make(rows)`` (anything made of the rows alone), or what it gave for the same
-        ``name`` and the very same rows."""
-        if not self.bound:
+    def kept(self, name: str, rows: Sequence[R], make: Callable[[Sequence[R]], M]) -> M:
+        """``make(rows)``, or what it gave for the same ``name`` and the very same rows
+        while that is still held."""
+        if not self.enabled:
             return make(rows)
-        key = (name, len(rows), hash(tuple(map(id, rows))))
+        key = (name, len(rows), id(rows[0]) if rows else 0, id(rows[-1]) if rows else 0)
         with self._lock:
-            found = self._kept.get(key)
-            if found is not None:
-                self._kept.move_to_end(key)
-        if found is not None and all(map(operator.is_, found[0], rows)):
-            return cast(T, found[1])
+            candidates = [made for ref in self._kept.get(key, ()) if (made := ref()) is not None]
+        for found in candidates:
+            if all(map(operator.is_, found.rows, rows)):
+                return cast(M, found)
         made = make(rows)
         with self._lock:
-            self._kept[key] = (rows, made)
-            self._kept.move_to_end(key)
-            while len(self._kept) > self.bound:
-                self._kept.popitem(last=False)
+            alive = [ref for ref in self._kept.get(key, ()) if ref() is not None]
+            self._kept[key] = [*alive, weakref.ref(made)]
+            if len(self._kept) > SWEEP_AT:  # forget the keys of what nothing holds any more
+                self._kept = {k: refs for k, refs in self._kept.items() if _any_alive(refs)}
         return made
+
+
+SWEEP_AT = 64
+"""Keys a :class:`RowsMemo` has before it forgets those whose tables are all gone."""
+
+
+def _any_alive(refs: list[weakref.ref[MadeOfRows]]) -> bool:
+    return any(ref() is not None for ref in refs)
 
 
 class LineageMemo:
@@ -213,15 +230,12 @@ class View:
 
     resolution: Resolution
     generation: int
-    exclusion_uid: dict[int, int] = field(default_factory=dict)
-    """``id(exclusion) -> object uid`` (source-unavailable exclusions have none)."""
-    reason_counts: Counter[ExclusionReason] = field(default_factory=Counter)
     included_rows: TableRows | None = None
     """The bundle's objects, indexed and measured for the included table."""
-    excluded_rows: dict[str, TableRows] = field(default_factory=dict)
-    """Exclusions for the excluded table: ``"all"`` and each reason present (its value)."""
-    warning_rows: TableRows | None = None
-    error_count: int | None = None
+    excluded: ExcludedTables | None = None
+    """The exclusions' tables, counts and objects (see :attr:`excluded_rows`)."""
+    warnings: WarningTable | None = None
+    """The warnings' table and the count of errors (see :attr:`warning_rows`)."""
     lineages: LineageIndex | None = None
     """The supersession indexed for the timeline (see :attr:`lineage_index`)."""
     known_digest: str | None = None
@@ -254,6 +268,25 @@ class View:
     def exclusions(self) -> list[Exclusion]:
         return self.resolution.exclusions
 
+    @property
+    def excluded_rows(self) -> dict[str, TableRows]:
+        """Exclusions for the excluded table: ``"all"`` and each reason present (its value);
+        empty when the view was made without its tables."""
+        return self.excluded.tables if self.excluded is not None else {}
+
+    @property
+    def reason_counts(self) -> Counter[ExclusionReason]:
+        return self.excluded.counts if self.excluded is not None else Counter()
+
+    @property
+    def exclusion_uid(self) -> dict[int, int]:
+        """``id(exclusion) -> object uid`` (source-unavailable exclusions have none)."""
+        return self.excluded.uid_of if self.excluded is not None else {}
+
+    @property
+    def warning_rows(self) -> TableRows | None:
+        return self.warnings.table if self.warnings is not None else None
+
     def object_of(self, item: Included | Exclusion) -> ContextObject | None:
         """The object behind a row; never for a denied exclusion (only id and reason)."""
         if isinstance(item, Included):
@@ -275,9 +308,10 @@ class View:
 
     @property
     def errors(self) -> int:
-        if self.error_count is None:  # counted once (by make_view, in the worker thread)
-            self.error_count = self.resolution.error_count
-        return self.error_count
+        """The resolution's errors (counted once by :func:`make_view`, in the worker thread)."""
+        if self.warnings is not None:
+            return self.warnings.errors
+        return self.resolution.error_count
 
 
 def make_view(
@@ -295,7 +329,7 @@ def make_view(
     and more at 10k objects, on the key being handled). Reference counting still frees a
     view that is dropped; the next load gives every frozen object back to the collector."""
     with gc_paused():
-        view = _make_view(resolution, generation, memo if memo is not None else RowsMemo(0))
+        view = _make_view(resolution, generation, memo if memo is not None else RowsMemo(False))
         if lineages is not None:  # the timeline's index, off the UI thread
             view.lineages = lineages.index(resolution)
     hold_heap()
@@ -313,43 +347,68 @@ def finish_view(view: View) -> str:
 def _make_view(resolution: Resolution, generation: int, memo: RowsMemo) -> View:
     fates = resolution.fates
     # a new task re-ranks the very same exclusions and warnings: their tables (and which
-    # object each exclusion is) are taken whole
-    excluded, counts, uid_of = memo.kept(
-        "excluded", resolution.exclusions, lambda rows: _excluded_tables(rows, fates, memo)
+    # object each exclusion is) are taken whole; the included rows are new objects with
+    # every resolution (a view cache's view is the one made of its resolution)
+    return View(
+        resolution,
+        generation,
+        included_rows=table_rows(resolution.included, included_key, included_id),
+        excluded=memo.kept(
+            "excluded", resolution.exclusions, lambda rows: _excluded_tables(rows, fates, memo)
+        ),
+        warnings=memo.kept(
+            "warnings", resolution.warnings, lambda rows: _warning_table(rows, resolution)
+        ),
     )
-    view = View(resolution, generation, uid_of, Counter(counts))
-    view.included_rows = memo.rows(
-        "included",
-        resolution.included,
-        lambda r: table_rows(r, included_key, included_id),
-    )
-    view.excluded_rows = dict(excluded)
-    view.warning_rows, view.error_count = memo.kept(
-        "warnings", resolution.warnings, lambda rows: _warning_table(rows, resolution)
-    )
-    return view
 
 
-def _warning_table(warnings: Sequence[Finding], resolution: Resolution) -> tuple[TableRows, int]:
+@dataclass(frozen=True)
+class ExcludedTables:
+    """What the excluded table shows of one list of exclusions (made off the UI thread)."""
+
+    rows: Sequence[Exclusion]
+    """The exclusions, in the resolution's order."""
+    tables: dict[str, TableRows]
+    """Their rows for every reason present (its value) and for all (:data:`ALL_REASONS`)."""
+    counts: Counter[ExclusionReason]
+    """How many per reason."""
+    uid_of: dict[int, int]
+    """``id(exclusion) → object uid`` (an exclusion is one object's, id@version: the very
+    same exclusion in another resolution of the repository is the same object's)."""
+
+
+@dataclass(frozen=True)
+class WarningTable:
+    """What the Warnings tab shows of one list of warnings (made off the UI thread)."""
+
+    rows: Sequence[Finding]
+    """The warnings, in the resolution's order."""
+    table: TableRows
+    """Their rows, errors first (:func:`severity_first`)."""
+    errors: int
+    """The resolution's count of errors (a pure function of its warnings)."""
+
+
+def _warning_table(warnings: Sequence[Finding], resolution: Resolution) -> WarningTable:
     """The warnings table's rows and the resolution's count of errors (counted here, off
-    the UI thread; a pure function of the warnings)."""
-    return table_rows(severity_first(warnings), warning_key), resolution.error_count
+    the UI thread)."""
+    table = table_rows(severity_first(warnings), warning_key)
+    return WarningTable(warnings, table, resolution.error_count)
 
 
 def _excluded_tables(
     exclusions: Sequence[Exclusion], fates: Mapping[int, object], memo: RowsMemo
-) -> tuple[dict[str, TableRows], Counter[ExclusionReason], dict[int, int]]:
-    """The excluded table's rows for every reason and for all, the count per reason (each
-    reason's rows reused from ``memo`` when they are the very same) and ``id(exclusion) →
-    object uid`` (an exclusion is one object's, id@version: the very same exclusion in
-    another resolution of the repository is the same object's)."""
+) -> ExcludedTables:
+    """The excluded table's rows for every reason and for all (each reason's reused from
+    ``memo`` when they are the very same), the count per reason and which object each
+    exclusion is."""
     uid_of = {id(fate): uid for uid, fate in fates.items() if isinstance(fate, Exclusion)}
     by_reason: dict[ExclusionReason, list[Exclusion]] = {}
     for ex in exclusions:
         by_reason.setdefault(ex.reason, []).append(ex)
     counts = Counter({reason: len(rows) for reason, rows in by_reason.items()})
     excluded = {
-        reason.value: memo.rows(
+        reason.value: memo.kept(
             reason.value,
             rows,
             lambda r: table_rows(r, excluded_key, excluded_id, details=_excluded_detail),
@@ -358,12 +417,12 @@ def _excluded_tables(
     }
     widest = max((t.id_width for t in excluded.values()), default=0)
     longest_detail = max((t.detail_width for t in excluded.values()), default=0)
-    excluded[ALL_REASONS] = memo.rows(
+    excluded[ALL_REASONS] = memo.kept(
         ALL_REASONS,
         exclusions,
         lambda r: table_rows(r, excluded_key, id_width=widest, detail_width=longest_detail),
     )
-    return excluded, counts, uid_of
+    return ExcludedTables(exclusions, excluded, counts, uid_of)
 
 
 ALL_REASONS = "all"

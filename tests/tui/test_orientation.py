@@ -4,6 +4,7 @@ palette's id@version and did-you-mean, and rejections that say why."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from octui.tui.widgets.cells import share
 from octui.tui.widgets.detail import DetailPane
 from octui.tui.widgets.header import ContextHeader
 from octui.tui.widgets.rowtable import RowTable
+from octui.tui.widgets.status import StatusBar
 
 from .conftest import AS_OF, make_app, screen_text, settle, wait_for
 
@@ -54,6 +56,30 @@ async def test_header_names_repository_sample_role_task_and_utc_instant() -> Non
         await settle(pilot)
         assert app.inputs.role != "support"
         assert f"role {app.inputs.role}" in header_text(app)
+
+
+async def test_header_names_the_view_on_show_while_the_next_is_resolved() -> None:
+    """The header says what the tables answer: a task typed meanwhile is in the field and
+    the status line says "resolving…"; the header names the new task with its tables."""
+    app = make_app(role="support", task="refund", debounce=0.0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        release = threading.Event()
+        resolve = app.session.resolve
+
+        def held(query: Any) -> Any:
+            release.wait(10)
+            return resolve(query)
+
+        app.session.resolve = held  # type: ignore[method-assign]
+        await pilot.press("t", "end", "s")
+        await wait_for(pilot, lambda: "resolving" in str(app.query_one(StatusBar).render()))
+        assert app.query_one("#task", Input).value == "refunds"
+        assert "task refund" in header_text(app) and "task refunds" not in header_text(app)
+        release.set()
+        await settle(pilot)
+        assert "task refunds" in header_text(app)
+        assert app.view is not None and app.view.query.task == "refunds"
 
 
 async def test_header_of_a_copy_is_not_the_bundled_sample(repo_copy: Path) -> None:

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import gc
 import threading
+import weakref
 from datetime import timedelta
 
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query
 from octui.session import Session
-from octui.tui.state import ALL_REASONS, RowsMemo, make_view
+from octui.tui.features.prefetch import neighbours
+from octui.tui.state import ALL_REASONS, Inputs, RowsMemo, make_view
 from octui.tui.viewcache import ViewCache
 
 from .conftest import AS_OF, SAMPLE
@@ -124,3 +126,32 @@ def test_a_new_task_takes_the_exclusion_and_warning_tables_whole() -> None:
     assert alone.errors == two.errors and alone.reason_counts == two.reason_counts
     for ex in two.exclusions:  # the memo never changes which object a row is
         assert two.object_of(ex) is alone.object_of(ex)
+
+
+def test_the_views_made_meanwhile_never_drop_the_tables_of_a_view_still_held() -> None:
+    """The prefetch makes the neighbours of the view on show; the first character typed
+    after it re-ranks the view on show: its exclusion tables are still taken whole."""
+    session = Session(SAMPLE)
+    session.load()
+    views = ViewCache()
+    inputs = Inputs(role="support", as_of=AS_OF)
+    shown = views.view(session, inputs.query(), 1)
+    repo = session.repository
+    assert repo is not None
+    for near in neighbours(inputs, list(repo.config.roles), AS_OF):  # what the prefetch makes
+        views.made(session, repo, near.query())
+    typed = views.view(session, Query(role="support", as_of=AS_OF, task="refund"), 2)
+    assert typed.excluded_rows.keys() == shown.excluded_rows.keys()
+    assert all(typed.excluded_rows[r] is shown.excluded_rows[r] for r in shown.excluded_rows)
+    assert typed.warning_rows is shown.warning_rows
+
+
+def test_the_memo_keeps_no_table_alive_by_itself() -> None:
+    session = Session(SAMPLE)
+    session.load()
+    memo = RowsMemo()
+    view = make_view(session.resolve(Query(role="support", as_of=AS_OF)), 1, memo)
+    tables = weakref.ref(view.excluded_rows[ALL_REASONS])
+    del view
+    gc.collect()
+    assert tables() is None

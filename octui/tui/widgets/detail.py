@@ -269,7 +269,7 @@ class DetailPane(VerticalScroll):
         if view is None or item is None:
             self._set_why("Select a row to see everything about it.")
             self._set_fields([])
-            self._set_markdown("")
+            self._set_markdown(None)
             return
         if isinstance(item, Finding):
             self._show_finding(item)
@@ -283,7 +283,7 @@ class DetailPane(VerticalScroll):
                 "exactly as in the bundle.[/]"
             )
             self._set_fields([])
-            self._set_markdown("")
+            self._set_markdown(None)
             return
         obj = view.object_of(item)
         if isinstance(item, Included):
@@ -296,7 +296,7 @@ class DetailPane(VerticalScroll):
                 extra = {"path": one_line(obj.path), "source": one_line(obj.source)}
         if obj is None:
             self._set_fields([])
-            self._set_markdown("")
+            self._set_markdown(None)
             return
         if obj.unknown_fields:
             extra["unknown fields"] = ", ".join(one_line(f) for f in obj.unknown_fields)
@@ -329,12 +329,12 @@ class DetailPane(VerticalScroll):
         tokens = parse_body(text)
         blocks = markdown_blocks(tokens)
         if blocks <= MARKDOWN_BLOCKS:
-            self._set_markdown(text, len(content) - len(head), tokens=tokens)
+            self._set_markdown(body_markdown(text, tokens), len(content) - len(head))
         else:
             lines = head.splitlines(keepends=True)
             if len(lines) > PLAIN_LINES:
                 head = "".join(lines[:PLAIN_LINES])
-            self._set_markdown("", len(content) - len(head), plain=inert(head), blocks=blocks)
+            self._set_markdown(None, len(content) - len(head), plain=inert(head), blocks=blocks)
         self._content = content
 
     def _included_why(self, view: View, inc: Included) -> str:
@@ -383,7 +383,7 @@ class DetailPane(VerticalScroll):
             lines.append("[dim]Enter jumps to them in turn.[/]")
         self._set_why("\n".join(lines))
         self._set_fields([])
-        self._set_markdown("")
+        self._set_markdown(None)
 
     @property
     def markdown_source(self) -> str:
@@ -396,16 +396,10 @@ class DetailPane(VerticalScroll):
         return str(self.query_one("#content-note", Static).render())
 
     def _set_markdown(
-        self,
-        text: str,
-        more: int = 0,
-        *,
-        plain: str = "",
-        blocks: int = 0,
-        tokens: list[Token] | None = None,
+        self, markdown: Markdown | None, more: int = 0, *, plain: str = "", blocks: int = 0
     ) -> None:
-        """Show ``text`` as Markdown (drawn from its :func:`parse_body` ``tokens``), or
-        ``plain`` text, and the note on what was left out."""
+        """Show ``markdown`` (:func:`body_markdown`), or ``plain`` text, and the note on
+        what was left out."""
         self._content = None  # (:meth:`_show_content` says which content this is)
         notes = []
         if plain:
@@ -423,13 +417,10 @@ class DetailPane(VerticalScroll):
         box = self.query_one("#content-plain", Static)
         box.display = bool(plain)
         show_text(box, plain)
+        text = markdown.markup if markdown is not None else ""
         if text == self._markdown_text:
             return
         self._markdown_text = text
         body = self.query_one("#content", Static)
         body.display = bool(text)
-        if text:
-            assert tokens is not None  # (Markdown comes from _show_content, parsed)
-            body.update(RenderedOnce(body_markdown(text, tokens), BODY_THEME))
-        else:
-            body.update("")
+        body.update(RenderedOnce(markdown, BODY_THEME) if markdown is not None and text else "")

@@ -16,11 +16,12 @@ from textual.containers import Horizontal
 from textual.widgets import Input, Label
 
 from octui.core.textsafe import inert
+from octui.tui.widgets.inputs import FieldInput
 from octui.tui.widgets.quiet import show_text
 from octui.tui.widgets.rowtable import RowTable
 
 
-class FilterInput(Input):
+class FilterInput(FieldInput):
     """The filter text: Esc clears the filter and goes back to the table."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

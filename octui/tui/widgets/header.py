@@ -2,8 +2,10 @@
 revision and when it was known, the role, the task and ``as_of`` with its time zone.
 
 Always on screen, so a screenshot or a glance says what the tables are an answer to.
-The app builds a :class:`Context` (:func:`context_of`) and calls :meth:`ContextHeader.show`
-whenever the inputs, the revision or the resolution change.
+The app builds a :class:`Context` and calls :meth:`ContextHeader.show` with every view it
+shows and when the revision changes; before the first view, whenever the inputs change
+(while a new view is being resolved, the status line says so and the header still names
+the view on show).
 """
 
 from __future__ import annotations
