@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
+from textual.widget import Widget
 
 from octui.core.timeutil import parse_instant
 from octui.tui.app import OctuiApp, create_app
@@ -78,3 +79,16 @@ def screen_text(app: OctuiApp) -> str:
         width = max(row) + 1 if row else 0
         out.append("".join(row.get(i, " ") for i in range(width)).rstrip())
     return "\n".join(out)
+
+
+def record_layouts(monkeypatch: pytest.MonkeyPatch, widget: Widget) -> list[bool]:
+    """The ``layout`` flag of every refresh ``widget`` asks for from now on, in order."""
+    layouts: list[bool] = []
+    refresh = widget.refresh
+
+    def recorded(*args: Any, layout: bool = False, **kwargs: Any) -> Any:
+        layouts.append(layout)
+        return refresh(*args, layout=layout, **kwargs)
+
+    monkeypatch.setattr(widget, "refresh", recorded)
+    return layouts

@@ -3,15 +3,13 @@ wider than the field still scrolls to keep the cursor in sight."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Input
 
 from octui.tui.widgets.inputs import FieldInput
 
-from .conftest import make_app, settle
+from .conftest import make_app, record_layouts, settle
 
 
 class OneField(App[None]):
@@ -29,14 +27,7 @@ async def test_typing_asks_for_no_layout_and_a_long_text_scrolls(
         field = app.query_one("#field", Input)
         field.focus()
         await pilot.pause()
-        layouts: list[bool] = []
-        refresh = field.refresh
-
-        def recorded(*args: Any, layout: bool = False, **kwargs: Any) -> Any:
-            layouts.append(layout)
-            return refresh(*args, layout=layout, **kwargs)
-
-        monkeypatch.setattr(field, "refresh", recorded)
+        layouts = record_layouts(monkeypatch, field)
         text = "refund policy for enterprise customers"
         await pilot.press(*[ch if ch != " " else "space" for ch in text])
         await pilot.pause()

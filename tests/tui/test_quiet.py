@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
 from octui.tui.widgets.quiet import show_text
+
+from .conftest import record_layouts
 
 
 class OneBox(App[None]):
@@ -22,14 +22,7 @@ async def test_show_text_lays_out_only_when_the_height_changes(
     app = OneBox()
     async with app.run_test(size=(40, 10)) as pilot:
         box = app.query_one("#box", Static)
-        layouts: list[bool] = []
-        refresh = box.refresh
-
-        def recorded(*args: Any, layout: bool = False, **kwargs: Any) -> Any:
-            layouts.append(layout)
-            return refresh(*args, layout=layout, **kwargs)
-
-        monkeypatch.setattr(box, "refresh", recorded)
+        layouts = record_layouts(monkeypatch, box)
         show_text(box, "one line")  # what it shows already: nothing at all
         assert layouts == []
         show_text(box, "another line")  # the same height: a repaint, no layout
