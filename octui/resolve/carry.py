@@ -94,7 +94,16 @@ _KNOWN = {
         "_timelines",
     },
 }
-_FIXED_SLOTS = {"_memo", "_tables", "_token_tables", "floor", "groups", "objects", "uids"}
+_FIXED_SLOTS = {
+    "_joined",
+    "_memo",
+    "_tables",
+    "_token_tables",
+    "floor",
+    "groups",
+    "objects",
+    "uids",
+}
 """What :meth:`FixedOrder.carried` copies (and :class:`Freshness`, :class:`Records`,
 :class:`Spans` and :class:`Contenders` below, what their own ``carried`` does): a new slot
 in any must be carried there before this module carries prepared tables again."""

@@ -10,10 +10,12 @@ object's answer made when a stage first holds it) — a stage then picks its pos
 of both, in C loops, matching only the objects no earlier stage held.
 
 A token no object of a stage was matched against yet (a new task's) is matched over the
-stage's :class:`StageTables`, kept in the stage's memo: its objects' token tables one after
-another in one list. Bisecting each object's own tuple reads thousands of blocks scattered
-over the heap (one cache and TLB miss after another: at 50,000 objects a token cost 12×
-what it costs at 10,000 for 5× the objects); the one list is read in order.
+stage's :class:`StageTables`: its objects' token tables one after another in one list, kept
+for the last stage that needed them (the one being typed into; they take 10–20 MB at
+50,000 objects, so one is kept, not one per stage). Bisecting each object's own tuple
+reads thousands of blocks scattered over the heap (one cache and TLB miss after another:
+at 50,000 objects a token cost 12× what it costs at 10,000 for 5× the objects); the one
+list is read in order.
 """
 
 from __future__ import annotations
@@ -43,7 +45,16 @@ UNKNOWN = 0xFF
 class FixedOrder:
     """Every object in (layer group, place) order, with what ranking reads of each."""
 
-    __slots__ = ("_memo", "_tables", "_token_tables", "floor", "groups", "objects", "uids")
+    __slots__ = (
+        "_joined",
+        "_memo",
+        "_tables",
+        "_token_tables",
+        "floor",
+        "groups",
+        "objects",
+        "uids",
+    )
 
     def __init__(self, index: RepoIndex) -> None:
         groups, places = index.groups, index.places  # places: a permutation of the uids
@@ -63,6 +74,8 @@ class FixedOrder:
         self._token_tables: list[TokenTable | None] = [None] * n
         """Each object's token table, in this order, read on first use (racing threads
         store the same table)."""
+        self._joined: tuple[tuple[bytes, bytes], StageTables] | None = None
+        """The picks of the last stage that needed its :class:`StageTables`, and those."""
 
     def carried(self, index: RepoIndex, replaced: Collection[int]) -> FixedOrder:
         """This order for ``index``: the repository after a reload that replaced the objects
@@ -79,6 +92,7 @@ class FixedOrder:
         positions = list(compress(range(n), map(wanted.__contains__, self.uids)))
         made._token_tables = list(self._token_tables)
         made._memo = Memo(TOKENS)
+        made._joined = None  # the replaced objects' tables are new
         for position in positions:
             made._token_tables[position] = None
         for token, whole in self._memo.items():
@@ -103,26 +117,24 @@ class FixedOrder:
             picks.append(bytes(map(chosen.__getitem__, self.uids)))
         return picks[0], picks[1]
 
-    def token_masks(
-        self, token: str, picks: tuple[bytes, bytes], stage: Memo | None = None
-    ) -> bytes:
+    def token_masks(self, token: str, picks: tuple[bytes, bytes], joined: bool = False) -> bytes:
         """Which fields of each object at ``picks`` (see :func:`picked`) hold ``token``
         (see :func:`masks_of`). Each object's answer is kept per token, in this order, once
         some stage asked for it: a stage matches only the objects no earlier stage held.
         The kept table only ever turns :data:`UNKNOWN` bytes into their answers (threads
-        racing write equal bytes), so any state of it a reader sees is right. ``stage``: the
-        memo of the stage ``picks`` picked, where a token none of its objects was matched
-        against is matched over its :class:`StageTables`."""
+        racing write equal bytes), so any state of it a reader sees is right. With
+        ``joined``, a token none of the objects at ``picks`` was matched against is matched
+        over their :class:`StageTables` (:meth:`joined_tables`)."""
         n = len(self.uids)
         kept = self._memo.known(token)
         whole = self._memo.get(token, lambda: bytearray(bytes([UNKNOWN])) * n)
-        if kept is None and stage is not None:  # no object was matched against it: pick none
-            return self._matched_over(stage, picks, whole, token)
+        if joined and kept is None:  # a token no stage asked for: none of these is known
+            return self._matched_over(picks, whole, token)
         values = picked(whole, picks)
         if UNKNOWN not in values:
             return values
-        if stage is not None and values.count(UNKNOWN) == len(values):
-            return self._matched_over(stage, picks, whole, token)
+        if joined and values.count(UNKNOWN) == len(values):
+            return self._matched_over(picks, whole, token)
         at = [*compress(range(n), picks[0]), *compress(range(n), picks[1])]
         missing = [p for p, v in zip(at, values, strict=True) if v == UNKNOWN]
         held = self._tables_at(missing)
@@ -130,15 +142,26 @@ class FixedOrder:
         deque(map(whole.__setitem__, missing, made), maxlen=0)
         return picked(whole, picks)
 
-    def _matched_over(
-        self, stage: Memo, picks: tuple[bytes, bytes], whole: bytearray, token: str
-    ) -> bytes:
+    def _matched_over(self, picks: tuple[bytes, bytes], whole: bytearray, token: str) -> bytes:
         """:meth:`token_masks` of a token none of the objects at ``picks`` was matched
-        against, over the stage's :class:`StageTables` (kept in its memo ``stage``); the
-        answers kept in ``whole`` for the other stages."""
-        tables = stage.get(("token-tables",), lambda: self.stage_tables(picks))
+        against, over their :meth:`joined_tables`; the answers kept in ``whole`` for the
+        other stages."""
+        tables = self.joined_tables(picks)
         made = tables.masks_of(token)
         deque(map(whole.__setitem__, tables.positions, made), maxlen=0)
+        return made
+
+    def joined_tables(self, picks: tuple[bytes, bytes]) -> StageTables:
+        """The :class:`StageTables` of the objects at ``picks``: those kept if the last
+        stage that needed them picked the same objects (picks compared whole: two
+        ``memcmp``), else made and kept instead. Racing threads each keep a right pair."""
+        kept = self._joined
+        if kept is not None and kept[0] == picks:
+            return kept[1]
+        n = len(self.uids)
+        positions = [*compress(range(n), picks[0]), *compress(range(n), picks[1])]
+        made = StageTables(positions, self._tables_at(positions))
+        self._joined = (picks, made)
         return made
 
     def _tables_at(self, positions: list[int]) -> list[TokenTable]:
@@ -149,12 +172,6 @@ class FixedOrder:
             if tables[p] is None:
                 tables[p] = get(objects[p])
         return [tables[p] for p in positions]  # type: ignore[misc]
-
-    def stage_tables(self, picks: tuple[bytes, bytes]) -> StageTables:
-        """The :class:`StageTables` of the objects at ``picks``, in the stage's order."""
-        n = len(self.uids)
-        positions = [*compress(range(n), picks[0]), *compress(range(n), picks[1])]
-        return StageTables(positions, self._tables_at(positions))
 
 
 class StageTables:

@@ -100,12 +100,13 @@ def standing_order(
     )
 
 
-def token_masks(standing: Standing, token: str, memo: Memo | None = None) -> bytes:
+def token_masks(standing: Standing, token: str, joined: bool = False) -> bytes:
     """Which fields of each standing object hold ``token``: a byte per position (the short
     fields' bits and :data:`CONTENT`), picked from the repository's when the order was
-    (``memo``: the stage's, which keeps its token tables for a new task's tokens)."""
+    (``joined``: a session's, where a new task's tokens are matched over the stage's
+    token tables laid end to end — :meth:`FixedOrder.joined_tables`)."""
     if standing.fixed is not None:
-        return standing.fixed.token_masks(token, standing.picks, memo)
+        return standing.fixed.token_masks(token, standing.picks, joined)
     return masks_of(standing.tokens, standing.masks, token)
 
 
@@ -139,7 +140,7 @@ def ordered_scores(
     (SPEC §3)."""
     tokens = tuple(sorted(tokenize(query.task)))
     masks = [
-        memo.get(("token", t), lambda t=t: token_masks(standing, t, memo))  # type: ignore[misc]
+        memo.get(("token", t), lambda t=t: token_masks(standing, t, True))  # type: ignore[misc]
         if memo is not None
         else token_masks(standing, t)
         for t in tokens
