@@ -568,7 +568,7 @@ def test_an_edited_replacement_remakes_only_the_covers_that_hold_it(repo: Path) 
         o.uid
         for table in (old_graph.by_target, old_graph.by_version)
         for cover in table.values()
-        for o in cover.outside()
+        for o in cover.members()
     }
     edited = next(o for o in session.repository.objects if o.supersedes and o.uid in held)
     target = repo / edited.path
@@ -583,7 +583,7 @@ def test_an_edited_replacement_remakes_only_the_covers_that_hold_it(repo: Path) 
         before, after = getattr(old_graph, name), getattr(graph, name)
         assert before.keys() == after.keys()
         for key, cover in after.items():
-            members = cover.outside()
+            members = cover.members()
             if any(o.uid == edited.uid for o in members):
                 assert cover is not before[key] and new in members
                 remade += 1

@@ -286,12 +286,12 @@ def _graph(
     replaced: frozenset[int],
 ) -> SupersessionGraph:
     """The same graph over the new objects: a cover that holds one of the ``replaced``
-    objects is made again around the new ones (re-sorted by their start, which an edit may
-    have moved); every other cover holds only objects the reload kept, so it is shared, and
-    a table of covers none of which is made again is shared whole. Only the covers that can
-    hold a replaced object are looked at (those of the ids it supersedes, and of its own id
-    and id@version); when none is made again, the timelines made from them are shared too
-    (but the replaced objects')."""
+    objects is made again around the new ones (whose start an edit may have moved); every
+    other cover holds only objects the reload kept, so it is shared, and a table of covers
+    none of which is made again is shared whole. Only the covers that can hold a replaced
+    object are looked at (those of the ids it supersedes, and of its own id and
+    id@version); when none is made again, the timelines made from them are shared too (but
+    the replaced objects')."""
     objects, component = index.objects, old.component
     tables: tuple[dict[Any, _Cover], ...] = (old.by_target, old.by_version, old.members, old.copies)
     holding: tuple[set[Any], ...] = (set(), set(), set(), set())
@@ -311,7 +311,7 @@ def _graph(
             key: _Cover((objects[o.uid] for o in held), component)
             for key in keys
             if (cover := table.get(key)) is not None
-            and not replaced.isdisjoint(map(uid_of, held := cover.outside()))
+            and not replaced.isdisjoint(map(uid_of, held := cover.members()))
         }
         made.append({**table, **remade} if remade else table)
     kept: dict[int, Timeline] = {}

@@ -104,10 +104,13 @@ class _Cover:
             groups[component[r.uid]].append(r)
         self.groups = groups
 
-    def outside(self, skip: int = -1) -> list[ContextObject]:
-        """Every replacement outside component ``skip`` (by default every replacement: the
-        components of readable objects are numbered from 0)."""
+    def outside(self, skip: int) -> list[ContextObject]:
+        """Every replacement outside component ``skip``."""
         return [r for comp, members in self.groups.items() if comp != skip for r in members]
+
+    def members(self) -> list[ContextObject]:
+        """Every replacement."""
+        return [r for members in self.groups.values() for r in members]
 
 
 class Timeline(NamedTuple):

@@ -276,9 +276,9 @@ class Resolving:
         """``view``'s digest, never computed on the UI thread (a new view's is computed
         after its tables are shown, tens of milliseconds at 50k objects): known already, or
         computed on the resolver thread, after what was asked of it before — the digest
-        the status line waits for among them, which this then finds made (the view's lock
-        makes a second asker wait for the first instead of hashing again). The one way
-        the status line, copy and export get a digest."""
+        the status line waits for among them, which this then finds made. The status line,
+        copy and export get a view's digest through it (an export's written bundle
+        computes its digest again off the UI thread, usually found in the stage's memo)."""
         found = await self._digest(view, lambda: True)
         assert found is not None
         return found

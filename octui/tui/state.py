@@ -144,7 +144,8 @@ class RowsMemo:
     count and their first and last row (no pass over the rows: hashing every identity cost
     2 ms a view at 50k objects) and taken only when its rows are the very same objects, in
     the same order (what was made holds them as ``rows``, so no identity is reused while
-    it lives); rows that only share those are made again, and replace the entry.
+    it lives); rows that only share those are made again and kept beside the entry
+    (neighbouring views share their first and last warnings).
 
     An entry lives exactly as long as something else holds what was made — the views of
     the app's view cache and the view on show hold their tables —: the memo refers to it
