@@ -192,7 +192,7 @@ def relevance(
     for position, (at, s) in enumerate(zip(order, scores, strict=True), start=1):
         obj = objects[at]
         if obj.is_floor_layer:
-            pass
+            pass  # L0 and L1 are never trimmed, and do not count against the limit
         elif minimum is not None and s.score < minimum:
             detail = f"score {s.score} is below --min-relevance {minimum:g}"
             exclusions[obj.uid] = excluded(obj, R.NOT_RELEVANT, detail)
