@@ -234,7 +234,7 @@ def test_a_stage_order_picked_from_the_fixed_order_is_the_sorted_one(
         assert picked.rank_base == sorted_order.rank_base
         # a token new to every object standing is matched over their tables, joined
         for token in ("refund", "policy", "team", "nothing", "tokennotasked"):
-            assert token_masks(picked, token, True) == token_masks(sorted_order, token)
+            assert token_masks(picked, token, joined=True) == token_masks(sorted_order, token)
         assert fixed.joined_tables(picked.picks) is fixed.joined_tables(picked.picks)
         for token in ("refund", "policy", "team", "nothing", "tokennotasked"):  # as kept
             assert token_masks(picked, token) == token_masks(sorted_order, token)

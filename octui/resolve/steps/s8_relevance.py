@@ -140,7 +140,7 @@ def ordered_scores(
     (SPEC §3)."""
     tokens = tuple(sorted(tokenize(query.task)))
     masks = [
-        memo.get(("token", t), lambda t=t: token_masks(standing, t, True))  # type: ignore[misc]
+        memo.get(("token", t), lambda t=t: token_masks(standing, t, joined=True))  # type: ignore[misc]
         if memo is not None
         else token_masks(standing, t)
         for t in tokens
