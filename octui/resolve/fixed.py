@@ -23,7 +23,7 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left
 from collections import deque
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from itertools import accumulate, compress, repeat
 from operator import eq, getitem, itemgetter, mul
 
@@ -164,7 +164,11 @@ class FixedOrder:
         self._joined = (picks, made)
         return made
 
-    def _tables_at(self, positions: list[int]) -> list[TokenTable]:
+    def read_tables(self) -> None:
+        """Read every object's token table now (a stage reads its objects' on first use)."""
+        self._tables_at(range(len(self.uids)))
+
+    def _tables_at(self, positions: Sequence[int]) -> list[TokenTable]:
         """The token tables of the objects at ``positions`` of this order."""
         tables = self._token_tables
         objects, get = self.objects, self._tables.get

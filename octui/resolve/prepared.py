@@ -208,10 +208,20 @@ class Freshness:
         """By uid, in order, whether each of ``objects`` is stale at ``as_of``: read and
         compared per uid in C loops, only the instants not known yet made one by one."""
         uids = list(map(uid_of, objects))
+        afters = self._afters(objects, uids)
+        return dict(zip(uids, map(gt, repeat(as_of), afters), strict=True))  # type: ignore[arg-type]
+
+    def prepare(self, objects: list[ContextObject]) -> None:
+        """Work out now when each of ``objects`` turns stale (a stage reads it per uid)."""
+        self._afters(objects, list(map(uid_of, objects)))
+
+    def _afters(self, objects: list[ContextObject], uids: list[int]) -> list[object]:
+        """The instant after which each of ``objects`` (their ``uids``) is stale, made and
+        kept for those not known yet."""
         afters = list(map(self._after.__getitem__, uids))
         for at in compress(range(len(afters)), map(is_, afters, repeat(_UNKNOWN))):
             afters[at] = self._after[uids[at]] = self._stale_after(objects[at])
-        return dict(zip(uids, map(gt, repeat(as_of), afters), strict=True))  # type: ignore[arg-type]
+        return afters
 
     def _stale_after(self, obj: ContextObject) -> object:
         """The instant after which ``obj`` is stale (:data:`_NEVER` when it never is)."""

@@ -188,3 +188,26 @@ async def test_the_benchmark_calls_the_explorer_quiet_only_after_the_prefetch(
         assert all(app.views.known(repo, q) for q in wanted)
         assert not app.feature_set.prefetch.pending
         assert app.feature_set.prefetch.made == len(wanted)
+
+
+async def test_the_prefetch_prepares_the_session_once_per_repository() -> None:
+    app = make_app(role="support")
+    calls: list[Any] = []
+    original = app.session.prepare
+
+    def counted(cancelled: Any) -> bool:
+        calls.append(app.session.repository)
+        return original(cancelled)
+
+    app.session.prepare = counted  # type: ignore[method-assign]
+    async with app.run_test(size=(130, 40)) as pilot:
+        repo, _ = await _prefetched_day_on(pilot, app)
+        assert calls == [repo]
+        pieces = app.session.cache.memo.known(("digest-pieces",))  # type: ignore[union-attr]
+        assert set(pieces._parts) == {o.uid for o in repo.objects}
+        prefetch = app.feature_set.prefetch
+        before = prefetch.made
+        await pilot.press("right_square_bracket")  # a new view: the prefetch runs again
+        await settle(pilot)
+        await wait_for(pilot, lambda: prefetch.made > before)
+        assert calls == [repo]  # prepared once for this repository

@@ -1,0 +1,108 @@
+"""``Session.prepare``: what every role's first visit reads of each object is made ahead
+(the digest parts, the token tables in the fixed order, when each object turns stale); a
+prepared session answers exactly as an unprepared one, and a first visit to a role then
+makes no object's parts."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import octui.bundle.pieces as pieces_module
+from octui.bundle.bundle import digest
+from octui.bundle.pieces import Pieces
+from octui.resolve.engine import resolve
+from octui.resolve.result import Query
+from octui.session import Session
+from octui.synth.repository import write_repository
+
+AS_OF = datetime(2025, 7, 1, tzinfo=UTC)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "r"
+    write_repository(root, 300, seed=5)
+    return root
+
+
+def _pieces(session: Session) -> Pieces:
+    assert session.cache is not None and session.cache.memo is not None
+    found = session.cache.memo.known(("digest-pieces",))
+    assert isinstance(found, Pieces)
+    return found
+
+
+def _counted_parts(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The objects whose digest parts are made from now on."""
+    made: list[Any] = []
+    original = pieces_module.object_parts
+
+    def counted(obj: Any) -> Any:
+        made.append(obj)
+        return original(obj)
+
+    monkeypatch.setattr(pieces_module, "object_parts", counted)
+    return made
+
+
+def test_a_prepared_session_makes_no_parts_on_a_first_visit_and_answers_the_same(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session = Session(repo)
+    repository = session.load()
+    assert session.prepare() is True
+    pieces = _pieces(session)
+    assert set(pieces._parts) == {o.uid for o in repository.objects}
+    prepared = session.cache.prepared() if session.cache else None
+    assert prepared is not None
+    assert None not in prepared.fixed._token_tables
+    made = _counted_parts(monkeypatch)
+    queries = [Query(role=r, as_of=AS_OF, task="billing refund") for r in repository.config.roles]
+    got = [digest(session.resolve(q)) for q in queries]
+    assert made == []  # every included object's parts were made ahead
+    assert got == [digest(resolve(repository, q)) for q in queries]  # no cache: all computed
+
+
+def test_prepare_stops_when_asked_and_goes_on_later(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session = Session(repo)
+    repository = session.load()
+    asked: list[int] = []
+
+    def stop_after_one_chunk() -> bool:
+        asked.append(1)
+        return len(asked) > 1
+
+    monkeypatch.setattr(pieces_module, "_CHUNK", 100)
+    assert session.prepare(stop_after_one_chunk) is False
+    assert len(_pieces(session)._parts) == 100  # one chunk made, and kept
+    made = _counted_parts(monkeypatch)
+    assert session.prepare() is True
+    assert len(made) == len(repository.objects) - 100  # only what was left
+
+
+def test_after_an_edit_prepare_makes_only_the_edited_objects_parts(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session = Session(repo)
+    session.load()
+    session.prepare()
+    target = sorted(p for p in repo.rglob("*.md") if p.name != "README.md")[4]
+    target.write_text(target.read_text(encoding="utf-8") + "\nanother line\n", "utf-8")
+    repository = session.load([str(target)])
+    made = _counted_parts(monkeypatch)
+    assert session.prepare() is True
+    assert [o.path for o in made] == [target.relative_to(repo).as_posix()]
+    query = Query(role="support", as_of=AS_OF, task="billing refund")
+    assert digest(session.resolve(query)) == digest(resolve(repository, query))
+
+
+def test_an_unloaded_session_has_nothing_to_prepare(repo: Path) -> None:
+    session = Session(repo)
+    assert session.prepare() is True
+    assert session.repository is None
