@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 import octui.bundle.pieces as pieces_module
+from octui.bundle import forms
 from octui.bundle.bundle import digest
 from octui.bundle.pieces import Pieces
 from octui.resolve.engine import resolve
@@ -39,7 +40,7 @@ def _pieces(session: Session) -> Pieces:
 def _counted_parts(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     """The objects whose digest parts are made from now on."""
     made: list[Any] = []
-    original = pieces_module.object_parts
+    original = forms.object_parts
 
     def counted(obj: Any) -> Any:
         made.append(obj)

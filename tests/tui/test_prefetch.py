@@ -4,11 +4,13 @@ idle, a key that asks for one shows it without resolving, and every key stops th
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
 import pytest
 
+from octui.bundle.pieces import Pieces
 from octui.tui.features.prefetch import neighbours
 from octui.tui.state import Inputs
 
@@ -195,15 +197,17 @@ async def test_the_prefetch_prepares_the_session_once_per_repository() -> None:
     calls: list[Any] = []
     original = app.session.prepare
 
-    def counted(cancelled: Any) -> bool:
+    def counted(cancelled: Callable[[], bool]) -> bool:
         calls.append(app.session.repository)
         return original(cancelled)
 
-    app.session.prepare = counted  # type: ignore[method-assign]
+    app.session.prepare = counted  # type: ignore[method-assign,assignment]
     async with app.run_test(size=(130, 40)) as pilot:
         repo, _ = await _prefetched_day_on(pilot, app)
         assert calls == [repo]
-        pieces = app.session.cache.memo.known(("digest-pieces",))  # type: ignore[union-attr]
+        assert app.session.cache is not None and app.session.cache.memo is not None
+        pieces = app.session.cache.memo.known(("digest-pieces",))
+        assert isinstance(pieces, Pieces)
         assert set(pieces._parts) == {o.uid for o in repo.objects}
         prefetch = app.feature_set.prefetch
         before = prefetch.made
