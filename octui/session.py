@@ -32,6 +32,7 @@ from octui.resolve.cache import ResolutionCache
 from octui.resolve.carry import carried, replaced_uids
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query, Resolution
+from octui.resolve.steps.s4_scope import not_in_scope_records
 
 
 def _go_on() -> bool:
@@ -128,10 +129,11 @@ class Session:
     def prepare(self, cancelled: Callable[[], bool] = _go_on) -> bool:
         """Make now, for every object of the loaded repository, what a first visit to a role
         or an instant would otherwise make of it one object at a time: its digest parts (the
-        bulk: about 4 µs an object), its token table in the bundle's fixed order and when it
-        turns stale. Every role and instant reads them (they are functions of the object
-        alone, kept in the repository's cache), so a new role then only decides, joins and
-        hashes. The explorer calls this on its prefetch thread once its first screen is up;
+        bulk: about 4 µs an object), its token table in the bundle's fixed order, when it
+        turns stale, and — for an object outside the scope of a configured role — its
+        ``not-in-scope`` record and that record's digest piece. Each is a function of the
+        object alone, kept in the repository's cache and shared by every role and instant,
+        so a new role then mostly decides, joins and hashes. The explorer calls this on its prefetch thread once its first screen is up;
         a one-shot command, which asks once, does not. True when everything is made; False
         when ``cancelled()`` said stop (what was made is kept, the next call goes on)."""
         repo, cache = self.repository, self.cache
@@ -141,9 +143,12 @@ class Session:
             prepared = cache.prepared()
             prepared.freshness.prepare(repo.objects)
             prepared.fixed.read_tables()
+            outside = not_in_scope_records(repo.config.roles.values(), prepared)
             if cache.memo is None:
                 return True
-            return pieces_of(cache.memo, repo.objects).prepare(cancelled)
+            pieces = pieces_of(cache.memo, repo.objects)
+            pieces.keep(outside)
+            return pieces.prepare(cancelled)
 
     def cache_for(self, repository: Repository) -> ResolutionCache | None:
         """The session's cache when ``repository`` is the one it holds, else None (a

@@ -15,8 +15,11 @@ import octui.bundle.pieces as pieces_module
 from octui.bundle import forms
 from octui.bundle.bundle import digest
 from octui.bundle.pieces import Pieces
+from octui.core import model
+from octui.core.enums import ExclusionReason as R
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query
+from octui.resolve.steps import tables
 from octui.session import Session
 from octui.synth.repository import write_repository
 
@@ -107,3 +110,44 @@ def test_an_unloaded_session_has_nothing_to_prepare(repo: Path) -> None:
     session = Session(repo)
     assert session.prepare() is True
     assert session.repository is None
+
+
+def test_a_prepared_session_makes_no_not_in_scope_record_or_piece_on_a_first_visit(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session = Session(repo)
+    repository = session.load()
+    session.prepare()
+    made: list[Any] = []
+    original = model.Exclusion
+
+    def counted(*args: Any) -> Any:
+        record = original(*args)
+        made.append(record)
+        return record
+
+    monkeypatch.setattr(tables, "Exclusion", counted)
+    pieced: list[Any] = []
+    fill = Pieces._fill
+
+    def counted_fill(self: Pieces, pieces: Any, exclusions: Any, at: list[int]) -> None:
+        pieced.extend(exclusions[p] for p in at)
+        fill(self, pieces, exclusions, at)
+
+    monkeypatch.setattr(Pieces, "_fill", counted_fill)
+    listed = []
+    for role in repository.config.roles:
+        resolution = session.resolve(Query(role=role, as_of=AS_OF, task="billing refund"))
+        digest(resolution)
+        listed += [e for e in resolution.exclusions if e.reason is R.NOT_IN_SCOPE]
+    assert listed  # the roles' scopes leave objects out
+    assert not [r for r in made if r.reason is R.NOT_IN_SCOPE]
+    assert not [r for r in pieced if r.reason is R.NOT_IN_SCOPE]
+    fresh = {
+        role: digest(resolve(repository, Query(role=role, as_of=AS_OF, task="billing refund")))
+        for role in repository.config.roles
+    }
+    assert fresh == {
+        role: digest(session.resolve(Query(role=role, as_of=AS_OF, task="billing refund")))
+        for role in repository.config.roles
+    }

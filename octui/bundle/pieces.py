@@ -309,14 +309,23 @@ class Pieces:
             self._records.update(zip(map(id, records), made, strict=True))
 
     def exclusions_bytes(self, exclusions: list[Exclusion]) -> bytes:
-        """The exclusions' pieces joined by commas (a piece is never empty): those kept read
-        in one C loop, the others made in one pass and kept under one lock (a new role
-        meets thousands of records no earlier one listed)."""
+        """The exclusions' pieces joined by commas (a piece is never empty)."""
+        return b",".join(self._exclusion_pieces(exclusions))
+
+    def keep(self, exclusions: list[Exclusion]) -> None:
+        """Make the pieces of ``exclusions`` not made yet (records handed out again by the
+        prepared tables: a session prepares those a role's first visit would meet)."""
+        self._exclusion_pieces(exclusions)
+
+    def _exclusion_pieces(self, exclusions: list[Exclusion]) -> list[bytes]:
+        """The exclusions' pieces: those kept read in one C loop, the others made in one
+        pass and kept under one lock (a new role meets thousands of records no earlier one
+        listed)."""
         pieces: list[bytes | None] = list(map(self._records.get, map(id, exclusions)))
         missing = list(compress(range(len(pieces)), map(is_, pieces, repeat(None))))
         if missing:
             self._fill(pieces, exclusions, missing)
-        return b",".join(pieces)  # type: ignore[arg-type]
+        return pieces  # type: ignore[return-value]
 
     def _fill(self, pieces: list[bytes | None], exclusions: list[Exclusion], at: list[int]) -> None:
         """Put in ``pieces`` the piece of each exclusion at the places ``at`` (as

@@ -7,6 +7,7 @@ shell-style globs over the whole id (``*`` also crosses dots)."
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import partial
 from itertools import compress
 from typing import TYPE_CHECKING
@@ -75,13 +76,29 @@ def scope_verdicts(
     table = records.table(R.NOT_IN_SCOPE)
     make = partial(records.get, reason=R.NOT_IN_SCOPE, detail=NO_INCLUDE)
     if standing is not None:
-        if type(codes) is bytes:
-            not_in_scope = codes.translate(_IS_NOT_IN_SCOPE)
-        else:  # too many exclude patterns for a byte each
-            not_in_scope = bytes(map(NOT_IN_SCOPE.__eq__, codes))
-        outside = both(not_in_scope, standing)
+        outside = both(_not_in_scope(codes), standing)
         records.each(list(compress(tables.index.objects, outside)), R.NOT_IN_SCOPE, NO_INCLUDE)
     return ScopeVerdicts(codes, table, make)
+
+
+def not_in_scope_records(roles: Iterable[RoleConfig], tables: Tables) -> list[Exclusion]:
+    """The ``not-in-scope`` record of every object outside the scope of one of ``roles``
+    (made now where not made yet, as :func:`scope_verdicts` makes a role's): a session
+    prepares them for its configured roles, so a role's first visit finds them made."""
+    outside = 0
+    for role in roles:
+        if role.scope.include is not None:
+            outside |= int.from_bytes(_not_in_scope(tables.scope_ids.codes(role)), "big")
+    objects = tables.index.objects
+    mask = outside.to_bytes(len(objects), "big")
+    return tables.records.each(list(compress(objects, mask)), R.NOT_IN_SCOPE, NO_INCLUDE)
+
+
+def _not_in_scope(codes: bytes | list[int]) -> bytes:
+    """1 per uid whose scope code is :data:`NOT_IN_SCOPE`, else 0."""
+    if type(codes) is bytes:
+        return codes.translate(_IS_NOT_IN_SCOPE)
+    return bytes(map(NOT_IN_SCOPE.__eq__, codes))  # too many exclude patterns for a byte each
 
 
 def out_of_scope(role: RoleConfig, objects: list[ContextObject]) -> dict[int, Exclusion]:
