@@ -35,7 +35,7 @@ from octui.resolve.result import Query, Resolution
 from octui.resolve.steps.s4_scope import not_in_scope_records
 
 
-def _go_on() -> bool:
+def _never_cancelled() -> bool:
     return False
 
 
@@ -126,7 +126,7 @@ class Session:
             return told[1]
         return replaced_uids(old, repo)
 
-    def prepare(self, cancelled: Callable[[], bool] = _go_on) -> bool:
+    def prepare(self, cancelled: Callable[[], bool] = _never_cancelled) -> bool:
         """Make now, for every object of the loaded repository, what a first visit to a role
         or an instant would otherwise make of it one object at a time: its digest parts (the
         bulk: about 4 µs an object), its token table in the bundle's fixed order, when it

@@ -4,15 +4,14 @@
   it once its first screen is up (:meth:`Session.prepare`, ``prepare_ms``), after changing
   only the task, the role or ``as_of``, each to a value not resolved before, the bundle
   digest included (``task_ms``, ``role_ms``, ``as_of_ms``: median; ``*_max_ms``: worst);
-  one file edited on
-  disk (a body-only edit, and an edit of a field steps 1–7 read), then reload + re-resolve +
-  digest (``edit_body_ms``, ``edit_field_ms``; ``edit_ms`` is the worse), the reload told the
-  edited path as the explorer's filesystem watcher tells it; the same without the hint, a
-  full scan of the tree (``edit_scan_body_ms``, ``edit_scan_field_ms``); the session's peak
-  resident memory after 8 roles × 8 instants (``session_peak_mb``). It also checks that every
-  memoised answer equals a resolution of the same repository without the memo, and that
-  after the edits the session's answer equals one from a fresh load without any cache
-  (``mismatches``);
+  one file edited on disk (a body-only edit, and an edit of a field steps 1–7 read), then
+  reload + re-resolve + digest (``edit_body_ms``, ``edit_field_ms``; ``edit_ms`` is the
+  worse), the reload told the edited path as the explorer's filesystem watcher tells it;
+  the same without the hint, a full scan of the tree (``edit_scan_body_ms``,
+  ``edit_scan_field_ms``); the session's peak resident memory after 8 roles × 8 instants
+  (``session_peak_mb``). It also checks that every memoised answer equals a resolution of
+  the same repository without the memo, and that after the edits the session's answer
+  equals one from a fresh load without any cache (``mismatches``);
 - ``audit`` — the audit after a load: every declared role resolved once and the findings'
   lines found (``audit_s``, ``audit_roles``);
 - ``agenda`` — the 90-day change agenda on a fresh load, and its ratio to one resolution
