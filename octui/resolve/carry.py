@@ -26,6 +26,7 @@ this module knows, nothing is carried (never a stale object in a new cache).
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
+from collections.abc import Set as AbstractSet
 from dataclasses import fields, replace
 from typing import Any
 
@@ -34,7 +35,7 @@ from octui.load.assemble import Repository, object_findings
 from octui.resolve.cache import NOT_CARRIED, ResolutionCache, Table
 from octui.resolve.engine import BROKEN, Admitted, Stage
 from octui.resolve.fixed import FixedOrder
-from octui.resolve.graph import SupersessionGraph, Timeline, _Cover, split_ref
+from octui.resolve.graph import SupersessionGraph, Timeline, Timelines, _Cover, split_ref
 from octui.resolve.index import RepoIndex, _fixed_order
 from octui.resolve.memo import Carries, Memo
 from octui.resolve.prepared import Freshness
@@ -89,9 +90,12 @@ _KNOWN = {
         "by_version",
         "members",
         "copies",
+        "shared",
+        "remade",
         "_edges",
         "_cycle_edges",
         "_timelines",
+        "_own",
     },
 }
 _FIXED_SLOTS = {
@@ -291,7 +295,8 @@ def _graph(
     none of which is made again is shared whole. Only the covers that can hold a replaced
     object are looked at (those of the ids it supersedes, and of its own id and
     id@version); when none is made again, the timelines made from them are shared too (but
-    the replaced objects')."""
+    the replaced objects', which the graph makes again itself), with the whole repository's
+    it read."""
     objects, component = index.objects, old.component
     tables: tuple[dict[Any, _Cover], ...] = (old.by_target, old.by_version, old.members, old.copies)
     holding: tuple[set[Any], ...] = (set(), set(), set(), set())
@@ -315,10 +320,13 @@ def _graph(
         }
         made.append({**table, **remade} if remade else table)
     kept: dict[int, Timeline] = {}
+    shared: Timelines | None = None  # without it, the graph makes every timeline itself
+    own: AbstractSet[int] = frozenset()
     if all(new is old_table for new, old_table in zip(made, tables, strict=True)):
         kept = dict(old._timelines)  # a copy: another thread may be adding to the old one
         for uid in replaced:
             kept.pop(uid, None)
+        shared, own = old.shared, old.remade | replaced
     by_target, by_version, members, copies = made
     return SupersessionGraph(
         index,
@@ -330,6 +338,8 @@ def _graph(
         by_version,
         members,
         copies,
+        shared=shared,
+        remade=own,
         _timelines=kept,
     )
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Callable, Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import NamedTuple
@@ -122,6 +123,69 @@ class Timeline(NamedTuple):
     keys: list[tuple[str, ...]]
 
 
+CoverTables = tuple[
+    dict[str, _Cover],
+    dict[tuple[str, int], _Cover],
+    dict[str, _Cover],
+    dict[tuple[str, int], _Cover],
+]
+"""A graph's four cover tables: ``by_target``, ``by_version``, ``members``, ``copies`` (see
+:class:`SupersessionGraph`)."""
+
+
+def covers_of(obj: ContextObject, tables: CoverTables) -> list[_Cover]:
+    """The covers of ``tables`` that hold a replacement of ``obj``."""
+    by_target, by_version, members, copies = tables
+    found = [by_target.get(obj.id), by_version.get((obj.id, obj.version))]
+    for ref in obj.superseded_by:
+        target, version = split_ref(ref)
+        found.append(members.get(target) if version is None else copies.get((target, version)))
+    return [c for c in found if c is not None]
+
+
+def timeline_of(covers: list[_Cover], skip: int) -> Timeline:
+    """The :class:`Timeline` of the replacements in ``covers`` outside component ``skip``
+    (the replaced object's)."""
+    starts = sorted({(r.effective_start, r.key) for c in covers for r in c.outside(skip)})
+    # the keys in effect after each start: one pass, a new tuple only when a key is new
+    seen: set[str] = set()
+    keys: list[tuple[str, ...]] = [()]
+    for _, key in starts:
+        if key not in seen:
+            seen.add(key)
+            keys.append(tuple(sorted(seen)))
+        else:
+            keys.append(keys[-1])
+    return Timeline([start for start, _ in starts], keys)
+
+
+class Timelines:
+    """Each asked object's :class:`Timeline` over one graph's cover ``tables`` and
+    ``component`` numbers, made on first use and kept by uid (``made``): a new instant
+    bisects it instead of walking the covers. Threads racing for one object store equal
+    timelines."""
+
+    __slots__ = ("component", "made", "tables")
+
+    def __init__(
+        self,
+        tables: CoverTables,
+        component: list[int],
+        made: dict[int, Timeline] | None = None,
+    ) -> None:
+        self.tables = tables
+        self.component = component
+        self.made: dict[int, Timeline] = {} if made is None else made
+
+    def of(self, obj: ContextObject) -> Timeline:
+        """The timeline of ``obj`` (one the graph's component numbers name)."""
+        timeline = self.made.get(obj.uid)
+        if timeline is None:
+            covers = covers_of(obj, self.tables)
+            timeline = self.made[obj.uid] = timeline_of(covers, self.component[obj.uid])
+        return timeline
+
+
 @dataclass
 class SupersessionGraph:
     """Declared supersession among the objects one role may read.
@@ -150,51 +214,41 @@ class SupersessionGraph:
     """Approved members of ids named by some ``superseded_by``."""
     copies: dict[tuple[str, int], _Cover]
     """Approved copies of id@versions named by some ``superseded_by``."""
+    shared: Timelines | None = None
+    """The whole repository's timelines, when the graph is derived from its graph (see
+    :func:`~octui.resolve.graph_whole.restricted_graph`): every object not in ``remade``
+    reads the very covers the whole repository's own does, with the same result, so its
+    timeline is read there, made once for every role."""
+    remade: AbstractSet[int] = frozenset()
+    """Objects one of whose covers is not the whole repository's (``shared`` only)."""
     _edges: list[Edge] | None = None
     _cycle_edges: set[tuple[int, int]] | None = None
     _timelines: dict[int, Timeline] = field(default_factory=dict)
-    """Each asked object's :class:`Timeline`, by uid (see :meth:`replaced_by`)."""
+    """The timelines made over this graph's own covers, by uid (see :meth:`replaced_by`)."""
+    _own: Timelines = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        tables = (self.by_target, self.by_version, self.members, self.copies)
+        self._own = Timelines(tables, self.component, self._timelines)
 
     def on_cycle(self, replacement: ContextObject, replaced: ContextObject) -> bool:
         """Whether the edge ``replacement`` → ``replaced`` lies on a cycle (and is ignored)."""
         c = self.component[replacement.uid]
         return c in self.cyclic and c == self.component[replaced.uid]
 
+    def timeline(self, obj: ContextObject) -> Timeline:
+        """The :class:`Timeline` of ``obj``: the whole repository's (``shared``) unless the
+        object is ``remade``, else the graph's own."""
+        shared = self.shared
+        if shared is not None and obj.uid not in self.remade:
+            return shared.of(obj)
+        return self._own.of(obj)
+
     def replaced_by(self, obj: ContextObject, as_of: datetime) -> tuple[str, ...]:
         """The keys of the replacements whose edge to ``obj`` is in effect at ``as_of``
-        (sorted, each once), read from the object's :class:`Timeline`, made on first use: a
-        new instant bisects it instead of walking the covers. Threads racing for one object
-        store equal timelines."""
-        timeline = self._timelines.get(obj.uid)
-        if timeline is None:
-            timeline = self._timelines[obj.uid] = self._timeline(obj)
+        (sorted, each once), bisected from the object's :meth:`timeline`."""
+        timeline = self.timeline(obj)
         return timeline.keys[bisect_right(timeline.starts, as_of)]
-
-    def _covers(self, obj: ContextObject) -> list[_Cover]:
-        """The covers that hold a replacement of ``obj``."""
-        found = [self.by_target.get(obj.id), self.by_version.get((obj.id, obj.version))]
-        for ref in obj.superseded_by:
-            target, version = split_ref(ref)
-            found.append(
-                self.members.get(target) if version is None else self.copies.get((target, version))
-            )
-        return [c for c in found if c is not None]
-
-    def _timeline(self, obj: ContextObject) -> Timeline:
-        skip = self.component[obj.uid]
-        starts = sorted(
-            {(r.effective_start, r.key) for c in self._covers(obj) for r in c.outside(skip)}
-        )
-        # the keys in effect after each start: one pass, a new tuple only when a key is new
-        seen: set[str] = set()
-        keys: list[tuple[str, ...]] = [()]
-        for _, key in starts:
-            if key not in seen:
-                seen.add(key)
-                keys.append(tuple(sorted(seen)))
-            else:
-                keys.append(keys[-1])
-        return Timeline([start for start, _ in starts], keys)
 
     @property
     def edges(self) -> list[Edge]:

@@ -29,7 +29,9 @@ from typing import NamedTuple, cast
 from octui.core.enums import Status
 from octui.core.model import ContextObject, Finding
 from octui.resolve.graph import (
+    CoverTables,
     SupersessionGraph,
+    Timelines,
     _Cover,
     _cycle_findings,
     _Declared,
@@ -76,6 +78,9 @@ class WholeGraph:
         """By target, what each of the graph's four cover tables is made of."""
         self.covers = [{key: entry.cover for key, entry in t.items()} for t in self.tables]
         """The four cover tables of the whole repository."""
+        self.timelines = Timelines(cast(CoverTables, tuple(self.covers)), self.component)
+        """Each asked object's timeline over the whole repository's covers: a role's graph
+        reads it for every object whose covers the role keeps whole."""
         bare, versioned = self.covers[0], self.covers[1]
         self.replaceable = bytes(
             o.id in bare or (o.id, o.version) in versioned or bool(o.superseded_by) for o in objects
@@ -168,14 +173,16 @@ def restricted_graph(
             found += _split(whole, c, seen, component, cyclic, fresh)
             fresh += len(whole.edges[c][0])
     found.sort(key=lambda pair: pair[0])
-    tables = _role_tables(whole, component, read, renumbered, unreadable)
+    tables, remade = _role_tables(whole, component, read, renumbered, unreadable)
     return SupersessionGraph(
         whole.index,
         readable,
         component,
         cyclic,
         [finding for _, finding in found],
-        *tables,  # type: ignore[arg-type]
+        *cast(CoverTables, tuple(tables)),
+        shared=whole.timelines,
+        remade=remade,
     )
 
 
@@ -220,23 +227,34 @@ def _role_tables(
     read: bytearray,
     renumbered: set[int],
     unreadable: Collection[int],
-) -> list[dict[Hashable, _Cover]]:
+) -> tuple[list[dict[Hashable, _Cover]], set[int]]:
     """The four cover tables for the role whose components are ``component`` (-1:
     unreadable; ``read``: 1 per uid it may read, else 0): the whole repository's, with the
     entries touching an unreadable or renumbered object made again (:func:`_role_cover`) or
-    dropped."""
+    dropped; and the objects that read such an entry (an id's or id@version's own cover,
+    or one its ``superseded_by`` names), whose timelines the role makes itself.
+
+    Every other object reads only covers of the whole repository, and its component number
+    is the whole repository's or, when renumbered, one no whole cover groups by; no
+    replacement it reads shares its old component either (it would have been renumbered
+    too, and its covers made again), so its timeline is the whole repository's."""
     tables = [dict(t) for t in whole.covers]
     touching = whole.touching
     touched: set[tuple[int, Hashable]] = set(
         chain.from_iterable(filter(None, map(touching.get, chain(unreadable, renumbered))))
     )
+    remade: set[int] = set()
     for kind, key in touched:
-        cover = _role_cover(whole, whole.tables[kind][key], component, read, renumbered)
+        entry = whole.tables[kind][key]
+        cover = _role_cover(whole, entry, component, read, renumbered)
+        if cover is entry.cover:
+            continue
+        remade.update(entry.ends if kind < 2 else entry.declarers)  # who reads this entry
         if cover is None:
             del tables[kind][key]
         else:
             tables[kind][key] = cover
-    return tables
+    return tables, remade
 
 
 def _role_cover(

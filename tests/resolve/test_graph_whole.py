@@ -5,17 +5,25 @@ part), findings and replacements in effect at every instant."""
 from __future__ import annotations
 
 import random
+import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from properties.test_properties import SETTINGS, Spec, specs, write
 from repo_builder import make_repo, obj
 
 from octui.load.assemble import Repository
 from octui.load.loader import load_repository
+from octui.resolve.engine import admit
+from octui.resolve.findings import broken_references
 from octui.resolve.graph import SupersessionGraph, build_graph
 from octui.resolve.graph_whole import WholeGraph, restricted_graph
 from octui.resolve.index import RepoIndex
+from octui.resolve.prepared import Prepared
+from octui.resolve.result import Query
 
 ROLES = ["a", "b", "c"]
 DAYS = [datetime(2024, m, 1, tzinfo=UTC) for m in (1, 4, 7, 10)]
@@ -80,6 +88,54 @@ def test_restricted_graph_equals_the_direct_one(tmp_path: Path, seed: int) -> No
         assert set(derived.members) == set(direct.members)
         assert set(derived.copies) == set(direct.copies)
         for o in readable:
+            assert derived.timeline(o) == direct.timeline(o)
             for day in DAYS:
                 assert derived.replaced_by(o, day) == direct.replaced_by(o, day)
         assert derived.cycle_edges == direct.cycle_edges
+
+
+def test_roles_read_the_whole_repositorys_timelines_unless_a_cover_was_made_again(
+    tmp_path: Path,
+) -> None:
+    """Every readable object whose covers a role keeps whole reads the whole repository's
+    very timeline (made once for every role); the others read their own, and some of those
+    differ from the whole repository's (a replacement the role may not read, or a draft to
+    it, a cycle it reads in part) — so both paths are taken, and the second is needed."""
+    shared = differing = 0
+    for seed in range(25):
+        repo = _random_repo(tmp_path / str(seed), seed)
+        whole = WholeGraph(RepoIndex(repo))
+        for role in ROLES:
+            readable = [o for o in repo.objects if o.access_roles is None or role in o.access_roles]
+            unreadable = [o.uid for o in repo.objects if o not in readable]
+            derived = restricted_graph(whole, readable, unreadable)
+            for o in readable:
+                if o.uid in derived.remade:
+                    differing += derived.timeline(o) != whole.timelines.of(o)
+                else:
+                    shared += 1
+                    assert derived.timeline(o) is whole.timelines.of(o)
+    assert shared > 0 and differing > 0
+
+
+@SETTINGS
+@given(spec=specs(), order=st.permutations(["r0", "r1", "r2"]))
+def test_timelines_shared_across_roles_are_each_roles_own(spec: Spec, order: list[str]) -> None:
+    """The roles of one repository, first visited in any order, each derive their graph from
+    the one whole graph (whose timelines the earlier roles made): every object a role may
+    read has the timeline a graph built over what that role alone may read and has approved
+    gives it (SPEC §2 step 5) — whatever the secret objects, drafts and cycles around it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = load_repository(write(spec, Path(tmp) / "repo"))
+        index = RepoIndex(repo)
+        prepared = Prepared(index)
+        broken = broken_references(index)
+        for name in order:
+            role = repo.config.roles[name]
+            query = Query(role=name, as_of=DAYS[0])
+            derived = admit(index, role, query, broken, prepared).reader.graph
+            direct = admit(index, role, query, broken).reader.graph
+            assert derived is not None and direct is not None
+            assert derived.shared is prepared.graph.timelines and direct.shared is None
+            for o in direct.readable:
+                assert derived.timeline(o) == direct.timeline(o)
