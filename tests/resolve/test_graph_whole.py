@@ -17,13 +17,15 @@ from repo_builder import make_repo, obj
 
 from octui.load.assemble import Repository
 from octui.load.loader import load_repository
+from octui.resolve import graph as graph_module
 from octui.resolve.engine import admit
 from octui.resolve.findings import broken_references
-from octui.resolve.graph import SupersessionGraph, build_graph
+from octui.resolve.graph import SupersessionGraph, Timeline, build_graph
 from octui.resolve.graph_whole import WholeGraph, restricted_graph
 from octui.resolve.index import RepoIndex
 from octui.resolve.prepared import Prepared
 from octui.resolve.result import Query
+from octui.synth.repository import write_repository
 
 ROLES = ["a", "b", "c"]
 DAYS = [datetime(2024, m, 1, tzinfo=UTC) for m in (1, 4, 7, 10)]
@@ -139,3 +141,41 @@ def test_timelines_shared_across_roles_are_each_roles_own(spec: Spec, order: lis
             assert derived.shared is prepared.graph.timelines and direct.shared is None
             for o in direct.readable:
                 assert derived.timeline(o) == direct.timeline(o)
+
+
+def test_a_prepared_whole_graph_leaves_each_role_only_its_remade_timelines_to_make(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """:meth:`WholeGraph.prepare` makes the timeline of every object a replacement could
+    reach; a role's first visit then makes only those of its ``remade`` objects, and every
+    timeline is the one a graph built over what the role may read gives."""
+    write_repository(tmp_path / "r", 400, seed=3)
+    repo = load_repository(tmp_path / "r")
+    index = RepoIndex(repo)
+    prepared = Prepared(index)
+    prepared.graph.prepare()
+    reachable = [o for o in repo.objects if prepared.graph.replaceable[o.uid]]
+    assert set(prepared.graph.timelines.made) == {o.uid for o in reachable}
+    made: list[int] = []
+    original = graph_module.timeline_of
+
+    def counted(covers: list[graph_module._Cover], skip: int) -> Timeline:
+        made.append(skip)
+        return original(covers, skip)
+
+    monkeypatch.setattr(graph_module, "timeline_of", counted)
+    broken = broken_references(index)
+    remade = shared = 0
+    for name, role in repo.config.roles.items():
+        query = Query(role=name, as_of=DAYS[0])
+        derived = admit(index, role, query, broken, prepared).reader.graph
+        direct = admit(index, role, query, broken).reader.graph
+        assert derived is not None and direct is not None
+        asked = [o for o in direct.readable if prepared.graph.replaceable[o.uid]]
+        own = sum(o.uid in derived.remade for o in asked)
+        before = len(made)
+        for o in asked:
+            assert derived.timeline(o) == direct.timeline(o)
+        assert len(made) - before == len(asked) + own  # every direct one, the remade ones
+        remade, shared = remade + own, shared + len(asked) - own
+    assert shared > remade > 0
