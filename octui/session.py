@@ -131,13 +131,14 @@ class Session:
         or an instant would otherwise make of it one object at a time: its digest parts (the
         bulk: about 4 µs an object), its token table in the bundle's fixed order, when it
         turns stale, and — for an object outside the scope of a configured role — its
-        ``not-in-scope`` record with that record's piece; and the supersession timeline over
-        the whole repository of every object some replacement could reach. None depends on
-        the role or the instant: each is kept in the repository's cache and shared by every
-        role and instant, so a new role then mostly decides, joins and hashes. The explorer
-        calls this on its prefetch thread once its first screen is up; a one-shot command,
-        which asks once, does not. True when everything is made; False when ``cancelled()``
-        said stop (what was made is kept, the next call goes on)."""
+        ``not-in-scope`` record with that record's piece; and, once a role built the whole
+        supersession graph, the timeline over the whole repository of every object some
+        replacement could reach. None depends on the role or the instant: each is kept in
+        the repository's cache and shared by every role and instant, so a new role then
+        mostly decides, joins and hashes. The explorer calls this on its prefetch thread
+        once its first screen is up; a one-shot command, which asks once, does not. True
+        when everything is made; False when ``cancelled()`` said stop (what was made is
+        kept, the next call goes on)."""
         repo, cache = self.repository, self.cache
         if repo is None or cache is None or cache.repository is not repo:
             return True
@@ -146,7 +147,9 @@ class Session:
             prepared.freshness.prepare(repo.objects)
             prepared.fixed.read_tables()
             outside = not_in_scope_records(repo.config.roles.values(), prepared)
-            prepared.graph.prepare()
+            graph = prepared.built_graph()  # not built after a reload that carried the roles
+            if graph is not None:
+                graph.prepare()
             if cache.memo is None:
                 return True
             pieces = pieces_of(cache.memo, repo.objects)

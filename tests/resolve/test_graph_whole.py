@@ -15,16 +15,18 @@ from hypothesis import strategies as st
 from properties.test_properties import SETTINGS, Spec, specs, write
 from repo_builder import make_repo, obj
 
+from octui.bundle.bundle import digest
 from octui.load.assemble import Repository
 from octui.load.loader import load_repository
 from octui.resolve import graph as graph_module
-from octui.resolve.engine import admit
+from octui.resolve.engine import admit, resolve
 from octui.resolve.findings import broken_references
 from octui.resolve.graph import SupersessionGraph, Timeline, build_graph
 from octui.resolve.graph_whole import WholeGraph, restricted_graph
 from octui.resolve.index import RepoIndex
 from octui.resolve.prepared import Prepared
 from octui.resolve.result import Query
+from octui.session import Session
 from octui.synth.repository import write_repository
 
 ROLES = ["a", "b", "c"]
@@ -179,3 +181,29 @@ def test_a_prepared_whole_graph_leaves_each_role_only_its_remade_timelines_to_ma
         assert len(made) - before == len(asked) + own  # every direct one, the remade ones
         remade, shared = remade + own, shared + len(asked) - own
     assert shared > remade > 0
+
+
+def test_prepare_makes_the_timelines_once_a_role_built_the_whole_graph(tmp_path: Path) -> None:
+    """``Session.prepare`` makes the whole graph's timelines when a role built the graph, and
+    never builds it itself: after a reload that carried the role, none is built until a new
+    role asks, and the answers stay a fresh resolution's."""
+    root = tmp_path / "r"
+    write_repository(root, 300, seed=5)
+    session = Session(root)
+    session.load()
+    query = Query(role="support", as_of=DAYS[0], task="billing refund")
+    session.resolve(query)
+    assert session.cache is not None
+    graph = session.cache.prepared().built_graph()
+    assert graph is not None and len(graph.timelines.made) < sum(graph.replaceable)  # asked
+    assert session.prepare() is True
+    assert len(graph.timelines.made) == sum(graph.replaceable) > 0
+    target = sorted(p for p in root.rglob("*.md") if p.name != "README.md")[4]
+    target.write_text(target.read_text(encoding="utf-8") + "\nanother line\n", "utf-8")
+    repository = session.load([str(target)])
+    assert digest(session.resolve(query)) == digest(resolve(repository, query))
+    assert session.prepare() is True
+    assert session.cache.prepared().built_graph() is None
+    other = Query(role="engineering", as_of=DAYS[0], task="billing refund")
+    assert digest(session.resolve(other)) == digest(resolve(repository, other))
+    assert session.cache.prepared().built_graph() is not None
