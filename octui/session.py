@@ -137,8 +137,11 @@ class Session:
         the repository's cache and shared by every role and instant, so a new role then
         mostly decides, joins and hashes. The explorer calls this on its prefetch thread
         once its first screen is up; a one-shot command, which asks once, does not. True
-        when everything is made; False when ``cancelled()`` said stop (what was made is
-        kept, the next call goes on)."""
+        when it made all it could: the timelines only if some role built the whole graph
+        already (after a reload that carried every role none has; a role that builds it
+        later makes the timelines it asks for), nothing without a loaded repository or a
+        cache memo. False when ``cancelled()`` said stop between two chunks of the digest
+        parts, the one part that stops (what was made is kept, the next call goes on)."""
         repo, cache = self.repository, self.cache
         if repo is None or cache is None or cache.repository is not repo:
             return True

@@ -220,7 +220,9 @@ class SupersessionGraph:
     reads the very covers the whole repository's own does, with the same result, so its
     timeline is read there, made once for every role."""
     remade: AbstractSet[int] = frozenset()
-    """Objects one of whose covers is not the whole repository's (``shared`` only)."""
+    """Objects whose timeline the graph makes itself (``shared`` only): those one of whose
+    covers is not the whole repository's, and, in a graph carried across a reload, the
+    objects the reload replaced."""
     _edges: list[Edge] | None = None
     _cycle_edges: set[tuple[int, int]] | None = None
     _timelines: dict[int, Timeline] = field(default_factory=dict)

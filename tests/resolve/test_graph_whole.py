@@ -207,3 +207,70 @@ def test_prepare_makes_the_timelines_once_a_role_built_the_whole_graph(tmp_path:
     other = Query(role="engineering", as_of=DAYS[0], task="billing refund")
     assert digest(session.resolve(other)) == digest(resolve(repository, other))
     assert session.cache.prepared().built_graph() is not None
+
+
+def test_carried_graphs_read_the_shared_timelines_and_answer_as_fresh_ones(
+    tmp_path: Path,
+) -> None:
+    """After an edit of a replacement's start (one some role may not read, on a cycle split
+    for a role, a draft's target, a copy named by ``superseded_by``), the roles' graphs
+    carried across the reload still read the earlier whole graph's timelines for the
+    objects the edit did not touch, and every answer is a fresh resolution's."""
+    config = {
+        "spec": 1,
+        "classification": {"levels": ["public", "internal", "confidential", "restricted"]},
+        "roles": {
+            "a": {"clearance": "restricted"},
+            "b": {"clearance": "restricted"},
+            "c": {"clearance": "public"},
+        },
+    }
+    files = {
+        "x1.md": obj("x", version=1, valid_from="2026-01-01"),
+        "s.md": obj("s", supersedes=["x"], valid_from="2026-03-01", classification="restricted"),
+        "p.md": obj("p", supersedes=["x"], valid_from="2026-05-01"),
+        "y.md": obj("y", superseded_by=["q"], valid_from="2026-01-01"),
+        "q.md": obj("q", valid_from="2026-04-01"),
+        "q2.md": obj("q", version=2, valid_from="2026-02-01", classification="restricted"),
+        "c1.md": obj("c1", supersedes=["c2"], valid_from="2026-01-01"),
+        "c2.md": obj("c2", supersedes=["c1"], valid_from="2026-01-01", classification="restricted"),
+        "r.md": obj("r", supersedes=["c1"], valid_from="2026-02-15"),
+        "d.md": obj("d", supersedes=["c1", "x"], valid_from="2026-02-20", status="draft"),
+        "e.md": obj("e", supersedes=["c2"], valid_from="2026-02-25", classification="restricted"),
+    }
+    days = ["01-15", "02-10", "02-18", "02-22", "03-15", "04-15", "06-01"]
+    root = make_repo(tmp_path, files, config)
+    session = Session(root)
+    session.load()
+    queries = [
+        Query(role=r, as_of=datetime.fromisoformat(f"2026-{d}T00:00:00+00:00"))
+        for r in ("a", "b", "c")
+        for d in days
+    ]
+    for query in queries:
+        session.resolve(query)
+    session.prepare()
+    edits = {
+        "s.md": "2026-01-10",
+        "p.md": "2026-01-20",
+        "q2.md": "2026-06-15",
+        "r.md": "2026-01-02",
+        "e.md": "2026-01-05",
+        "q.md": "2026-01-03",
+    }
+    carried_shared = 0
+    for name, start in edits.items():
+        path = root / name
+        text = path.read_text(encoding="utf-8")
+        path.write_text(text.replace("valid_from:", f"valid_from: {start}\nold_from:", 1), "utf-8")
+        repository = session.load([str(path)])
+        for query in queries:
+            assert digest(session.resolve(query)) == digest(resolve(repository, query)), (
+                name,
+                query,
+            )
+        assert session.cache is not None
+        graphs = [entry.reader.graph for entry in session.cache.roles.entries.values()]
+        carried_shared += sum(g is not None and g.shared is not None for g in graphs)
+        session.prepare()
+    assert carried_shared > 0  # the carried path was taken

@@ -74,8 +74,9 @@ class Prefetch(Feature):
         """:attr:`~octui.tui.host.Host.paints` at the last key or view."""
         self._worker: Worker[Any] | None = None
         self.cpu = 0.0
-        """CPU seconds its thread has spent making views so far, and :attr:`made` how many
-        it made: the benchmark reports the prefetch's cost apart from the idle explorer's."""
+        """CPU seconds its thread has spent preparing the session and making views so far,
+        and :attr:`made` how many views it made: the benchmark reports the prefetch's cost
+        apart from the idle explorer's."""
         self.made = 0
         self._prepared: weakref.ref[Repository] | None = None
         """The repository :meth:`Session.prepare` finished for (then only views are made),
