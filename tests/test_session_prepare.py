@@ -76,11 +76,14 @@ def test_prepare_stops_when_asked_and_goes_on_later(
 ) -> None:
     session = Session(repo)
     repository = session.load()
-    asked: list[int] = []
+    assert session.prepare(lambda: True) is False  # asked before the first pass is over
+    assert session.cache is not None and session.cache.memo is not None
+    memo = session.cache.memo
+    assert memo.known(("digest-pieces",)) is None  # no parts, no pieces
 
     def stop_after_one_chunk() -> bool:
-        asked.append(1)
-        return len(asked) > 1
+        found = memo.known(("digest-pieces",))
+        return isinstance(found, Pieces) and len(found._parts) >= 100
 
     monkeypatch.setattr(pieces_module, "_CHUNK", 100)
     assert session.prepare(stop_after_one_chunk) is False
