@@ -154,3 +154,23 @@ def test_a_prepared_session_makes_no_not_in_scope_record_or_piece_on_a_first_vis
         role: digest(session.resolve(Query(role=role, as_of=AS_OF, task="billing refund")))
         for role in repository.config.roles
     }
+
+
+def test_each_scope_is_matched_once_for_the_preparation_and_every_role(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made: list[Any] = []
+    original = tables.ScopeIds._made
+
+    def counted(self: tables.ScopeIds, scope: Any) -> Any:
+        made.append(scope)
+        return original(self, scope)
+
+    monkeypatch.setattr(tables.ScopeIds, "_made", counted)
+    session = Session(repo)
+    repository = session.load()
+    session.prepare()
+    for role in repository.config.roles:
+        session.resolve(Query(role=role, as_of=AS_OF, task="billing refund"))
+    assert len(made) == len(set(made))  # never twice
+    assert set(made) == {r.scope for r in repository.config.roles.values()}

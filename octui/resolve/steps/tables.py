@@ -20,8 +20,9 @@ from typing import Any, Protocol
 
 from octui.core.enums import ExclusionReason
 from octui.core.model import ContextObject, Exclusion, uid_of
-from octui.load.config import Config, RoleConfig
+from octui.load.config import Config, RoleConfig, ScopeConfig
 from octui.resolve.index import RepoIndex
+from octui.resolve.memo import Memo
 from octui.resolve.steps.base import excluded, excluded_for
 
 R = ExclusionReason
@@ -48,23 +49,36 @@ _WILD = "*?["
 _LAST = chr(0x10FFFF)
 
 
+SCOPES = 64
+"""Scopes whose codes a :class:`ScopeIds` keeps (a byte per object each)."""
+
+
 class ScopeIds:
     """The repository's ids in sorted order and each object's place among them: a glob's
     literal prefix (what comes before its first wildcard) picks a contiguous range of them,
     so a role's patterns are matched against the ids inside their ranges only."""
 
-    __slots__ = ("ids", "rank")
+    __slots__ = ("_codes", "ids", "rank")
 
     def __init__(self, objects: list[ContextObject]) -> None:
         self.ids = sorted({o.id for o in objects})
         where = {i: n for n, i in enumerate(self.ids)}
         self.rank = [where[o.id] for o in objects]
         """Per uid, the place of the object's id in :attr:`ids`."""
+        self._codes = Memo(SCOPES)
+        """Each scope's codes, by the scope: a session's preparation and each role's first
+        visit ask for the same ones."""
 
     def codes(self, role: RoleConfig) -> ScopeCodes:
         """Per uid, the object's scope code for ``role`` (see :data:`IN_SCOPE`): a byte
-        each, or an int each when the role has too many exclude patterns for a byte."""
-        include, exclude = role.scope.include, role.scope.exclude
+        each, or an int each when the role has too many exclude patterns for a byte. Made
+        once per scope and shared (roles with the same scope share them; no reader changes
+        them)."""
+        return self._codes.get(role.scope, lambda: self._made(role.scope))
+
+    def _made(self, scope: ScopeConfig) -> ScopeCodes:
+        """:meth:`codes` of ``scope``, made."""
+        include, exclude = scope.include, scope.exclude
         fill = NOT_IN_SCOPE if include is not None else IN_SCOPE
         wide = EXCLUDED + len(exclude) > 256
         by_id: bytearray | list[int] = (list if wide else bytearray)([fill]) * len(self.ids)
