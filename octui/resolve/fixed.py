@@ -23,7 +23,7 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left
 from collections import deque
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable
 from itertools import accumulate, compress, repeat
 from operator import eq, getitem, itemgetter, mul
 
@@ -166,16 +166,21 @@ class FixedOrder:
 
     def read_tables(self) -> None:
         """Read every object's token table now (a stage reads its objects' on first use)."""
-        self._tables_at(range(len(self.uids)))
+        self._read(range(len(self.uids)))
 
-    def _tables_at(self, positions: Sequence[int]) -> list[TokenTable]:
+    def _tables_at(self, positions: list[int]) -> list[TokenTable]:
         """The token tables of the objects at ``positions`` of this order."""
+        self._read(positions)
+        tables = self._token_tables
+        return [tables[p] for p in positions]  # type: ignore[misc]
+
+    def _read(self, positions: Iterable[int]) -> None:
+        """Read the token tables not read yet of the objects at ``positions``."""
         tables = self._token_tables
         objects, get = self.objects, self._tables.get
         for p in positions:
             if tables[p] is None:
                 tables[p] = get(objects[p])
-        return [tables[p] for p in positions]  # type: ignore[misc]
 
 
 class StageTables:
