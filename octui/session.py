@@ -129,8 +129,9 @@ class Session:
     def prepare(self, cancelled: Callable[[], bool] = _never_cancelled) -> bool:
         """Make now, for every object of the loaded repository, what a first visit to a role
         or an instant would otherwise make of it one object at a time: its digest parts (the
-        bulk: about 4 µs an object), its token table in the bundle's fixed order, when it
-        turns stale, and — for an object outside the scope of a configured role — its
+        bulk: about 4 µs an object) and whether its body is plain, its token table in the
+        bundle's fixed order, when it turns stale, its validity window in the order step 3
+        reads them, and — for an object outside the scope of a configured role — its
         ``not-in-scope`` record with that record's piece; and, once a role built the whole
         supersession graph, the timeline over the whole repository of every object some
         replacement could reach. None depends on the role or the instant: each is kept in
@@ -149,6 +150,7 @@ class Session:
         with gc_paused():
             prepared = cache.prepared()
             prepared.freshness.prepare(repo.objects)
+            prepared.spans  # noqa: B018 - built now, not by the first role or instant after
             prepared.fixed.read_tables()
             if cancelled():  # between whole-repository passes, each 40-80 ms at 50k
                 return False
