@@ -131,7 +131,7 @@ def understood() -> bool:
         and set(RepoIndex.__slots__) == _INDEX_SLOTS
         and set(_Cover.__slots__) == {"groups"}
         and set(FixedOrder.__slots__) == _FIXED_SLOTS
-        and set(Freshness.__slots__) == {"_after", "_findings", "_keys", "config"}
+        and set(Freshness.__slots__) == {"_after", "_findings", "_keys", "_ranks", "config"}
         and set(Records.__slots__) == {"_superseded", "_tables"}
         and set(Spans.__slots__) == {"_ends", "_ends_at", "_n", "_starts", "_starts_at"}
         and set(Contenders.__slots__) == {"_config", "_key", "_keys", "shared"}

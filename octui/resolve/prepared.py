@@ -10,6 +10,7 @@ uncached bundles).
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Collection, Set
 from datetime import datetime
 from functools import cached_property
@@ -187,7 +188,7 @@ class Freshness:
     is found again. Entries are pure functions of the object, so threads racing for one
     store equal values."""
 
-    __slots__ = ("_after", "_findings", "_keys", "config")
+    __slots__ = ("_after", "_findings", "_keys", "_ranks", "config")
 
     def __init__(self, index: RepoIndex) -> None:
         self.config = index.config
@@ -195,6 +196,9 @@ class Freshness:
         self._after: list[object] = [_UNKNOWN] * n
         self._findings: list[Finding | None] = [None] * n
         self._keys: list[tuple[tuple[str, ...], str, tuple[str, ...]] | None] = [None] * n
+        self._ranks: array[int] | None = None
+        """Per uid, where the object's ``stale`` finding falls among every object's (made by
+        :meth:`prepare`): a stage sorts its stale objects by it, without their keys."""
 
     def carried(self, replaced: Collection[int]) -> Freshness:
         """The same answers for a repository whose objects at ``replaced`` were replaced in
@@ -208,6 +212,7 @@ class Freshness:
         )
         for uid in replaced:
             made._after[uid], made._findings[uid], made._keys[uid] = _UNKNOWN, None, None
+        made._ranks = None  # a replaced object's finding may fall elsewhere: prepared again
         return made
 
     def stale(self, objects: list[ContextObject], as_of: datetime) -> dict[int, bool]:
@@ -218,8 +223,19 @@ class Freshness:
         return dict(zip(uids, map(gt, repeat(as_of), afters), strict=True))  # type: ignore[arg-type]
 
     def prepare(self, objects: list[ContextObject]) -> None:
-        """Work out now when each of ``objects`` turns stale (a stage reads it per uid)."""
+        """Work out now when each of the repository's ``objects`` turns stale (a stage reads
+        it per uid), and where its ``stale`` finding falls among the others (a stage sorts
+        by it). The findings are made to be sorted and dropped: a stage makes only those of
+        the objects it finds stale."""
         self._afters(objects, list(map(uid_of, objects)))
+        if self._ranks is not None:
+            return
+        config = self.config
+        ranked = sorted(objects, key=lambda o: stale_finding(config, o).sort_key()[1:])
+        ranks = array("i", bytes(4 * len(self._after)))
+        for rank, obj in enumerate(ranked):
+            ranks[obj.uid] = rank
+        self._ranks = ranks
 
     def _afters(self, objects: list[ContextObject], uids: list[int]) -> list[object]:
         """The instant after which each of ``objects`` (their ``uids``) is stale, made and
@@ -245,8 +261,17 @@ class Freshness:
 
     def ordered(self, objects: list[ContextObject]) -> list[Finding]:
         """The ``stale`` findings of ``objects`` in their order (:meth:`sort_key`): the keys
-        and findings read per uid in C loops, only those not made yet made one by one."""
+        (or the prepared ranks) and findings read per uid in C loops, only those not made yet
+        made one by one."""
         uids = list(map(uid_of, objects))
+        ranks = self._ranks
+        if ranks is not None:
+            findings = self._findings
+            for at in compress(
+                range(len(uids)), map(is_, map(findings.__getitem__, uids), repeat(None))
+            ):
+                self.finding(objects[at])
+            return list(map(findings.__getitem__, sorted(uids, key=ranks.__getitem__)))  # type: ignore[arg-type]
         keys = self._keys
         for at in compress(range(len(uids)), map(is_, map(keys.__getitem__, uids), repeat(None))):
             self.sort_key(objects[at])

@@ -55,6 +55,30 @@ def test_freshness_in_bulk_answers_as_is_stale_and_the_sorted_findings(tmp_path:
     assert fresh.ordered(objects[:2]) == [f for f in expected if f.ids[0] in ("c", "d")]
 
 
+def test_prepared_freshness_sorts_the_findings_as_their_keys_do(tmp_path: Path) -> None:
+    """Ranked once over every object (:meth:`Freshness.prepare`), the findings of any subset
+    come in the order of their keys: copies of one id by their windows' messages, then by
+    their paths."""
+    files = {
+        "a.md": obj("a", created="2023-01-01"),
+        "z/e.md": obj("e", created="2023-01-01"),
+        "e.md": obj("e", type="pricing", created="2023-01-01"),
+        "y/f.md": obj("f", created="2023-01-01", review_every="30d"),
+        "x/f.md": obj("f", created="2023-01-01", review_every="30d"),
+        "b.md": obj("b", created="2023-01-01", review_every="400d"),
+        "c.md": obj("c"),  # never stale
+    }
+    config = {"freshness": {"default": "365d", "by_type": {"pricing": "90d"}}}
+    repo = load_repository(make_repo(tmp_path, files, config))
+    fresh = Freshness(RepoIndex(repo))
+    fresh.prepare(repo.objects)
+    assert fresh._ranks is not None
+    for objects in (repo.objects, list(reversed(repo.objects)), repo.objects[1::2]):
+        expected = sorted((stale_finding(repo.config, o) for o in objects), key=Finding.sort_key)
+        assert fresh.ordered(objects) == expected
+    assert fresh.carried([0])._ranks is None  # a replaced object may move: ranked again
+
+
 def test_excluded_for_is_the_record_excluded_gives(tmp_path: Path) -> None:
     o = _repo(tmp_path).objects[0]
 
