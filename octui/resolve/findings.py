@@ -94,14 +94,18 @@ def is_stale(config: Config, obj: ContextObject, as_of: datetime) -> bool:
 
 def stale_finding(config: Config, obj: ContextObject) -> Finding:
     """``stale``: ``obj`` is included at an instant past its freshness window."""
-    window = freshness_window(config, obj)
     return Finding(
         W.STALE,
         (obj.id,),
-        f"has not been updated inside its freshness window ({window}d)",
+        stale_message(freshness_window(config, obj)),
         "Review it and update `updated`, or set review_every.",
         (obj.path,),
     )
+
+
+def stale_message(window: int | None) -> str:
+    """The message of a ``stale`` finding, which names the object's window."""
+    return f"has not been updated inside its freshness window ({window}d)"
 
 
 BrokenReferences = dict[int, list[tuple[str, Finding]]]

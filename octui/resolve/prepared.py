@@ -20,7 +20,7 @@ from operator import gt, is_
 from octui.core.enums import Status
 from octui.core.model import ContextObject, Finding, uid_of
 from octui.core.timeutil import add_days
-from octui.resolve.findings import freshness_window, stale_finding
+from octui.resolve.findings import freshness_window, stale_finding, stale_message
 from octui.resolve.fixed import FixedOrder
 from octui.resolve.graph_whole import WholeGraph
 from octui.resolve.index import RepoIndex
@@ -231,7 +231,17 @@ class Freshness:
         if self._ranks is not None:
             return
         config = self.config
-        ranked = sorted(objects, key=lambda o: stale_finding(config, o).sort_key()[1:])
+        messages: dict[int | None, str] = {}  # few windows, so few messages
+
+        def key(obj: ContextObject) -> tuple[str, str, str]:
+            # stale_finding's sort key but the code: its ids and paths hold one value each
+            window = freshness_window(config, obj)
+            message = messages.get(window)
+            if message is None:
+                message = messages[window] = stale_message(window)
+            return (obj.id, message, obj.path)
+
+        ranked = sorted(objects, key=key)
         ranks = array("i", bytes(4 * len(self._after)))
         for rank, obj in enumerate(ranked):
             ranks[obj.uid] = rank
