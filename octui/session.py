@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from octui.bundle.pieces import pieces_of
+from octui.core.tokens import tokenize
 from octui.load.assemble import Repository
 from octui.load.config import CONFIG_FILE, load_config_bytes
 from octui.load.fingerprint import NO_CONFIG, Fingerprint, fingerprint_of, invalid_config
@@ -126,7 +127,7 @@ class Session:
             return told[1]
         return replaced_uids(old, repo)
 
-    def prepare(self, cancelled: Callable[[], bool] = _never_cancelled) -> bool:
+    def prepare(self, cancelled: Callable[[], bool] = _never_cancelled, task: str = "") -> bool:
         """Make now, for every object of the loaded repository, what a first visit to a role
         or an instant would otherwise make of it one object at a time: its digest parts (the
         bulk: about 4 µs an object) and whether its body is plain, its token table in the
@@ -134,10 +135,12 @@ class Session:
         reads them, and — for an object outside the scope of a configured role — its
         ``not-in-scope`` record with that record's piece; and, once a role built the whole
         supersession graph, the timeline over the whole repository of every object some
-        replacement could reach. None depends on the role or the instant: each is kept in
-        the repository's cache and shared by every role and instant, so a new role then
-        mostly decides, joins and hashes. The explorer calls this on its prefetch thread
-        once its first screen is up; a one-shot command, which asks once, does not. True
+        replacement could reach; with ``task`` (the one on screen, which a role or instant
+        switch keeps), which fields of every object hold each of its tokens. None depends on
+        the role or the instant: each is kept in the repository's cache and shared by every
+        role and instant, so a new role then mostly decides, joins and hashes. The explorer
+        calls this on its prefetch thread once its first screen is up; a one-shot command,
+        which asks once, does not. True
         when it made all it could: the timelines only if some role built the whole graph
         already (after a reload that carried every role none has; a role that builds it
         later makes the timelines it asks for), nothing without a loaded repository or a
@@ -152,7 +155,11 @@ class Session:
             prepared.freshness.prepare(repo.objects)
             prepared.spans  # noqa: B018 - built now, not by the first role or instant after
             prepared.fixed.read_tables()
-            if cancelled():  # between whole-repository passes, each 40-80 ms at 50k
+            for token in sorted(tokenize(task)):
+                if cancelled():  # between whole-repository passes, each 40-80 ms at 50k
+                    return False
+                prepared.fixed.match_all(token)
+            if cancelled():
                 return False
             outside = not_in_scope_records(repo.config.roles.values(), prepared)
             graph = prepared.built_graph()  # not built after a reload that carried the roles

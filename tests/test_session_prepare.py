@@ -17,6 +17,8 @@ from octui.bundle.bundle import digest
 from octui.bundle.pieces import Pieces
 from octui.core import model
 from octui.core.enums import ExclusionReason as R
+from octui.core.tokens import tokenize
+from octui.resolve import fixed
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query
 from octui.resolve.steps import tables
@@ -71,6 +73,24 @@ def test_a_prepared_session_makes_no_parts_on_a_first_visit_and_answers_the_same
     got = [digest(session.resolve(q)) for q in queries]
     assert made == []  # every included object's parts were made ahead
     assert got == [digest(resolve(repository, q)) for q in queries]  # no cache: all computed
+
+
+def test_prepare_matches_the_task_on_screen_over_every_object(repo: Path) -> None:
+    session = Session(repo)
+    repository = session.load()
+    assert session.prepare(task="Billing refund, billing") is True
+    prepared = session.cache.prepared() if session.cache else None
+    assert prepared is not None
+    tokens = tokenize("Billing refund, billing")
+    assert len(tokens) == 2
+    for token in tokens:
+        kept = prepared.fixed._memo.known(token)
+        assert kept is not None and fixed.UNKNOWN not in kept  # every object matched
+    assert prepared.fixed._memo.known("other") is None
+    queries = [Query(role=r, as_of=AS_OF, task="billing refund") for r in repository.config.roles]
+    assert [digest(session.resolve(q)) for q in queries] == [
+        digest(resolve(repository, q)) for q in queries
+    ]
 
 
 def test_prepare_stops_when_asked_and_goes_on_later(

@@ -76,7 +76,7 @@ def _warm_session(repo: Path) -> dict[str, Any]:
     digest(session.resolve(base))
     results: dict[str, Any] = {"load_and_first": cpu() - start, "mismatches": []}
     start = cpu()
-    session.prepare()  # as the explorer's prefetch does once its first screen is up
+    session.prepare(task=TASK)  # as the explorer's prefetch does once its first screen is up
     results["prepare"] = cpu() - start
     asked: list[Query] = []
 

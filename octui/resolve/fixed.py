@@ -142,6 +142,11 @@ class FixedOrder:
         deque(map(whole.__setitem__, missing, made), maxlen=0)
         return picked(whole, picks)
 
+    def match_all(self, token: str) -> None:
+        """Find now which fields of every object hold ``token`` (kept, as a stage's
+        :meth:`token_masks` keeps its objects'): a stage then only picks its answers."""
+        self.token_masks(token, (b"\x01" * len(self.uids), b""))
+
     def _matched_over(self, picks: tuple[bytes, bytes], whole: bytearray, token: str) -> bytes:
         """:meth:`token_masks` of a token none of the objects at ``picks`` was matched
         against, over their :meth:`joined_tables`; the answers kept in ``whole`` for the

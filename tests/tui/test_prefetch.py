@@ -197,14 +197,18 @@ async def test_the_prefetch_prepares_the_session_once_per_repository() -> None:
     calls: list[Any] = []
     original = app.session.prepare
 
-    def counted(cancelled: Callable[[], bool]) -> bool:
+    tasks: list[str] = []
+
+    def counted(cancelled: Callable[[], bool], task: str = "") -> bool:
         calls.append(app.session.repository)
-        return original(cancelled)
+        tasks.append(task)
+        return original(cancelled, task)
 
     app.session.prepare = counted  # type: ignore[method-assign,assignment]
     async with app.run_test(size=(130, 40)) as pilot:
         repo, _ = await _prefetched_day_on(pilot, app)
         assert calls == [repo]
+        assert tasks == [app.inputs.task]  # the task on screen is matched ahead
         assert app.session.cache is not None and app.session.cache.memo is not None
         pieces = app.session.cache.memo.known(("digest-pieces",))
         assert isinstance(pieces, Pieces)

@@ -147,11 +147,12 @@ class Prefetch(Feature):
     async def _fetch(self, repo: Repository, queries: list[Query]) -> None:
         await self.host.after_paint(self._painted)  # the key's own paint first
         session, views = self.host.session, self.host.views
+        task = self.host.inputs.task  # a role or instant switch keeps it: matched ahead
 
         def work(cancelled: Callable[[], bool]) -> None:
             if not self._is_prepared(repo):  # first what every view reads of each object
                 started = time.thread_time()
-                done = session.repository is repo and session.prepare(cancelled)
+                done = session.repository is repo and session.prepare(cancelled, task)
                 self.cpu += time.thread_time() - started
                 if not done:
                     return
