@@ -130,23 +130,22 @@ class Session:
     def prepare(self, cancelled: Callable[[], bool] = _never_cancelled, task: str = "") -> bool:
         """Make now, for every object of the loaded repository, what a first visit to a role
         or an instant would otherwise make of it one object at a time: its digest parts (the
-        bulk: about 4 µs an object) and whether its body is plain, its token table in the
-        bundle's fixed order, when it turns stale, its validity window in the order step 3
-        reads them, and — for an object outside the scope of a configured role — its
-        ``not-in-scope`` record with that record's piece; and, once a role built the whole
+        bulk: about 4 µs an object), its token table in the bundle's fixed order, when it
+        turns stale and where its ``stale`` finding sorts, its validity window in the order
+        step 3 reads them, and — for an object outside the scope of a configured role — its
+        ``not-in-scope`` record with that record's piece; once a role built the whole
         supersession graph, the timeline over the whole repository of every object some
-        replacement could reach; with ``task`` (the one on screen, which a role or instant
-        switch keeps), which fields of every object hold each of its tokens. None depends on
-        the role or the instant: each is kept in the repository's cache and shared by every
-        role and instant, so a new role then mostly decides, joins and hashes. The explorer
-        calls this on its prefetch thread once its first screen is up; a one-shot command,
-        which asks once, does not. True
-        when it made all it could: the timelines only if some role built the whole graph
-        already (after a reload that carried every role none has; a role that builds it
-        later makes the timelines it asks for), nothing without a loaded repository or a
-        cache memo. False when ``cancelled()`` said stop: it is asked between the passes and
-        between two chunks of the digest parts (what was made is kept, the next call goes
-        on from there)."""
+        replacement could reach; and, with ``task`` (the one on screen, which a role or
+        instant switch keeps), which fields of every object hold each of its tokens. None
+        depends on the role or the instant: each is kept in the repository's cache and
+        shared by every role and instant, so a new role then mostly decides, joins and
+        hashes. The explorer calls this on its prefetch thread once its first screen is up;
+        a one-shot command, which asks once, does not. True when it made all it could: the
+        timelines only if some role built the whole graph already (after a reload that
+        carried every role none has; a role that builds it later makes the timelines it
+        asks for), nothing without a loaded repository or a cache memo. False when
+        ``cancelled()`` said stop: it is asked between the passes and between two chunks of
+        the digest parts (what was made is kept, the next call goes on from there)."""
         repo, cache = self.repository, self.cache
         if repo is None or cache is None or cache.repository is not repo:
             return True

@@ -32,7 +32,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Collection, Sequence
 from itertools import compress, repeat
-from operator import is_, not_
+from operator import is_
 from typing import TYPE_CHECKING, Any
 
 from octui.bundle.forms import (
@@ -85,17 +85,6 @@ _PLAIN_RECORD = b'{"id":%b,"reason":%b,"related":[],"version":%d}'
 as ``json`` does, however large)."""
 _WHOLE: ObjectParts = (b"", b"", b"", b"")
 """The parts kept for an object whose form is encoded whole each time (see object_parts)."""
-_UNCHECKED, _PLAIN, _ESCAPED = 0, 1, 2
-"""What :meth:`Pieces.prepare` found of an object's body (see :func:`plain_body`)."""
-_QUOTE, _NEWLINE, _NEWLINE_ESCAPED = b'"', b"\n", b"\\n"
-
-
-def plain_body(text: str) -> bool:
-    """Whether the JSON of ``text`` is its bytes in quotes with each newline written
-    ``\\n`` and nothing else escaped (so :meth:`Pieces.hash_objects` writes it so, at about
-    three times orjson's speed). Exact for ASCII text: any other escape writes more bytes
-    than that, so the lengths differ."""
-    return text.isascii() and len(dumps_plain(text)) == len(text) + 2 + text.count("\n")
 
 
 class _Unusual(Exception):
@@ -155,8 +144,6 @@ class Pieces:
         self._objects = objects if objects is not None else []
         """The repository's objects by uid: parts by uid serve only that very object."""
         self._parts: dict[int, ObjectParts] = {}
-        self._bodies = bytearray(len(self._objects))
-        """Per uid, whether :meth:`prepare` found the body plain (:func:`plain_body`)."""
         self._last: dict[int, tuple[bytes, Lifecycle, bool]] = {}
         """The pieces of the objects in the last digest, with the lifecycle and staleness
         they were made for, by uid: the next digest (a new task, role or instant) mostly
@@ -184,21 +171,15 @@ class Pieces:
         return found
 
     def prepare(self, cancelled: Callable[[], bool]) -> bool:
-        """Make the parts of every object of the repository not made yet, and find whether
-        its body is plain (:func:`plain_body`), :data:`_CHUNK` objects at a time (so a first
-        visit to a role only joins and hashes its objects' pieces); False when
-        ``cancelled()`` said stop between two chunks (what was made is kept: the next call
-        goes on from there)."""
-        objects, parts, bodies = self._objects, self.parts, self._bodies
+        """Make the parts of every object of the repository not made yet, :data:`_CHUNK`
+        objects at a time (so a first visit to a role only joins and hashes its objects'
+        pieces); False when ``cancelled()`` said stop between two chunks (what was made is
+        kept: the next call goes on from there)."""
+        objects, parts = self._objects, self.parts
         for start in range(0, len(objects), _CHUNK):
             if cancelled():
                 return False
-            chunk = objects[start : start + _CHUNK]
-            deque(map(parts, chunk), maxlen=0)
-            for uid in compress(range(start, start + len(chunk)), map(not_, bodies[start:])):
-                content = objects[uid].content
-                plain = type(content) is str and plain_body(content)
-                bodies[uid] = _PLAIN if plain else _ESCAPED
+            deque(map(parts, objects[start : start + _CHUNK]), maxlen=0)
         return True
 
     def included(self, inc: Included) -> bytes:
@@ -249,7 +230,6 @@ class Pieces:
         count = len(objects)
         lifecycles = _LIFECYCLES
         last = self._last.get
-        bodies = self._bodies
         made: dict[int, tuple[bytes, Lifecycle, bool]] = {}
         for inc in included:
             if flush is not None and len(out) > _FLUSH:
@@ -278,13 +258,8 @@ class Pieces:
             else:
                 raise _Unusual
             pre, mid, review, tail = parts
-            lifecycle = lifecycles[inc.lifecycle]
-            if ours and bodies[uid] == _PLAIN:
-                text = obj.content.encode().replace(_NEWLINE, _NEWLINE_ESCAPED)
-                piece = b"".join((pre, _QUOTE, text, _QUOTE, mid, lifecycle, review, flag, tail))
-            else:
-                text = dumps_plain(obj.content)  # joined at once: orjson's buffer is not kept
-                piece = b"".join((pre, text, mid, lifecycle, review, flag, tail))
+            text = dumps_plain(obj.content)  # joined at once, so orjson's buffer is not kept
+            piece = b"".join((pre, text, mid, lifecycles[inc.lifecycle], review, flag, tail))
             if ours:
                 made[uid] = (piece, inc.lifecycle, stale)
             add((piece, _COMMA))
@@ -298,9 +273,6 @@ class Pieces:
         # Copied whole first (one C call: another thread may be adding parts meanwhile,
         # which would stop a comprehension iterating the table itself), then filtered.
         made._parts = {k: v for k, v in dict(self._parts).items() if k not in replaced}
-        made._bodies = bytearray(self._bodies)
-        for uid in replaced:
-            made._bodies[uid] = _UNCHECKED
         made._last = {k: v for k, v in self._last.items() if k not in replaced}  # never mutated
         with self._holding:
             made._records, made._held = dict(self._records), list(self._held)

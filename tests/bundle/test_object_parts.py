@@ -21,13 +21,7 @@ from octui.bundle import jsonout as fastjson
 from octui.bundle import pieces as pieces_module
 from octui.bundle.forms import exclusion_digest_form, object_parts, warning_digest_form
 from octui.bundle.jsonout import dumps_canonical
-from octui.bundle.pieces import (
-    Pieces,
-    exclusion_piece,
-    object_piece,
-    plain_body,
-    warning_piece,
-)
+from octui.bundle.pieces import Pieces, exclusion_piece, object_piece, warning_piece
 from octui.core.enums import Authority, ExclusionReason, Layer, Lifecycle, Status, WarningCode
 from octui.core.model import OBJECT_FIELDS, ContextObject, Exclusion, Finding
 from octui.resolve.result import Included
@@ -68,15 +62,8 @@ def make(**fields: Any) -> ContextObject:
 
 def every_state(obj: ContextObject) -> None:
     """The piece from parts is the definition's for every lifecycle and staleness, raising
-    what the definition raises, whether or not the pieces were prepared (a prepared plain
-    body is written without orjson)."""
-    every_state_of(obj, Pieces([obj]))
-    prepared = Pieces([obj])
-    assert prepared.prepare(lambda: False) is True
-    every_state_of(obj, prepared)
-
-
-def every_state_of(obj: ContextObject, pieces: Pieces) -> None:
+    what the definition raises."""
+    pieces = Pieces([obj])
     for lifecycle in Lifecycle:
         for stale in (True, False):
             inc = Included(obj, lifecycle, stale, 0, {})
@@ -241,44 +228,6 @@ _INSTANTS = st.none() | st.datetimes(
     min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30), timezones=st.timezones()
 )
 _STRINGS = st.lists(_TEXT, max_size=3).map(tuple)
-
-
-@settings(max_examples=500, deadline=None)
-@given(st.text(st.characters(max_codepoint=0x80)) | _TEXT)
-def test_a_plain_body_is_exactly_one_written_as_its_bytes_with_newlines_escaped(
-    text: str,
-) -> None:
-    try:
-        want = dumps_canonical(text)
-    except ValueError:  # a lone surrogate
-        assert not plain_body(text)
-        return
-    written = want == b'"' + text.encode().replace(b"\n", b"\\n") + b'"'
-    assert plain_body(text) == (written and text.isascii())  # other text: by orjson
-
-
-@pytest.mark.parametrize(
-    ("text", "plain"),
-    [
-        ("", True),
-        ("one\ntwo\n\n", True),
-        ("a / slash ~ and \x7f", True),  # orjson and json leave DEL as it is
-        ('a "quote"', False),
-        ("a \\ backslash", False),
-        ("a\ttab", False),
-        ("\r\n", False),
-        ("\x00", False),
-        ("é", False),  # not ASCII: written by orjson
-    ],
-)
-def test_plain_bodies(text: str, plain: bool) -> None:
-    assert plain_body(text) is plain
-    if plain:
-        obj = make(content=text)
-        pieces = Pieces([obj])
-        pieces.prepare(lambda: False)
-        assert pieces._bodies[0] == 1  # written by the fast path
-        every_state_of(obj, pieces)
 
 
 @st.composite
