@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
 
 from octui.bundle.pieces import pieces_of
@@ -32,6 +33,7 @@ from octui.load.walk import scan
 from octui.resolve.cache import ResolutionCache
 from octui.resolve.carry import carried, replaced_uids
 from octui.resolve.engine import resolve
+from octui.resolve.fixed import TOKENS
 from octui.resolve.result import Query, Resolution
 from octui.resolve.steps.s4_scope import not_in_scope_records
 
@@ -151,13 +153,23 @@ class Session:
             return True
         with gc_paused():
             prepared = cache.prepared()
-            prepared.freshness.prepare(repo.objects)
-            prepared.spans  # noqa: B018 - built now, not by the first role or instant after
-            prepared.fixed.read_tables()
-            for token in sorted(tokenize(task)):
-                if cancelled():  # between whole-repository passes, each 40-80 ms at 50k
-                    return False
+
+            def match(token: str) -> None:
                 prepared.fixed.match_all(token)
+
+            # at most half the token matches the fixed order keeps: a long task does not
+            # push out the ones stages made
+            tokens = sorted(tokenize(task))[: TOKENS // 2]
+            passes: list[Callable[[], object]] = [
+                lambda: prepared.freshness.prepare(repo.objects),
+                lambda: prepared.spans,  # built now, not by the first role or instant after
+                lambda: prepared.fixed.read_tables(),
+                *(partial(match, token) for token in tokens),
+            ]
+            for one in passes:  # whole-repository passes, each 30-80 ms at 50k
+                if cancelled():
+                    return False
+                one()
             if cancelled():
                 return False
             outside = not_in_scope_records(repo.config.roles.values(), prepared)

@@ -1,6 +1,7 @@
 """``Session.prepare``: what every role's first visit reads of each object is made ahead
-(the digest parts, the token tables in the fixed order, when each object turns stale); a
-prepared session answers exactly as an unprepared one, and a first visit to a role then
+(the digest parts, the token tables in the fixed order, when each object turns stale and
+where its stale finding sorts, the validity windows, the task on screen's token matches);
+a prepared session answers exactly as an unprepared one, and a first visit to a role then
 makes no object's parts."""
 
 from __future__ import annotations
@@ -90,6 +91,30 @@ def test_prepare_matches_the_task_on_screen_over_every_object(repo: Path) -> Non
     assert [digest(session.resolve(q)) for q in queries] == [
         digest(resolve(repository, q)) for q in queries
     ]
+
+
+def test_prepare_asks_whether_to_stop_between_its_passes(repo: Path) -> None:
+    session = Session(repo)
+    session.load()
+    asked: list[int] = []
+
+    def after(passes: int) -> Any:
+        def cancelled() -> bool:
+            asked.append(1)
+            return len(asked) > passes
+
+        return cancelled
+
+    assert session.prepare(after(1), task="billing") is False  # after the stale instants
+    prepared = session.cache.prepared() if session.cache else None
+    assert prepared is not None
+    assert prepared.freshness._ranks is not None and "spans" not in prepared.__dict__
+    asked.clear()
+    assert session.prepare(after(3), task="billing") is False  # before the task's tokens
+    assert prepared.spans_in_use() is not None and prepared.fixed._memo.known("bill") is None
+    asked.clear()
+    assert session.prepare(after(4), task="billing") is False
+    assert prepared.fixed._memo.known("bill") is not None
 
 
 def test_prepare_stops_when_asked_and_goes_on_later(

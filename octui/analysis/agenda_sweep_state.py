@@ -37,7 +37,7 @@ from octui.core.tokens import tokenize
 from octui.load.assemble import Repository
 from octui.resolve.cache import ResolutionCache
 from octui.resolve.engine import admitted_for, steps_3_to_7
-from octui.resolve.findings import freshness_window, is_stale
+from octui.resolve.findings import is_stale, stale_finding
 from octui.resolve.ranking import score
 from octui.resolve.result import Included, Query, Resolution
 from octui.resolve.steps.s2_approval import approval
@@ -64,17 +64,6 @@ class ClusterState:
     standing: dict[int, Lifecycle]
     """Included objects by uid, with their lifecycle (historical ones too)."""
     stale: dict[int, bool]
-
-
-def _stale_finding(config: Any, obj: ContextObject) -> Finding:
-    window = freshness_window(config, obj)
-    return Finding(
-        WarningCode.STALE,
-        (obj.id,),
-        f"has not been updated inside its freshness window ({window}d)",
-        "Review it and update `updated`, or set review_every.",
-        (obj.path,),
-    )
 
 
 class _Sorted:
@@ -209,7 +198,7 @@ class Sweep:
                 obj = self.by_uid[uid]
                 stale = state.stale[uid] = is_stale(config, obj, instant)
                 if stale:
-                    state.findings.append(_stale_finding(config, obj))
+                    state.findings.append(stale_finding(config, obj))
         for f in found:
             states[cluster_of[f.ids[0]]].findings.append(f)
         for state in states.values():

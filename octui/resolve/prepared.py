@@ -60,9 +60,10 @@ class Prepared:
         return None if graph is None else graph.replaceable
 
     def spans_in_use(self) -> Spans | None:
-        """:attr:`spans` from the second instant judged on: building them costs about what
-        step 3 costs at one instant, so the first resolution after a load or reload (often
-        the only one before the next edit) judges without them."""
+        """:attr:`spans` from the second instant judged on, or once built (by
+        :meth:`~octui.session.Session.prepare`): building them costs about what step 3
+        costs at one instant, so the first resolution after a load or reload (often the
+        only one before the next edit) judges without them."""
         if "spans" not in self.__dict__:
             self._instants += 1  # a race at worst builds them one instant later
             if self._instants < 2:
@@ -186,7 +187,8 @@ class Freshness:
     :func:`~octui.resolve.findings.stale_finding` answer the same. A finding handed out again
     is the same record, so whatever is kept by its identity downstream (the digest's pieces)
     is found again. Entries are pure functions of the object, so threads racing for one
-    store equal values."""
+    store equal values; the ranks (:meth:`prepare`), a function of every object, are
+    stored whole once made."""
 
     __slots__ = ("_after", "_findings", "_keys", "_ranks", "config")
 
@@ -242,7 +244,7 @@ class Freshness:
             return (obj.id, message, obj.path)
 
         ranked = sorted(objects, key=key)
-        ranks = array("i", bytes(4 * len(self._after)))
+        ranks = array("i", [0]) * len(self._after)
         for rank, obj in enumerate(ranked):
             ranks[obj.uid] = rank
         self._ranks = ranks

@@ -63,8 +63,9 @@ def test_prepared_freshness_sorts_the_findings_as_their_keys_do(tmp_path: Path) 
         "a.md": obj("a", created="2023-01-01"),
         "z/e.md": obj("e", created="2023-01-01"),
         "e.md": obj("e", type="pricing", created="2023-01-01"),
-        "y/f.md": obj("f", created="2023-01-01", review_every="30d"),
-        "x/f.md": obj("f", created="2023-01-01", review_every="30d"),
+        # the copies of f in the order of their versions, not of their paths
+        "y/f.md": obj("f", version=1, created="2023-01-01", review_every="30d"),
+        "x/f.md": obj("f", version=2, created="2023-01-01", review_every="30d"),
         "b.md": obj("b", created="2023-01-01", review_every="400d"),
         "c.md": obj("c"),  # never stale
     }

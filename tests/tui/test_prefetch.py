@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from octui.bundle.pieces import Pieces
+from octui.resolve.fixed import UNKNOWN
 from octui.tui.features.prefetch import neighbours
 from octui.tui.state import Inputs
 
@@ -193,10 +194,9 @@ async def test_the_benchmark_calls_the_explorer_quiet_only_after_the_prefetch(
 
 
 async def test_the_prefetch_prepares_the_session_once_per_repository() -> None:
-    app = make_app(role="support")
+    app = make_app(role="support", task="refunds")
     calls: list[Any] = []
     original = app.session.prepare
-
     tasks: list[str] = []
 
     def counted(cancelled: Callable[[], bool], task: str = "") -> bool:
@@ -208,8 +208,10 @@ async def test_the_prefetch_prepares_the_session_once_per_repository() -> None:
     async with app.run_test(size=(130, 40)) as pilot:
         repo, _ = await _prefetched_day_on(pilot, app)
         assert calls == [repo]
-        assert tasks == [app.inputs.task]  # the task on screen is matched ahead
+        assert tasks == ["refunds"]  # the task on screen is matched ahead
         assert app.session.cache is not None and app.session.cache.memo is not None
+        kept = app.session.cache.prepared().fixed._memo.known("refund")
+        assert kept is not None and UNKNOWN not in kept  # over every object
         pieces = app.session.cache.memo.known(("digest-pieces",))
         assert isinstance(pieces, Pieces)
         assert set(pieces._parts) == {o.uid for o in repo.objects}
