@@ -108,6 +108,15 @@ def stale_message(window: int | None) -> str:
     return f"has not been updated inside its freshness window ({window}d)"
 
 
+StaleKey = tuple[tuple[str, ...], str, tuple[str, ...]]
+"""Where a ``stale`` finding sorts among the others: its sort key but the code."""
+
+
+def stale_sort_key(config: Config, obj: ContextObject) -> StaleKey:
+    """``stale_finding(config, obj).sort_key()[1:]``, without making the finding."""
+    return ((obj.id,), stale_message(freshness_window(config, obj)), (obj.path,))
+
+
 BrokenReferences = dict[int, list[tuple[str, Finding]]]
 """Per uid, the ``broken-reference`` findings of one object, each with the id it names."""
 

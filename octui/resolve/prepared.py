@@ -13,14 +13,14 @@ from __future__ import annotations
 from array import array
 from collections.abc import Collection, Set
 from datetime import datetime
-from functools import cached_property
+from functools import cached_property, partial
 from itertools import compress, repeat
 from operator import gt, is_
 
 from octui.core.enums import Status
 from octui.core.model import ContextObject, Finding, uid_of
 from octui.core.timeutil import add_days
-from octui.resolve.findings import freshness_window, stale_finding, stale_message
+from octui.resolve.findings import StaleKey, freshness_window, stale_finding, stale_sort_key
 from octui.resolve.fixed import FixedOrder
 from octui.resolve.graph_whole import WholeGraph
 from octui.resolve.index import RepoIndex
@@ -197,7 +197,7 @@ class Freshness:
         n = len(index.objects)
         self._after: list[object] = [_UNKNOWN] * n
         self._findings: list[Finding | None] = [None] * n
-        self._keys: list[tuple[tuple[str, ...], str, tuple[str, ...]] | None] = [None] * n
+        self._keys: list[StaleKey | None] = [None] * n
         self._ranks: array[int] | None = None
         """Per uid, where the object's ``stale`` finding falls among every object's (made by
         :meth:`prepare`): a stage sorts its stale objects by it, without their keys."""
@@ -232,18 +232,7 @@ class Freshness:
         self._afters(objects, list(map(uid_of, objects)))
         if self._ranks is not None:
             return
-        config = self.config
-        messages: dict[int | None, str] = {}  # few windows, so few messages
-
-        def key(obj: ContextObject) -> tuple[str, str, str]:
-            # stale_finding's sort key but the code: its ids and paths hold one value each
-            window = freshness_window(config, obj)
-            message = messages.get(window)
-            if message is None:
-                message = messages[window] = stale_message(window)
-            return (obj.id, message, obj.path)
-
-        ranked = sorted(objects, key=key)
+        ranked = sorted(objects, key=partial(stale_sort_key, self.config))
         ranks = array("i", [0]) * len(self._after)
         for rank, obj in enumerate(ranked):
             ranks[obj.uid] = rank
@@ -263,32 +252,23 @@ class Freshness:
         base = obj.updated or obj.created
         return _NEVER if window is None or base is None else add_days(base, window)
 
-    def sort_key(self, obj: ContextObject) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
-        """Where the ``stale`` finding of ``obj`` falls among the others (its sort key but
-        the code, which every stale finding shares)."""
-        key = self._keys[obj.uid]
-        if key is None:
-            key = self._keys[obj.uid] = self.finding(obj).sort_key()[1:]
-        return key
-
     def ordered(self, objects: list[ContextObject]) -> list[Finding]:
-        """The ``stale`` findings of ``objects`` in their order (:meth:`sort_key`): the keys
-        (or the prepared ranks) and findings read per uid in C loops, only those not made yet
-        made one by one."""
+        """The ``stale`` findings of ``objects`` in their order (:func:`stale_sort_key`):
+        sorted by the prepared ranks, or else by each object's key (kept per uid); keys and
+        findings read per uid in C loops, only those not made yet made one by one."""
         uids = list(map(uid_of, objects))
+        findings = self._findings
+        for at in compress(
+            range(len(uids)), map(is_, map(findings.__getitem__, uids), repeat(None))
+        ):
+            self.finding(objects[at])
         ranks = self._ranks
         if ranks is not None:
-            findings = self._findings
-            for at in compress(
-                range(len(uids)), map(is_, map(findings.__getitem__, uids), repeat(None))
-            ):
-                self.finding(objects[at])
             return list(map(findings.__getitem__, sorted(uids, key=ranks.__getitem__)))  # type: ignore[arg-type]
-        keys = self._keys
+        keys, config = self._keys, self.config
         for at in compress(range(len(uids)), map(is_, map(keys.__getitem__, uids), repeat(None))):
-            self.sort_key(objects[at])
-        ranked = sorted(uids, key=keys.__getitem__)
-        return list(map(self._findings.__getitem__, ranked))  # type: ignore[arg-type]
+            keys[uids[at]] = stale_sort_key(config, objects[at])
+        return list(map(findings.__getitem__, sorted(uids, key=keys.__getitem__)))  # type: ignore[arg-type]
 
     def finding(self, obj: ContextObject) -> Finding:
         """The ``stale`` finding of ``obj``."""

@@ -12,7 +12,7 @@ from octui.core.enums import ExclusionReason
 from octui.core.model import Finding
 from octui.load.loader import load_repository
 from octui.resolve.cache import NoCache, ResolutionCache
-from octui.resolve.findings import is_stale, stale_finding
+from octui.resolve.findings import is_stale, stale_finding, stale_sort_key
 from octui.resolve.index import RepoIndex
 from octui.resolve.prepared import Freshness
 from octui.resolve.steps.base import excluded, excluded_for
@@ -74,6 +74,8 @@ def test_prepared_freshness_sorts_the_findings_as_their_keys_do(tmp_path: Path) 
     fresh = Freshness(RepoIndex(repo))
     fresh.prepare(repo.objects)
     assert fresh._ranks is not None
+    for o in repo.objects:
+        assert stale_sort_key(repo.config, o) == stale_finding(repo.config, o).sort_key()[1:]
     for objects in (repo.objects, list(reversed(repo.objects)), repo.objects[1::2]):
         expected = sorted((stale_finding(repo.config, o) for o in objects), key=Finding.sort_key)
         assert fresh.ordered(objects) == expected
