@@ -226,7 +226,8 @@ class SupersessionGraph:
     _edges: list[Edge] | None = None
     _cycle_edges: set[tuple[int, int]] | None = None
     _timelines: dict[int, Timeline] = field(default_factory=dict)
-    """The timelines made over this graph's own covers, by uid (see :meth:`replaced_by`)."""
+    """The timelines made over this graph's own covers, by uid (see :meth:`replaced_by`):
+    the very dict ``_own`` fills, passed in so a reload's carry can hand the kept ones on."""
     _own: Timelines = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
