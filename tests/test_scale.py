@@ -395,3 +395,43 @@ def test_the_bench_measures_processes_that_read_octuis_bytecode(
     assert bench.compiled(env, str(package))
     for module in modules:
         assert Path(importlib.util.cache_from_source(str(module))).is_file()
+
+
+def _warm_answer(scale: float, peak: float, mismatches: list[str]) -> dict[str, object]:
+    """A ``warm`` worker's answer whose timings are ``scale`` times one run's."""
+    seconds = {
+        "task": [0.010, 0.012, 0.011],
+        "role": [0.030, 0.050, 0.040],
+        "as_of": [0.020, 0.025, 0.022],
+        "edit_body": [0.050, 0.060, 0.055],
+        "edit_field": [0.070, 0.080, 0.090],
+        "edit_scan_body": [0.2, 0.2, 0.2],
+        "edit_scan_field": [0.3, 0.3, 0.3],
+    }
+    answer: dict[str, object] = {k: [v * scale for v in vs] for k, vs in seconds.items()}
+    return answer | {
+        "peak_mb": peak,
+        "prepare": 0.5 * scale,
+        "reparsed": 6,
+        "mismatches": mismatches,
+    }
+
+
+def test_the_session_figures_keep_the_best_run_and_the_worst_peak_and_every_mismatch() -> None:
+    """With ``--repeat``, each session timing is the best run's (its median, and its worst
+    query), as the cold figures are; the peak is the highest run's, every run's medians are
+    kept, and one run's mismatch makes the row not identical."""
+    from octui.devtools.bench_session import session_figures
+
+    row: dict[str, object] = {}
+    slow, fast = _warm_answer(2.0, 580.0, []), _warm_answer(1.0, 575.0, [])
+    session_figures(row, [slow, fast], True)
+    assert (row["task_ms"], row["role_ms"], row["as_of_ms"]) == (11.0, 40.0, 22.0)
+    assert row["role_max_ms"] == 50.0 and row["edit_ms"] == 80.0
+    assert row["prepare_ms"] == 500.0 and row["session_peak_mb"] == 580
+    assert [run["role"] for run in row["session_runs"]] == [80.0, 40.0]  # type: ignore[attr-defined]
+    assert row["identical"] is True and row["mismatches"] == []
+
+    row = {}
+    session_figures(row, [fast, _warm_answer(1.0, 570.0, ["role=sales"])], True)
+    assert row["identical"] is False and row["mismatches"] == ["role=sales"]

@@ -12,7 +12,8 @@ so wall time says more about the neighbours than about octui):
 - **first** — the same with an empty persistent cache (it parses and writes the cache);
 - **cached** — the same with the persistent cache warm;
 - **task / role / as_of** — re-resolution in a loaded :class:`Session` after changing only
-  that input, each to a value not resolved before, the bundle digest included (median);
+  that input, each to a value not resolved before, the bundle digest included (median;
+  the best of ``--repeat`` sessions, each in its own process: ``session_runs`` has each);
 - **edit** — one file edited on disk (a body-only edit, and an edit of a field steps 1–7
   read), then reload + re-resolve + digest (median of each kind; ``edit_ms`` is the worse),
   the reload told the edited path as the explorer's watcher tells it; ``edit_scan_*_ms``
@@ -169,7 +170,7 @@ def measure(size: int, work: Path, seed: int, repeat: int, tui: bool) -> dict[st
     row["bytecode"] = compiled(env)
     identical = cold_figures(row, repo, env, repeat)
     log(f"{size}: session")
-    session_figures(row, run_worker("warm", repo, env), identical)
+    session_figures(row, [run_worker("warm", repo, env) for _ in range(repeat)], identical)
     log(f"{size}: audit after load")
     audit_figures(row, run_worker("audit", repo, env))
     log(f"{size}: change agenda, {AGENDA_DAYS} days")

@@ -3,7 +3,8 @@
 - ``warm`` — re-resolution in a loaded :class:`Session`, prepared as the explorer prepares
   it once its first screen is up (:meth:`Session.prepare`, ``prepare_ms``), after changing
   only the task, the role or ``as_of``, each to a value not resolved before, the bundle
-  digest included (``task_ms``, ``role_ms``, ``as_of_ms``: median; ``*_max_ms``: worst);
+  digest included (``task_ms``, ``role_ms``, ``as_of_ms``: median; ``*_max_ms``: worst;
+  the best of ``--repeat`` runs of the whole session, see :func:`session_figures`);
   one file edited on disk (a body-only edit, and an edit of a field steps 1–7 read), then
   reload + re-resolve + digest (``edit_body_ms``, ``edit_field_ms``; ``edit_ms`` is the
   worse), the reload told the edited path as the explorer's filesystem watcher tells it;
@@ -166,23 +167,34 @@ def _ms(values: list[float]) -> float:
     return round(statistics.median(values) * 1000, 1)
 
 
-def session_figures(row: dict[str, Any], answer: dict[str, Any], identical: bool) -> None:
-    """The ``warm`` worker's answer into ``row``; ``identical`` (the cold runs agreed) holds
-    only if the session's checks found no mismatch either."""
+def session_figures(row: dict[str, Any], answers: list[dict[str, Any]], identical: bool) -> None:
+    """The ``warm`` workers' answers into ``row`` (one per ``--repeat`` run of the session,
+    each in a fresh process on the same repository). Each timing is the best run's: the
+    lowest of the runs' medians (``*_ms``) and of their worsts (``*_max_ms``), as the cold
+    figures keep the best run, since a shared machine only ever adds time; ``session_runs``
+    keeps every run's medians, so the spread is in the answer. The peak is the highest of
+    the runs'; ``identical`` (the cold runs agreed) holds only if no run's checks found a
+    mismatch."""
+    first = answers[0]
     for key in ("task", "role", "as_of", "edit_body", "edit_field", "edit_scan_body"):
-        if key not in answer:  # pragma: no cover - an older worker's answer
+        if key not in first:  # pragma: no cover - an older worker's answer
             continue
-        row[key + "_ms"] = _ms(answer[key])
-        row[key + "_max_ms"] = round(max(answer[key]) * 1000, 1)
-    if "edit_scan_field" in answer:
-        row["edit_scan_field_ms"] = _ms(answer["edit_scan_field"])
+        row[key + "_ms"] = min(_ms(a[key]) for a in answers)
+        row[key + "_max_ms"] = min(round(max(a[key]) * 1000, 1) for a in answers)
+    if "edit_scan_field" in first:
+        row["edit_scan_field_ms"] = min(_ms(a["edit_scan_field"]) for a in answers)
     row["edit_ms"] = max(row["edit_body_ms"], row["edit_field_ms"])
-    row["session_peak_mb"] = round(answer["peak_mb"])
-    if "prepare" in answer:
-        row["prepare_ms"] = round(answer["prepare"] * 1000, 1)
-    row["reparsed"] = answer["reparsed"]
-    row["mismatches"] = answer["mismatches"]
-    row["identical"] = identical and not answer["mismatches"]
+    row["session_peak_mb"] = round(max(a["peak_mb"] for a in answers))
+    if "prepare" in first:
+        row["prepare_ms"] = min(round(a["prepare"] * 1000, 1) for a in answers)
+    row["reparsed"] = first["reparsed"]
+    row["session_runs"] = [
+        {key: _ms(a[key]) for key in ("task", "role", "as_of", "edit_body", "edit_field")}
+        | {"peak_mb": round(a["peak_mb"])}
+        for a in answers
+    ]
+    row["mismatches"] = sorted({m for a in answers for m in a["mismatches"]})
+    row["identical"] = identical and not row["mismatches"]
 
 
 # -- the audit ----------------------------------------------------------------------------------
