@@ -140,7 +140,6 @@ class Sweep:
         self.pieces = Pieces() if cache.memo is None else pieces_of(cache.memo, repository.objects)
         self.reader = admitted_for(repository, query, cache).reader
         self.readable: list[ContextObject] = self.reader.readable
-        self.approved: set[int] = self.reader.approved
         self.cluster_of = conflict_clusters(self.readable)
         self.members: dict[str, list[ContextObject]] = defaultdict(list)
         for obj in self.readable:

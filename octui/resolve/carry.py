@@ -79,7 +79,7 @@ _KNOWN = {
         "untrimmed",
         "memo",
     },
-    Reader: {"name", "role", "readable", "approved", "graph", "out_of_scope"},
+    Reader: {"name", "role", "readable", "graph", "out_of_scope"},
     SupersessionGraph: {
         "index",
         "readable",

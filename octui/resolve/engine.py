@@ -21,7 +21,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from itertools import repeat
+from itertools import compress, repeat
 from operator import attrgetter
 
 from octui.core.enums import ExclusionReason, Lifecycle, WarningCode
@@ -143,15 +143,12 @@ def admit(
     reader = Reader(query.role, role)
     s1 = authorization(index, reader, query, index.objects, prepared)
     s2 = approval(index, reader, query, s1.standing, prepared, s1.mask)
-    approved = set(map(uid_of, s2.standing))
     if prepared is None:
-        graph = build_graph(index, s1.standing, approved)
-    else:  # the same graph, derived from the whole repository's
+        graph = build_graph(index, s1.standing, set(map(uid_of, s2.standing)))
+    else:  # the same graph, derived from the whole repository's (its own approved covers)
         graph = restricted_graph(prepared.graph, s1.standing, s1.exclusions.keys())
     verdicts = None if role is None or prepared is None else scope_verdicts(role, prepared, s2.mask)
-    reader = replace(
-        reader, readable=s1.standing, approved=approved, graph=graph, out_of_scope=verdicts
-    )
+    reader = replace(reader, readable=s1.standing, graph=graph, out_of_scope=verdicts)
     denied = set(map(_ID, s1.exclusions.values()))  # step 1 only denies
     findings = reference_findings(broken, s1.standing, denied)
     findings += load_findings(index, s1.standing, reader.whole_repository)
@@ -197,13 +194,16 @@ def steps_3_to_7(
     s4 = scope(index, reader, query, s3.standing)
     s5 = supersession(index, reader, query, s4.standing, prepared)
     historical = s5.historical | s3.historical  # expired before superseded
-    current = [o for o in s5.standing if o.uid not in historical]
+    if historical:  # include_historical kept some: split what stands
+        current = [o for o in s5.standing if o.uid not in historical]
+        past = [o for o in s5.standing if o.uid in historical]
+    else:
+        current, past = list(s5.standing), []
     repeated = version_findings(
         index, current, None if prepared is None else prepared.competition.shared
     )
     s6 = competition(index, reader, query, current, prepared)
     s7 = conflicts(index, reader, query, s6.standing, prepared)
-    past = [o for o in s5.standing if o.uid in historical]
     exclusions = _joined(s3.exclusions, s4.exclusions, s5.exclusions, s6.exclusions, s7.exclusions)
     findings = repeated + s6.findings + s7.findings
     return Judged(s7.standing, past, historical, exclusions, s5.findings, findings)
@@ -222,7 +222,7 @@ def judge(
         stale = {o.uid: is_stale(index.config, o, query.as_of) for o in standing}
     else:
         stale = prepared.freshness.stale(standing, query.as_of)
-    stale_objects = [o for o in standing if stale[o.uid]]
+    stale_objects = list(compress(standing, stale.values()))  # ``stale`` is in their order
     untrimmed = _sorted(index, exclusions, findings + admitted.findings, prepared, stale_objects)
     current = judged.current
     return Stage(admitted, exclusions, findings, historical, current, past, stale, untrimmed)

@@ -37,12 +37,12 @@ class ScopeVerdicts:
 class Reader:
     """Who reads: the role (``name = None`` is the repository-wide judgement of ``opencontext
     validate``: no authorization and no scope) and, once steps 1–2 have run, what it may
-    read, which of that is approved, and declared supersession among what it may read."""
+    read and declared supersession among what it may read (which of that is approved is
+    step 2's ``standing``: the graph keeps only approved replacements)."""
 
     name: str | None
     role: RoleConfig | None
     readable: list[ContextObject] = field(default_factory=list)
-    approved: set[int] = field(default_factory=set)
     graph: SupersessionGraph | None = None
     out_of_scope: ScopeVerdicts | None = None
     """Step 4's verdicts over every object, from the prepared tables (they depend on the
