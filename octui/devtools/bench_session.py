@@ -169,7 +169,8 @@ def _ms(values: list[float]) -> float:
 
 def session_figures(row: dict[str, Any], answers: list[dict[str, Any]], identical: bool) -> None:
     """The ``warm`` workers' answers into ``row`` (one per ``--repeat`` run of the session,
-    each in a fresh process on the same repository). Each timing is the best run's: the
+    each in a fresh process on the same repository, which each run edits again: the same
+    files, one more line and one more year back each time). Each timing is the best run's: the
     lowest of the runs' medians (``*_ms``) and of their worsts (``*_max_ms``), as the cold
     figures keep the best run, since a shared machine only ever adds time; ``session_runs``
     keeps every run's medians, so the spread is in the answer. The peak is the highest of
