@@ -154,7 +154,7 @@ class Session:
         with gc_paused():
             prepared = cache.prepared()
 
-            def match(token: str) -> None:
+            def match(token: str) -> None:  # reads ``fixed`` when its pass comes, not before
                 prepared.fixed.match_all(token)
 
             # at most half the token matches the fixed order keeps: a long task does not
