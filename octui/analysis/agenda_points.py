@@ -16,8 +16,8 @@ from typing import Any
 from octui.analysis.diff_result import Diff
 from octui.core.enums import CauseKind
 from octui.core.model import ContextObject, Exclusion
-from octui.core.timeutil import BEGINNING_OF_TIME, add_days, format_instant
-from octui.resolve.findings import freshness_window
+from octui.core.timeutil import BEGINNING_OF_TIME, format_instant
+from octui.resolve.findings import fresh_until, freshness_window
 from octui.resolve.result import Resolution
 
 EPSILON = timedelta(microseconds=1)
@@ -145,10 +145,9 @@ def candidates(resolution: Resolution) -> dict[tuple[datetime, bool], list[Cause
             found[(obj.valid_until, False)].append(
                 Cause(CauseKind.VALID_UNTIL, obj.key, (obj.id,), f"{obj.key} expires")
             )
-        window = freshness_window(config, obj)
-        base = obj.updated or obj.created
-        if window is not None and base is not None:
-            stale_at = add_days(base, window)
+        stale_at = fresh_until(config, obj)
+        if stale_at is not None:
+            window = freshness_window(config, obj)
             found[(stale_at, True)].append(
                 Cause(
                     CauseKind.STALE, obj.key, (obj.id,), f"{obj.key} goes stale ({window}d window)"

@@ -83,13 +83,20 @@ def freshness_window(config: Config, obj: ContextObject) -> int | None:
     return config.freshness_days(obj.type)
 
 
-def is_stale(config: Config, obj: ContextObject, as_of: datetime) -> bool:
-    """True when ``as_of`` is past (``updated``, else ``created``) + the freshness window."""
+def fresh_until(config: Config, obj: ContextObject) -> datetime | None:
+    """The instant after which ``obj`` is stale: (``updated``, else ``created``) + its
+    freshness window; None when it never is (no window, or neither date)."""
     window = freshness_window(config, obj)
     base = obj.updated or obj.created
     if window is None or base is None:
-        return False
-    return as_of > add_days(base, window)
+        return None
+    return add_days(base, window)
+
+
+def is_stale(config: Config, obj: ContextObject, as_of: datetime) -> bool:
+    """True when ``as_of`` is past :func:`fresh_until` (never without a window)."""
+    until = fresh_until(config, obj)
+    return until is not None and as_of > until
 
 
 def stale_finding(config: Config, obj: ContextObject) -> Finding:

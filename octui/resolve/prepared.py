@@ -19,8 +19,7 @@ from operator import gt, is_
 
 from octui.core.enums import Status
 from octui.core.model import ContextObject, Finding, uid_of
-from octui.core.timeutil import add_days
-from octui.resolve.findings import StaleKey, freshness_window, stale_finding, stale_sort_key
+from octui.resolve.findings import StaleKey, fresh_until, stale_finding, stale_sort_key
 from octui.resolve.fixed import FixedOrder
 from octui.resolve.graph_whole import WholeGraph
 from octui.resolve.index import RepoIndex
@@ -248,9 +247,8 @@ class Freshness:
 
     def _stale_after(self, obj: ContextObject) -> object:
         """The instant after which ``obj`` is stale (:data:`_NEVER` when it never is)."""
-        window = freshness_window(self.config, obj)
-        base = obj.updated or obj.created
-        return _NEVER if window is None or base is None else add_days(base, window)
+        until = fresh_until(self.config, obj)
+        return _NEVER if until is None else until
 
     def ordered(self, objects: list[ContextObject]) -> list[Finding]:
         """The ``stale`` findings of ``objects`` in their order (:func:`stale_sort_key`):
