@@ -365,3 +365,16 @@ async def test_status_names_the_error_count_once_and_fits_120_columns() -> None:
         assert "err)" not in text  # the count is not repeated beside the warnings
         assert text.count(f"{app.view.errors} errors") == 1
         assert len(text.strip()) <= 118  # one line at 120 columns (padding 1 each side)
+
+
+async def test_a_stale_objects_detail_says_when_its_window_ran_out_and_from_what() -> None:
+    """``! stale`` names the day the object stopped being fresh and what that day counts
+    from: identity.brand was updated 2025-12-01 and is reviewed every 6 months (180 days)."""
+    app = make_app(role="support")  # as_of 2026-11-30: past 2026-05-30
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(pilot)
+        app.action_jump("identity.brand")
+        await pilot.pause(0.2)
+        why = " ".join(app.query_one(DetailPane).why_text.split())
+        assert "included at rank" in why and "identity.brand v1" in why
+        assert "! stale (fresh until 2026-05-30: updated 2025-12-01 + 180d)" in why

@@ -26,6 +26,8 @@ from octui.bundle.bundle import object_fields
 from octui.core.model import ContextObject, Exclusion, Finding
 from octui.core.textsafe import inert
 from octui.core.textsafe import markup_escape as escape
+from octui.core.timeutil import format_day
+from octui.resolve.findings import fresh_until, freshness_window
 from octui.resolve.result import Included
 from octui.tui.looks import ansi_markup
 from octui.tui.state import View, included_key
@@ -345,7 +347,7 @@ class DetailPane(VerticalScroll):
             f"{escape(one_line(o.id))} v{o.version}",
             f"lifecycle [{ansi_markup(LIFECYCLE_STYLE.get(inc.lifecycle, ''))}]"
             f"{inc.lifecycle.value}[/]"
-            + (" · [b ansi_yellow]! stale[/] (past its freshness window)" if inc.stale else ""),
+            + (" · [b ansi_yellow]! stale[/] " + _stale_why(view, o) if inc.stale else ""),
         ]
         if inc.matched:
             signals = "; ".join(
@@ -424,3 +426,15 @@ class DetailPane(VerticalScroll):
         body = self.query_one("#content", Static)
         body.display = bool(text)
         body.update(RenderedOnce(markdown, BODY_THEME) if markdown is not None and text else "")
+
+
+def _stale_why(view: View, obj: ContextObject) -> str:
+    """Why an included object is stale: the day its freshness window ran out, and the date
+    and window that day is counted from."""
+    config = view.resolution.repository.config
+    until, base = fresh_until(config, obj), obj.updated or obj.created
+    if until is None or base is None:  # not so for a stale object, which has both
+        return "(past its freshness window)"
+    since = "updated" if obj.updated else "created"
+    window = freshness_window(config, obj)
+    return f"(fresh until {format_day(until)}: {since} {format_day(base)} + {window}d)"
