@@ -229,7 +229,7 @@ def _fate(resolution: Resolution, ranks: dict[int, int], obj: ContextObject) -> 
     rank = ranks.get(obj.uid)
     if rank is not None:
         return Fate(FateState.INCLUDED, rank=rank)
-    fate = resolution.fates.get(obj.uid)
+    fate = resolution.fate(obj.uid)
     if fate is None or isinstance(fate, Included):  # pragma: no cover - every object has one
         raise ValueError(f"{obj.key} ({obj.path}) has no fate for role {resolution.query.role}")
     return _EXCLUDED[fate.reason]

@@ -29,7 +29,7 @@ def edge_effective(resolution: Resolution, edge: Edge) -> datetime | None:
     — or None when it never does: the replacement is a draft, or the edge is in a cycle."""
     if (edge.replacement.uid, edge.replaced.uid) in resolution.cycle_edges:
         return None
-    fate = resolution.fates.get(edge.replacement.uid)
+    fate = resolution.fate(edge.replacement.uid)
     if isinstance(fate, Exclusion) and fate.reason is ExclusionReason.UNAPPROVED:
         return None
     return edge.replacement.effective_start
@@ -183,17 +183,17 @@ def lineage(
 ) -> list[HistoryRow]:
     """Oldest first; objects denied to the role last, as id and reason only. ``index``:
     :func:`lineage_index` of ``resolution`` (of its graph), when the caller keeps one."""
-    fates = resolution.fates
+    fate = resolution.fate
     same_id = resolution.by_id.get(object_id, [])
     # a denied id is one row, however many objects hold it (as in the bundle)
     denied_rows = [
-        HistoryRow(o.id, state_of(fates.get(o.uid))) for o in same_id if _denied(fates.get(o.uid))
+        HistoryRow(o.id, state_of(fate(o.uid))) for o in same_id if _denied(fate(o.uid))
     ][:1]
     if index is None:
         index = lineage_index(resolution)
     neighbours = index.neighbours
     objs = dict(index.objs)
-    readable = [o for o in same_id if not _denied(fates.get(o.uid))]
+    readable = [o for o in same_id if not _denied(fate(o.uid))]
     if not readable and not denied_rows:
         hint = did_you_mean(object_id, resolution.by_id)
         raise UnknownId(f"no object with id {object_id!r} in the repository{hint}")
@@ -225,7 +225,7 @@ def lineage(
     for o in members:
         facts = tuple(sorted(edges_of[o.uid], key=lambda f: f.text))
         texts = tuple(f.text for f in facts)
-        rows.append(HistoryRow(o.id, state_of(fates.get(o.uid)), o, texts, facts))
+        rows.append(HistoryRow(o.id, state_of(fate(o.uid)), o, texts, facts))
     return rows + denied_rows
 
 

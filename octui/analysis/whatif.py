@@ -89,7 +89,7 @@ def what_if(
     if changed is not None:
         objects = [changed if o.uid == obj.uid else o for o in repository.objects]
         repository, cache = replace(repository, objects=objects), None
-    return resolve(repository, query, cache).fates.get(obj.uid if uid is None else uid)
+    return resolve(repository, query, cache).fate(obj.uid if uid is None else uid)
 
 
 def first_included(
@@ -124,7 +124,7 @@ def first_included(
             return None, True
         tried += 1
         _check(cancelled)
-        fate = resolve(repository, replace(query, as_of=instant), cache).fates.get(obj.uid)
+        fate = resolve(repository, replace(query, as_of=instant), cache).fate(obj.uid)
         if isinstance(fate, Included):
             return instant, False
     return None, False

@@ -145,7 +145,7 @@ def why_not(
     before each re-resolution). ``cache`` is ``repository``'s resolution cache (without
     one, the re-resolutions share one made for the question).
     """
-    fate = resolution.fates.get(uid)
+    fate = resolution.fate(uid)
     if fate is None:
         return ["It is not part of this resolution."]
     if isinstance(fate, Included):

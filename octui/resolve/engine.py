@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from itertools import compress, repeat
 from operator import attrgetter
+from types import MappingProxyType
 
 from octui.core.enums import ExclusionReason, Lifecycle, WarningCode
 from octui.core.model import ContextObject, Exclusion, Finding, uid_of
@@ -45,7 +46,7 @@ from octui.resolve.index import RepoIndex
 from octui.resolve.memo import Memo, ResolutionMemos
 from octui.resolve.order import ordered_exclusions
 from octui.resolve.prepared import Prepared
-from octui.resolve.result import Included, Query, Resolution, UnknownRole, included_each
+from octui.resolve.result import Query, Resolution, UnknownRole, included_each
 from octui.resolve.steps.base import Reader
 from octui.resolve.steps.s1_authorization import authorization
 from octui.resolve.steps.s2_approval import approval
@@ -249,8 +250,6 @@ def rank(
     states, fresh = s8.column(at_stage[1]), s8.column(at_stage[2])
     ranks = map(_SCORE, s8.scores), map(_MATCHED, s8.scores)
     included = included_each(objects, states, fresh, *ranks)
-    fates: dict[int, Included | Exclusion] = {**stage.exclusions, **s8.exclusions}
-    fates.update(zip(uids, included, strict=True))
     if not s8.exclusions:
         exclusions, warnings = list(stage.untrimmed[0]), list(stage.untrimmed[1])
     else:
@@ -261,7 +260,15 @@ def rank(
     if reader.graph is None:  # pragma: no cover - admit() always builds it
         raise ValueError("supersession graph missing")
     resolution = Resolution(
-        query, index.repo, included, exclusions, warnings, fates, reader.graph, index.by_id
+        query,
+        index.repo,
+        included,
+        exclusions,
+        warnings,
+        (MappingProxyType(stage.exclusions), MappingProxyType(s8.exclusions)),
+        tuple(uids),
+        reader.graph,
+        index.by_id,
     )
     resolution.memos = ResolutionMemos(memo, stage.memo)
     return resolution

@@ -227,7 +227,7 @@ class Resolving:
             return False
         app.applied_generation = view.generation
         app.view = view
-        for widget in app.main.query("*"):
+        for widget in app.main.walk_children():  # (a "*" query matched a selector per widget)
             show_view = getattr(widget, "show_view", None)
             if callable(show_view):
                 show_view(view)

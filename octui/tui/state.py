@@ -346,7 +346,6 @@ def finish_view(view: View) -> str:
 
 
 def _make_view(resolution: Resolution, generation: int, memo: RowsMemo) -> View:
-    fates = resolution.fates
     # a new task re-ranks the very same exclusions and warnings: their tables (and which
     # object each exclusion is) are taken whole; the included rows are new objects with
     # every resolution (a view cache's view is the one made of its resolution)
@@ -355,7 +354,9 @@ def _make_view(resolution: Resolution, generation: int, memo: RowsMemo) -> View:
         generation,
         included_rows=table_rows(resolution.included, included_key, included_id),
         excluded=memo.kept(
-            "excluded", resolution.exclusions, lambda rows: _excluded_tables(rows, fates, memo)
+            "excluded",
+            resolution.exclusions,
+            lambda rows: _excluded_tables(rows, resolution.excluded_by_uid, memo),
         ),
         warnings=memo.kept(
             "warnings", resolution.warnings, lambda rows: _warning_table(rows, resolution)
@@ -398,12 +399,16 @@ def _warning_table(warnings: Sequence[Finding], resolution: Resolution) -> Warni
 
 
 def _excluded_tables(
-    exclusions: Sequence[Exclusion], fates: Mapping[int, object], memo: RowsMemo
+    exclusions: Sequence[Exclusion],
+    excluded_by_uid: Sequence[Mapping[int, Exclusion]],
+    memo: RowsMemo,
 ) -> ExcludedTables:
     """The excluded table's rows for every reason and for all (each reason's reused from
     ``memo`` when they are the very same), the count per reason and which object each
-    exclusion is."""
-    uid_of = {id(fate): uid for uid, fate in fates.items() if isinstance(fate, Exclusion)}
+    exclusion is (``excluded_by_uid``: the resolution's)."""
+    uid_of: dict[int, int] = {}
+    for step in excluded_by_uid:
+        uid_of.update(zip(map(id, step.values()), step, strict=True))
     by_reason: dict[ExclusionReason, list[Exclusion]] = {}
     for ex in exclusions:
         by_reason.setdefault(ex.reason, []).append(ex)

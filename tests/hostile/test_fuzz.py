@@ -248,6 +248,13 @@ def check_resolution(res: Resolution) -> None:
     kept = len(object_exclusions) - len(denied_entries) + denied_copies
     assert len(included) + kept == len(repo.objects)
     assert not set(included) & {u for u, f in res.fates.items() if not hasattr(f, "obj")}
+    # Each object is in one step's exclusions or included, never two; one look-up finds it
+    # as the whole table does (and finds nothing for a uid no object has).
+    steps = [set(step) for step in res.excluded_by_uid]
+    assert sum(map(len, steps)) + len(included) == len(set().union(*steps, included))
+    assert list(res.included_uids) == included
+    assert all(res.fate(o.uid) is res.fates[o.uid] for o in repo.objects)
+    assert res.fate(len(repo.objects) + 7) is None
     assert res.failed == any(w.severity is Severity.ERROR for w in res.warnings)
     assert res.strict_failed == (res.query.strict and res.failed)
     if res.query.role is None:
