@@ -3,7 +3,8 @@
 A :class:`Memo` belongs to the thing whose inputs its values derive from — a
 :class:`~octui.resolve.cache.ResolutionCache` (the repository: the digest's encoded pieces) or
 a stage of the engine (one role, instant and ``include_historical``: the ranking's fixed
-order, the task tokens it has matched, the digests of its resolutions) — and dies with it.
+order, the task tokens it has matched, the digests of its resolutions, the width of its
+included ids as the explorer measures them) — and dies with it.
 Nothing is ever stuffed on the objects its values describe.
 
 Thread-safety follows the resolution cache's rule: one lock guards the table, nothing is

@@ -352,7 +352,9 @@ def _make_view(resolution: Resolution, generation: int, memo: RowsMemo) -> View:
     return View(
         resolution,
         generation,
-        included_rows=table_rows(resolution.included, included_key, included_id),
+        included_rows=table_rows(
+            resolution.included, included_key, id_width=_included_id_width(resolution)
+        ),
         excluded=memo.kept(
             "excluded",
             resolution.exclusions,
@@ -362,6 +364,21 @@ def _make_view(resolution: Resolution, generation: int, memo: RowsMemo) -> View:
             "warnings", resolution.warnings, lambda rows: _warning_table(rows, resolution)
         ),
     )
+
+
+def _included_id_width(resolution: Resolution) -> int:
+    """Cells of the longest included id. Without ``limit`` or ``min_relevance`` every object
+    standing at the resolution's stage (role, instant, ``include_historical``) is included,
+    whatever the task: the width is then measured once per stage, in its memo (each
+    character typed at 50,000 objects measured 7,000 ids again, 3–4 ms)."""
+    query, memos = resolution.query, resolution.memos
+
+    def measure() -> int:
+        return longest_line(map(included_id, resolution.included))
+
+    if memos is None or query.limit is not None or query.min_relevance is not None:
+        return measure()
+    return memos.stage.get(("view", "included id width"), measure)
 
 
 @dataclass(frozen=True)

@@ -155,3 +155,21 @@ def test_the_memo_keeps_no_table_alive_by_itself() -> None:
     del view
     gc.collect()
     assert tables() is None
+
+
+def test_the_included_id_width_is_the_included_ids_at_every_task_and_trim() -> None:
+    """Measured once per stage when nothing is trimmed (every task includes the same
+    objects), measured anew when ``limit`` trims: always the widest id the table shows."""
+    session = Session(SAMPLE)
+    session.load()
+
+    def widths(**asked: object) -> tuple[int, int]:
+        view = make_view(session.resolve(Query(role="support", as_of=AS_OF, **asked)), 1)  # type: ignore[arg-type]
+        assert view.included_rows is not None
+        return view.included_rows.id_width, max(len(i.obj.id) for i in view.included)
+
+    whole = [widths(task=task) for task in ("", "refund", "pricing tiers", "zzz")]
+    assert len(set(whole)) == 1 and whole[0][0] == whole[0][1]
+    trimmed = [widths(task=task, limit=1) for task in ("", "refund", "pricing tiers")]
+    assert all(shown == widest for shown, widest in trimmed)
+    assert min(shown for shown, _ in trimmed) < whole[0][0]  # the trim left the widest id out
