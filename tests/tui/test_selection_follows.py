@@ -5,9 +5,11 @@ list included."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 from octui.tui.state import View
 from octui.tui.widgets.detail import DetailPane
+from octui.tui.widgets.inputs import RoleSelect
 
 from .conftest import make_app, settle
 
@@ -62,3 +64,32 @@ async def test_a_tab_key_shows_the_tabs_row_in_the_detail_pane_at_once() -> None
             assert app.selected is table.current_row and detail.item is table.current_row
             await settle(pilot)
             assert app.selected is table.current_row  # the tab's message changed nothing
+
+
+async def test_a_role_picked_from_the_list_is_shown_in_the_paint_that_closes_the_list() -> None:
+    """The new role's tables are applied while the list is still open (its view made
+    before, as the prefetch makes it), so the one paint that closes the list shows them:
+    ``Select.Changed`` arrived only after that paint, and the tables a frame later."""
+    app = make_app(role="support")
+    async with app.run_test(size=(130, 40)) as pilot:
+        await settle(pilot)
+        select = app.main.query_one("#role", RoleSelect)
+        roles = [value for _, value in select._options if isinstance(value, str)]
+        picked = roles[roles.index("support") + 1]
+        query = app.inputs.query(app.clock())
+        session = app.session
+        app.views.view(session, replace(query, role=picked), 0)  # as the prefetch would
+        shown_when_closed: list[str | None] = []
+        closed = select._watch_expanded
+
+        def watch_expanded(expanded: bool) -> None:
+            if not expanded:
+                shown_when_closed.append(app.view.query.role if app.view else None)
+            closed(expanded)
+
+        select._watch_expanded = watch_expanded  # type: ignore[method-assign]
+        await pilot.press("r", "down", "enter")
+        await settle(pilot)
+        assert shown_when_closed[-1:] == [picked]
+        assert app.view is not None and app.view.query.role == picked
+        assert app.focused is not None and app.focused.id != "role"  # back to the table

@@ -104,7 +104,7 @@ class ExplorerScreen(Screen[None]):
             role = initial_role(roles, load_settings().role_for(host.root))
             host.inputs = replace(host.inputs, role=role)
         yield ContextHeader(id="context")
-        yield InputsPane(roles, host.inputs.role, id="inputs")
+        yield InputsPane(roles, host.inputs.role, self._choose_role, id="inputs")
         yield FilterBar(id="filter-bar")
         with Horizontal(id="body"):
             with TabbedContent(id="results"):
@@ -342,12 +342,16 @@ class ExplorerScreen(Screen[None]):
 
     # -- the fields ----------------------------------------------------------------------
 
+    def _choose_role(self, role: str) -> None:
+        self.host.set_inputs(replace(self.host.inputs, role=role))
+        # the choice is made: back to the table, so j/k and the tab keys work again
+        self.app.call_after_refresh(self.focus_results)
+
     @on(Select.Changed, "#role")
     def _role_changed(self, event: Select.Changed) -> None:
-        if isinstance(event.value, str):
-            self.host.set_inputs(replace(self.host.inputs, role=event.value))
-            # the choice is made: back to the table, so j/k and the tab keys work again
-            self.app.call_after_refresh(self.focus_results)
+        # a role picked from the list is chosen already (``RoleSelect.chosen``)
+        if isinstance(event.value, str) and event.value != self.host.inputs.role:
+            self._choose_role(event.value)
 
     @on(Input.Changed, "#task")
     def _task_changed(self, event: Input.Changed) -> None:

@@ -6,6 +6,7 @@ pane only shows it (``show``) and reports edits as the widgets' own messages.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any, ClassVar
 
@@ -102,6 +103,24 @@ def parse_min(text: str) -> tuple[bool, float | None]:
     return True, value
 
 
+class RoleSelect(Select[str]):
+    """The role list. A role picked from the open list is acted on at once (``chosen``),
+    before the list closes: ``Select.Changed`` reaches the screen only after the closed list
+    has been painted, so the new role's tables came a frame later (two paints for one key,
+    15–25 ms apart at 50k objects); now one paint shows both. ``Select.Changed`` still
+    follows, and finds the role chosen."""
+
+    def __init__(self, *args: Any, chosen: Callable[[str], None] | None = None, **kw: Any):
+        super().__init__(*args, **kw)
+        self.chosen = chosen
+
+    def _watch_value(self, value: Any) -> None:
+        super()._watch_value(value)
+        # open: the user picked it (the app sets a value only while the list is closed)
+        if self.expanded and isinstance(value, str) and self.chosen is not None:
+            self.chosen(value)
+
+
 class InputsPane(Vertical):
     DEFAULT_CSS = """
     InputsPane { height: auto; padding: 0 1; background: $boost; }
@@ -120,10 +139,19 @@ class InputsPane(Vertical):
     InputsPane #as-of-problem { color: $text-error; padding: 0; width: 1fr; }
     """
 
-    def __init__(self, roles: list[str] | None = None, role: str | None = None, **kw: Any) -> None:
+    def __init__(
+        self,
+        roles: list[str] | None = None,
+        role: str | None = None,
+        chosen: Callable[[str], None] | None = None,
+        **kw: Any,
+    ) -> None:
         super().__init__(**kw)
         self.initial_roles = roles or []
         self.initial_role = role
+        self.chosen = chosen
+        """Called with a role the moment it is picked from the open list (see
+        :class:`RoleSelect`)."""
         self.editing: set[str] = set()
         """Ids of the fields the user is typing in: :meth:`show` never writes into them.
 
@@ -148,15 +176,18 @@ class InputsPane(Vertical):
         with Horizontal():
             yield Label("role")
             if self.initial_roles and self.initial_role in self.initial_roles:
-                yield Select[str](
+                yield RoleSelect(
                     [(Text(inert(r, keep_newlines=False)), r) for r in self.initial_roles],
                     value=self.initial_role,
                     allow_blank=False,
                     compact=True,
                     id="role",
+                    chosen=self.chosen,
                 )
             else:
-                yield Select[str]([], prompt="role", allow_blank=True, compact=True, id="role")
+                yield RoleSelect(
+                    [], prompt="role", allow_blank=True, compact=True, id="role", chosen=self.chosen
+                )
             yield Label("task", classes="gap")
             yield FieldInput(
                 placeholder="what the agent is doing, e.g. refund", compact=True, id="task"
