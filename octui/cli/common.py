@@ -79,15 +79,29 @@ def uses_cache(args: argparse.Namespace) -> bool:
 
 def load_for(args: argparse.Namespace) -> Repository:
     """The repository named by ``args.repo``: the files on disk, a git revision (``--rev``) or
-    the commit known at an instant (``--known-at``)."""
+    the commit known at an instant (``--known-at``). Kept until the process ends (see
+    :func:`keep`)."""
     rev = getattr(args, "rev", None)
     known_at = getattr(args, "known_at", None)
     if known_at is not None:
         check_exclusive(rev, known_at)
-        return open_known_at(args.repo, known_at)
-    if rev is None:
-        return open_repository(args.repo, cache=uses_cache(args))
-    return open_revision(args.repo, rev)
+        repo = open_known_at(args.repo, known_at)
+    elif rev is None:
+        repo = open_repository(args.repo, cache=uses_cache(args))
+    else:
+        repo = open_revision(args.repo, rev)
+    keep(args, repo)
+    return repo
+
+
+def keep(args: argparse.Namespace, *made: object) -> None:
+    """Hold ``made`` until the process ends when the command runs as ``opencontext``
+    (:func:`octui.cli.main.entry`, which then ends the process without freeing it); an
+    in-process caller of :func:`octui.cli.main.main` (a test, a host program) holds
+    nothing."""
+    kept: list[object] | None = getattr(args, "kept", None)
+    if kept is not None:
+        kept.extend(made)
 
 
 def source_of(args: argparse.Namespace, repo: Repository | None = None) -> str:

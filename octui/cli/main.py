@@ -16,7 +16,7 @@ import argparse
 import contextlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any, NoReturn
 
@@ -225,10 +225,14 @@ def named_command(argv: Sequence[str]) -> str | None:
     return first if first in names else None
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, kept: list[object] | None = None) -> int:
+    """Run the command line ``argv`` (the process's when None); its exit code. ``kept``:
+    where the command leaves what it made (:func:`~octui.cli.common.keep`) for a caller
+    that ends the process without freeing it (:func:`entry`); None keeps nothing."""
     line = sys.argv[1:] if argv is None else argv
     parser = build_parser(named_command(line))
     args = parser.parse_args(line)
+    args.kept = kept
     args.colour = colour_enabled(getattr(args, "color", ColorMode.AUTO), sys.stdout)
     try:
         with holding_made():  # one load, one answer: what it makes is held, never walked again
@@ -245,5 +249,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
+def entry(
+    argv: Sequence[str] | None = None, *, then: Callable[[], object] | None = None
+) -> NoReturn:
+    """The ``opencontext`` command: :func:`main`, then the process ends at once.
+
+    What the command made (the loaded repository, its resolution: tens of MB at 10k
+    objects, hundreds at 50k) is still held when the process ends, so the interpreter does
+    not free it object by object only for the process to hand the memory back anyway
+    (measured, a cache-warm run alternated with the plain exit: about 13 ms at 10k objects
+    and 45 ms at 50k, 4 % of each). Everything is written and both streams flushed first;
+    nothing else is pending (the command line starts no thread, and every export is
+    complete, renamed into place, before its command returns). ``then``: called just
+    before the end (the benchmark reports the peak memory there). A usage error's
+    ``SystemExit`` (argparse's, for ``--help`` too) ends the process as usual."""
+    kept: list[object] = []
+    code = main(argv, kept=kept)
+    if then is not None:
+        then()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(BrokenPipeError, ValueError):  # a reader gone, or closed
+            stream.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    entry()

@@ -21,7 +21,7 @@ from octui.cli.args import (
     number,
     query_from,
 )
-from octui.cli.common import emit, load_for, source_of, write_utf8
+from octui.cli.common import emit, keep, load_for, source_of, write_utf8
 from octui.core.enums import ExitCode
 from octui.load.heap import gc_paused
 from octui.render.explain import explain
@@ -73,6 +73,7 @@ def add_parser(sub: Any, name: str) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> ExitCode:
     repo = load_for(args)
     resolution = resolve(repo, query_from(args, strict=args.strict))
+    keep(args, resolution)
     with gc_paused():  # the bundle is tens of MB of short-lived containers at 50k objects
         if args.format == "json":
             write_utf8(resolution_json_utf8(resolution))

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from octui.bundle.bundle import dumps_bundle, warning_json
 from octui.cli.args import add_as_of_arg, add_format_arg, add_repo_arg, add_source_args, examples
-from octui.cli.common import emit, load_for
+from octui.cli.common import emit, keep, load_for
 from octui.cli.version import package_version
 from octui.core.enums import ExitCode, ReportFormat, Severity
 from octui.core.model import Finding
@@ -71,6 +71,7 @@ def run(args: argparse.Namespace) -> ExitCode:
     repo = load_for(args)
     as_of = args.as_of or now_utc()
     resolution = resolve(repo, Query(role=None, as_of=as_of))
+    keep(args, resolution)
     findings = located(args, repo, resolution.warnings)
     errors = resolution.error_count
     warnings = len(findings) - errors

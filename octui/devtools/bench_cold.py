@@ -20,7 +20,7 @@ import re
 import resource
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from octui.devtools.bench_common import AS_OF, ROLE, TASK, cpu, log, run_child, worker_argv
 
@@ -101,15 +101,16 @@ def normalised(out: bytes) -> bytes:
     return _VOLATILE.sub(rb'"\1": "-"', out)
 
 
-def cli_worker(argv: list[str]) -> int:
-    """Run the CLI exactly as ``opencontext`` does, then report peak memory on stderr."""
-    from octui.cli.main import main as cli_main
+def cli_worker(argv: list[str]) -> NoReturn:
+    """Run the CLI exactly as ``opencontext`` does, reporting peak memory on stderr just
+    before the process ends."""
+    from octui.cli.main import entry
 
-    code = cli_main(argv)
-    sys.stdout.flush()
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"OCTUI-BENCH-PEAK-MB {peak:.0f}", file=sys.stderr)
-    return code
+    def report_peak() -> None:
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(f"OCTUI-BENCH-PEAK-MB {peak:.0f}", file=sys.stderr)
+
+    entry(argv, then=report_peak)
 
 
 def peak_of(result: dict[str, Any]) -> float:
