@@ -17,7 +17,7 @@ from octui.analysis.diff_result import Diff
 from octui.core.enums import CauseKind
 from octui.core.model import ContextObject, Exclusion
 from octui.core.timeutil import BEGINNING_OF_TIME, format_instant
-from octui.resolve.findings import fresh_until, freshness_window
+from octui.resolve.findings import fresh_for
 from octui.resolve.result import Resolution
 
 EPSILON = timedelta(microseconds=1)
@@ -145,12 +145,14 @@ def candidates(resolution: Resolution) -> dict[tuple[datetime, bool], list[Cause
             found[(obj.valid_until, False)].append(
                 Cause(CauseKind.VALID_UNTIL, obj.key, (obj.id,), f"{obj.key} expires")
             )
-        stale_at = fresh_until(config, obj)
-        if stale_at is not None:
-            window = freshness_window(config, obj)
-            found[(stale_at, True)].append(
+        fresh = fresh_for(config, obj)
+        if fresh is not None:
+            found[(fresh.until, True)].append(
                 Cause(
-                    CauseKind.STALE, obj.key, (obj.id,), f"{obj.key} goes stale ({window}d window)"
+                    CauseKind.STALE,
+                    obj.key,
+                    (obj.id,),
+                    f"{obj.key} goes stale ({fresh.days}d window)",
                 )
             )
     for edge in resolution.edges:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 
 from octui.core.enums import Authority
@@ -83,14 +84,38 @@ def freshness_window(config: Config, obj: ContextObject) -> int | None:
     return config.freshness_days(obj.type)
 
 
-def fresh_until(config: Config, obj: ContextObject) -> datetime | None:
-    """The instant after which ``obj`` is stale: (``updated``, else ``created``) + its
-    freshness window; None when it never is (no window, or neither date)."""
+@dataclass(frozen=True)
+class FreshFor:
+    """How long an object stays fresh: ``days`` from its ``since`` field's date ``base``."""
+
+    since: str
+    """``"updated"``, or ``"created"`` when the object was never updated."""
+    base: datetime
+    days: int
+
+    @property
+    def until(self) -> datetime:
+        """The instant after which the object is stale."""
+        return add_days(self.base, self.days)
+
+
+def fresh_for(config: Config, obj: ContextObject) -> FreshFor | None:
+    """(``updated``, else ``created``) and its freshness window; None when the object never
+    turns stale (no window, or neither date)."""
     window = freshness_window(config, obj)
-    base = obj.updated or obj.created
-    if window is None or base is None:
+    if window is None:
         return None
-    return add_days(base, window)
+    if obj.updated is not None:
+        return FreshFor("updated", obj.updated, window)
+    if obj.created is not None:
+        return FreshFor("created", obj.created, window)
+    return None
+
+
+def fresh_until(config: Config, obj: ContextObject) -> datetime | None:
+    """The instant after which ``obj`` is stale (:func:`fresh_for`); None when it never is."""
+    fresh = fresh_for(config, obj)
+    return None if fresh is None else fresh.until
 
 
 def is_stale(config: Config, obj: ContextObject, as_of: datetime) -> bool:

@@ -135,6 +135,13 @@ class Resolution:
         fates.update(zip(self.included_uids, self._entries, strict=True))
         return fates
 
+    @property
+    def trimmed(self) -> bool:
+        """True when step 8 left objects out (``limit``, ``min_relevance``): otherwise every
+        object standing at the stage (role, instant, ``include_historical``) is included,
+        whatever the task. Step 8's exclusions are the last of :attr:`excluded_by_uid`."""
+        return bool(self.excluded_by_uid[-1])
+
     def fate(self, uid: int) -> Included | Exclusion | None:
         """``fates.get(uid)`` without making :attr:`fates`: for the callers that look up a
         few objects on a new resolution (the timeline, why-not, the what-if questions).

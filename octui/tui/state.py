@@ -367,16 +367,16 @@ def _make_view(resolution: Resolution, generation: int, memo: RowsMemo) -> View:
 
 
 def _included_id_width(resolution: Resolution) -> int:
-    """Cells of the longest included id. Without ``limit`` or ``min_relevance`` every object
-    standing at the resolution's stage (role, instant, ``include_historical``) is included,
-    whatever the task: the width is then measured once per stage, in its memo (each
-    character typed at 50,000 objects measured 7,000 ids again, 3–4 ms)."""
-    query, memos = resolution.query, resolution.memos
+    """Cells of the longest included id. Unless step 8 trimmed (:attr:`Resolution.trimmed`)
+    every task of a stage includes the same objects: the width is then measured once per
+    stage, in its memo (each character typed at 50,000 objects measured 7,000 ids again,
+    3–4 ms)."""
+    memos = resolution.memos
 
     def measure() -> int:
         return longest_line(map(included_id, resolution.included))
 
-    if memos is None or query.limit is not None or query.min_relevance is not None:
+    if memos is None or resolution.trimmed:
         return measure()
     return memos.stage.get(("view", "included id width"), measure)
 

@@ -255,6 +255,7 @@ def check_resolution(res: Resolution) -> None:
     assert list(res.included_uids) == included
     assert all(res.fate(o.uid) is res.fates[o.uid] for o in repo.objects)
     assert res.fate(len(repo.objects) + 7) is None
+    assert res.trimmed == any(e.reason is ExclusionReason.NOT_RELEVANT for e in res.exclusions)
     assert res.failed == any(w.severity is Severity.ERROR for w in res.warnings)
     assert res.strict_failed == (res.query.strict and res.failed)
     if res.query.role is None:

@@ -27,7 +27,7 @@ from octui.core.model import ContextObject, Exclusion, Finding
 from octui.core.textsafe import inert
 from octui.core.textsafe import markup_escape as escape
 from octui.core.timeutil import format_day
-from octui.resolve.findings import fresh_until, freshness_window
+from octui.resolve.findings import fresh_for
 from octui.resolve.result import Included
 from octui.tui.looks import ansi_markup
 from octui.tui.state import View, included_key
@@ -431,10 +431,8 @@ class DetailPane(VerticalScroll):
 def _stale_why(view: View, obj: ContextObject) -> str:
     """Why an included object is stale: the day its freshness window ran out, and the date
     and window that day is counted from."""
-    config = view.resolution.repository.config
-    until, base = fresh_until(config, obj), obj.updated or obj.created
-    if until is None or base is None:  # not so for a stale object, which has both
+    fresh = fresh_for(view.resolution.repository.config, obj)
+    if fresh is None:  # not so for a stale object, which has a window and a date
         return "(past its freshness window)"
-    since = "updated" if obj.updated else "created"
-    window = freshness_window(config, obj)
-    return f"(fresh until {format_day(until)}: {since} {format_day(base)} + {window}d)"
+    since = f"{fresh.since} {format_day(fresh.base)} + {fresh.days}d"
+    return f"(fresh until {format_day(fresh.until)}: {since})"
