@@ -39,7 +39,8 @@ clock that stamps each event's ``time`` when the driver creates it):
   character of the task field), ``as_of`` (``]``/``[``: a day on or back), ``role`` (Enter
   picking the next role in the opened role list); the keys that only get there (``r``
   opening the list, ↓ inside it, ``t``, Esc) are not counted. Each kind reports the median
-  and the worst of each time; the benchmark's ``key_ms`` is the worst ``shown`` of all;
+  and the worst of each time; the benchmark's ``key_ms`` is the worst ``shown`` of all (with
+  ``--repeat``, per kind the best session's: see :func:`row_figures`);
 - **idle CPU** — CPU of the whole process (Textual's timers, the repository watcher and its
   thread) over :data:`IDLE_SECONDS` of wall time once everything is quiet (the last key's
   prefetch included, as above), in % of one core. What the prefetch cost is reported apart:
@@ -197,19 +198,45 @@ def _watch_mode(app: Any) -> str | None:
     return watch.mode if watch is not None else None
 
 
-def row_figures(row: dict[str, Any], data: dict[str, Any]) -> None:
-    """The explorer worker's answer as the benchmark row's figures: ``key_ms`` is the worst key
-    of any kind, ``keys`` the median and worst per kind (a kind whose keys changed nothing the
-    results show has a reason: its figure would not be the work it stands for)."""
-    row["first_screen_s"] = None if data["first_screen"] is None else round(data["first_screen"], 3)
-    row["first_screen_parsed"] = data["first_screen_parsed"]
-    row["idle_cpu_pct"] = round(data["idle_cpu_pct"], 2)
-    row["idle_whole_checks"] = data["idle_whole_checks"]
-    row["prefetch_cpu_s"] = round(data["prefetch_cpu_s"], 3)
-    row["prefetch_views"] = data["prefetch_views"]
-    row["watch"] = data["watch"]
-    row["keys"] = data["keys"]
-    row["key_ms"] = max((k["shown_max_ms"] for k in data["keys"].values()), default=None)
-    for kind in data["keys"]:
-        if not data["effects"].get(kind):
+def row_figures(row: dict[str, Any], answers: list[dict[str, Any]]) -> None:
+    """The explorer workers' answers (one per ``--repeat`` session, each in a process of its
+    own) as the benchmark row's figures. As the session's timings, each is the best
+    session's, since a shared machine only ever adds time: the first screen and the idle
+    CPU the lowest of the sessions'; per kind of key (``keys``), each median and each worst
+    the lowest of the sessions'. ``key_ms`` is the worst kind's worst key so taken;
+    ``key_worst_ms`` the single worst key of any session, and ``explorer_runs`` each
+    session's first screen, worst key and idle CPU, so the spread is in the answer. A kind
+    whose keys changed nothing the results show in some session has a reason: its figure
+    would not be the work it stands for."""
+    best = min(answers, key=lambda a: a["first_screen"] if a["first_screen"] is not None else 1e9)
+    row["first_screen_s"] = None if best["first_screen"] is None else round(best["first_screen"], 3)
+    row["first_screen_parsed"] = best["first_screen_parsed"]
+    row["idle_cpu_pct"] = round(min(a["idle_cpu_pct"] for a in answers), 2)
+    row["idle_whole_checks"] = max(a["idle_whole_checks"] for a in answers)
+    least = min(answers, key=lambda a: a["prefetch_cpu_s"])
+    row["prefetch_cpu_s"] = round(least["prefetch_cpu_s"], 3)
+    row["prefetch_views"] = least["prefetch_views"]
+    modes = {a["watch"] for a in answers}
+    row["watch"] = modes.pop() if len(modes) == 1 else "mixed"
+    kinds = [kind for kind in answers[0]["keys"] if all(kind in a["keys"] for a in answers)]
+    row["keys"] = {
+        kind: {
+            name: min(a["keys"][kind][name] for a in answers) for name in answers[0]["keys"][kind]
+        }
+        for kind in kinds
+    }
+    row["key_ms"] = max((k["shown_max_ms"] for k in row["keys"].values()), default=None)
+    row["key_worst_ms"] = max(
+        (k["shown_max_ms"] for a in answers for k in a["keys"].values()), default=None
+    )
+    row["explorer_runs"] = [
+        {
+            "first_screen_s": None if a["first_screen"] is None else round(a["first_screen"], 3),
+            "key_ms": max((k["shown_max_ms"] for k in a["keys"].values()), default=None),
+            "idle_cpu_pct": round(a["idle_cpu_pct"], 2),
+        }
+        for a in answers
+    ]
+    for kind in kinds:
+        if not all(a["effects"].get(kind) for a in answers):
             row["reasons"]["keys." + kind] = "these keys changed nothing the results show"
