@@ -274,19 +274,25 @@ class Config:
         return self.freshness.default
 
 
-def _format_loc(loc: tuple[int | str, ...]) -> str:
+def _format_loc(loc: tuple[int | str, ...], *, named_last: bool = False) -> str:
+    """Where an error is, as a dotted path of keys (``roles.support.clearance``) on one line:
+    Pydantic's own names for a union's or validator's branch are left out, but never the
+    last key when it is the user's (``named_last``: an unknown key), and a key that would
+    not read as itself on one line (empty, padded, a line break or another control or
+    invisible character) is written quoted and escaped, as Python writes a string."""
     parts: list[str] = []
-    for item in loc:
+    for place, item in enumerate(loc):
         if isinstance(item, int):
             parts.append(f"[{item}]")
-        elif item.startswith(("function-", "list[", "dict[", "tuple[")) or item in {
-            "nullable[str]",
-            "str",
-            "int",
-        }:
             continue
-        else:
-            parts.append(("." if parts else "") + item)
+        last = place == len(loc) - 1
+        if not (named_last and last) and (
+            item.startswith(("function-", "list[", "dict[", "tuple["))
+            or item in {"nullable[str]", "str", "int"}
+        ):
+            continue
+        plain = item != "" and item.isprintable() and item == item.strip()
+        parts.append(("." if parts else "") + (item if plain else repr(item)))
     return "".join(parts)
 
 
@@ -303,6 +309,7 @@ def _describe(error: Mapping[str, Any]) -> tuple[str, str]:
         key = _format_loc(loc[: at - 1])
         return key, f"the name {loc[at - 1]!r} must be a string"
     if kind == "extra_forbidden":
+        key = _format_loc(loc, named_last=True)
         msg = "unknown key (check the spelling; see SPEC §1.1 for the keys)"
     elif kind == "missing":
         msg = "required key is missing"

@@ -32,7 +32,7 @@ from typing import Any
 
 import yaml
 from hostile_util import MemTree, cli, write_repo
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from octui.analysis.history import UnknownId, history
@@ -415,6 +415,7 @@ VALUES = st.recursive(
     ),
     keep_id=st.booleans(),
 )
+@example(data={"access": {"\n": None}}, keep_id=True)  # found by a longer run: a two-line error
 def test_wrongly_typed_front_matter_is_one_finding(data: dict[str, Any], keep_id: bool) -> None:
     if keep_id:
         data["id"] = "policies.x"

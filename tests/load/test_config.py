@@ -257,3 +257,23 @@ def test_forced_authority_is_parsed(tmp_path: Path) -> None:
         "sources: [{name: t, path: inbox, authority: observed}]\n", encoding="utf-8"
     )
     assert load_config(tmp_path).sources[0].authority is Authority.OBSERVED
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ('roles: {"a\\nb": {clearance: public, bogus: 1}}\n', "roles.'a\\nb'.bogus"),
+        ('roles: {"a\\u2028b": {clearance: public, bogus: 1}}\n', "roles.'a\\u2028b'.bogus"),
+        ('roles: {" x": {clearance: public, bogus: 1}}\n', "roles.' x'.bogus"),
+        ("roles: {x: {clearance: public, str: 1}}\n", "roles.x.str"),
+    ],
+)
+def test_an_unknown_key_is_named_on_one_line_whatever_the_names(
+    tmp_path: Path, text: str, key: str
+) -> None:
+    """A name that would not read as itself on one line (a line break, a line separator, a
+    leading blank) is quoted and escaped; a key named like a type is still named."""
+    err = config_error(tmp_path, text)
+    assert err.key == key
+    assert "unknown key" in err.problem
+    assert "\n" not in str(err) and "\u2028" not in str(err)

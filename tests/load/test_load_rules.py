@@ -134,3 +134,29 @@ def test_a_confidence_too_large_for_a_float_is_an_invalid_object(
     assert main(["resolve", str(root), "--role", "reader", "--format", "json"]) == 0
     assert "Traceback" not in capsys.readouterr().err
     assert warnings_with(resolve_at(root), "invalid-object")[0].message == "1 file failed to load"
+
+
+@pytest.mark.parametrize(
+    ("key", "shown"),
+    [
+        ("\n", "access.'\\n'"),
+        ("a\u2028b", "access.'a\\u2028b'"),
+        ("", "access.''"),
+        (" lead", "access.' lead'"),
+        ("a\tb", "access.'a\\tb'"),
+        ("str", "access.str"),
+        ("list[x]", "access.list[x]"),
+        ("plain", "access.plain"),
+    ],
+)
+def test_an_unknown_key_in_an_object_is_named_on_one_line(key: str, shown: str) -> None:
+    """The invalid-object error names the unknown key on one line: a key that would not
+    read as itself there is quoted and escaped (the fuzz found ``access: {"\\n": null}``
+    breaking the error over two lines), and a key named like a type is not left out."""
+    import json
+
+    raw = f"---\naccess:\n  {json.dumps(key)}: null\nid: policies.x\n---\nbody".encode()
+    parsed = parse_file("x.md", raw)
+    assert parsed.fields is None and parsed.error is not None
+    assert parsed.error.startswith(shown + ": unknown key"), parsed.error
+    assert parsed.error.isprintable()
