@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from campaign import DERANDOMIZE, examples
 from hostile_util import MemTree, cli, write_repo
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
@@ -49,22 +50,23 @@ from octui.render.explain import explain
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query, Resolution
 
-#: Examples per property per run (derandomized: the same examples on every run).
+#: Examples per property per run (derandomized: the same examples on every run; see
+#: ``campaign`` for a longer, random search).
 EXAMPLES = {
-    "repos": 300,
-    "cli": 40,
-    "bytes": 300,
-    "front_matter": 250,
-    "structured": 250,
-    "config": 300,
-    "cli_args": 60,
-    "files": 60,
+    "repos": examples(300),
+    "cli": examples(40),
+    "bytes": examples(300),
+    "front_matter": examples(250),
+    "structured": examples(250),
+    "config": examples(300),
+    "cli_args": examples(60),
+    "files": examples(60),
 }
 SAMPLE = Path(__file__).resolve().parents[2] / "sample-repo"
 
 FUZZ = settings(
     deadline=None,
-    derandomize=True,
+    derandomize=DERANDOMIZE,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 

@@ -13,6 +13,7 @@ from typing import Any
 from unittest.mock import patch
 
 import pytest
+from campaign import DERANDOMIZE, examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -25,9 +26,9 @@ from octui.load.strict_yaml import YamlError, load_yaml
 from octui.synth.repository import generate, render
 
 SETTINGS = settings(
-    max_examples=300,
+    max_examples=examples(300),
     deadline=None,
-    derandomize=True,
+    derandomize=DERANDOMIZE,
     suppress_health_check=[HealthCheck.too_slow],
 )
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from campaign import DERANDOMIZE, examples
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from repo_builder import fixed_bundle, make_repo, resolve_at
@@ -38,9 +39,9 @@ from octui.render.explain import explain
 from octui.resolve.result import Included, Resolution
 
 SETTINGS = settings(
-    max_examples=80,
+    max_examples=examples(80),
     deadline=None,
-    derandomize=True,
+    derandomize=DERANDOMIZE,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 
@@ -383,9 +384,9 @@ def test_denied_objects_never_leak(spec: Spec, query: dict[str, Any]) -> None:
 
 
 @settings(
-    max_examples=50,
+    max_examples=examples(50),
     deadline=None,
-    derandomize=True,
+    derandomize=DERANDOMIZE,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(
@@ -588,7 +589,10 @@ def _cli_digest(root: Path, role: str, as_of: str, env: dict[str, str]) -> str:
 
 
 @settings(
-    max_examples=8, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=examples(8),
+    deadline=None,
+    derandomize=DERANDOMIZE,
+    suppress_health_check=[HealthCheck.too_slow],
 )
 @given(spec=specs(), as_of=st.sampled_from(AS_OFS), role=st.sampled_from(["r0", "r1", "r2"]))
 def test_time_zone_and_locale_do_not_change_the_digest(spec: Spec, as_of: str, role: str) -> None:
@@ -704,9 +708,9 @@ def _role_outputs(root: Path, query: dict[str, Any]) -> dict[str, Any]:
 
 
 @settings(
-    max_examples=60,
+    max_examples=examples(60),
     deadline=None,
-    derandomize=True,
+    derandomize=DERANDOMIZE,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(spec=specs(), query=QUERIES, data=st.data())
