@@ -9,6 +9,7 @@ import json
 import weakref
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -342,7 +343,7 @@ def test_repeated_explorer_sessions_keep_each_figure_of_the_best_session_and_the
     lowest worst; the single worst key of any session and each session's figures are kept."""
     from octui.devtools import explorer_figures
 
-    def answer(first: float, idle: float, keys: dict[str, tuple[float, float]]) -> dict:
+    def answer(first: float, idle: float, keys: dict[str, tuple[float, float]]) -> dict[str, Any]:
         return {
             "first_screen": first,
             "first_screen_parsed": 12 if first > 1 else 0,
@@ -363,7 +364,7 @@ def test_repeated_explorer_sessions_keep_each_figure_of_the_best_session_and_the
         answer(0.9, 0.07, {"cursor": (22.0, 30.0), "tab": (41.0, 48.0)}),
         answer(1.0, 0.08, {"cursor": (24.0, 31.0), "tab": (35.0, 44.0)}),
     ]
-    row: dict = {"reasons": {}}
+    row: dict[str, Any] = {"reasons": {}}
     explorer_figures.row_figures(row, answers)
     assert row["keys"]["cursor"] == {"n": 3, "shown_median_ms": 22.0, "shown_max_ms": 30.0}
     assert row["keys"]["tab"] == {"n": 3, "shown_median_ms": 35.0, "shown_max_ms": 41.0}
