@@ -480,3 +480,28 @@ def test_the_session_figures_keep_the_best_run_and_the_worst_peak_and_every_mism
     row = {}
     session_figures(row, [fast, _warm_answer(1.0, 570.0, ["role=sales"])], True)
     assert row["identical"] is False and row["mismatches"] == ["role=sales"]
+
+
+def test_both_io_floors_read_the_same_object_files(tmp_path: Path) -> None:
+    """The tight I/O floor (``os.scandir``) and the one the issue measured (``pathlib``)
+    walk to the same files: hidden entries, the configuration and folders named like
+    files left out."""
+    from octui.devtools.bench_cold import (
+        io_floor,
+        io_floor_pathlib,
+        object_files,
+        pathlib_object_files,
+    )
+
+    write_repository(tmp_path / "repo", 40, seed=5)
+    root = tmp_path / "repo"
+    (root / ".hidden").mkdir()
+    (root / ".hidden" / "x.md").write_text("---\nid: x\n---\n")
+    (root / "folder.md").mkdir()
+    (root / "folder.md" / "inside.md").write_text("---\nid: y\n---\n")
+    tight = object_files(root)
+    issue = [p for p in pathlib_object_files(root) if not p.is_dir()]
+    assert sorted(map(str, issue)) == sorted(tight) and len(tight) > 40
+    assert str(root / "folder.md" / "inside.md") in tight
+    assert not any("/.hidden/" in p for p in tight)
+    assert io_floor(root) >= 0 and io_floor_pathlib(root) >= 0
