@@ -274,23 +274,31 @@ class Config:
         return self.freshness.default
 
 
+_NAMED_BY_THE_USER = frozenset({("roles",), ("freshness", "by_type")})
+"""The mappings whose keys are names the repository chose (a role, an object type): a key
+right under one is always the user's, never a name of Pydantic's."""
+
+
 def _format_loc(loc: tuple[int | str, ...], *, named_last: bool = False) -> str:
     """Where an error is, as a dotted path of keys (``roles.support.clearance``) on one line:
-    Pydantic's own names for a union's or validator's branch are left out, but never the
-    last key when it is the user's (``named_last``: an unknown key), and a key that would
-    not read as itself on one line (empty, padded, a line break or another control or
-    invisible character) is written quoted and escaped, as Python writes a string."""
+    Pydantic's own names for a union's or validator's branch are left out, but never a key
+    the user chose — a role's or a type's name, or the last key when it is an unknown one
+    (``named_last``) — and a key that would not read as itself on one line (empty, padded,
+    a line break or another control or invisible character) is written quoted and
+    escaped, as Python writes a string."""
     parts: list[str] = []
+    keys: list[str] = []
     for place, item in enumerate(loc):
         if isinstance(item, int):
             parts.append(f"[{item}]")
             continue
-        last = place == len(loc) - 1
-        if not (named_last and last) and (
+        users = (named_last and place == len(loc) - 1) or tuple(keys) in _NAMED_BY_THE_USER
+        if not users and (
             item.startswith(("function-", "list[", "dict[", "tuple["))
             or item in {"nullable[str]", "str", "int"}
         ):
             continue
+        keys.append(item)
         plain = item != "" and item.isprintable() and item == item.strip()
         parts.append(("." if parts else "") + (item if plain else repr(item)))
     return "".join(parts)

@@ -266,14 +266,30 @@ def test_forced_authority_is_parsed(tmp_path: Path) -> None:
         ('roles: {"a\\u2028b": {clearance: public, bogus: 1}}\n', "roles.'a\\u2028b'.bogus"),
         ('roles: {" x": {clearance: public, bogus: 1}}\n', "roles.' x'.bogus"),
         ("roles: {x: {clearance: public, str: 1}}\n", "roles.x.str"),
+        ("roles: {str: {clearnce: public}}\n", "roles.str.clearnce"),
+        ("roles: {int: {clearance: public, bogus: 1}}\n", "roles.int.bogus"),
     ],
 )
 def test_an_unknown_key_is_named_on_one_line_whatever_the_names(
     tmp_path: Path, text: str, key: str
 ) -> None:
     """A name that would not read as itself on one line (a line break, a line separator, a
-    leading blank) is quoted and escaped; a key named like a type is still named."""
+    leading blank) is quoted and escaped; a key or a role named like a type is still
+    named."""
     err = config_error(tmp_path, text)
     assert err.key == key
     assert "unknown key" in err.problem
     assert "\n" not in str(err) and "\u2028" not in str(err)
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("roles: {int: {clearance: 5}}\n", "roles.int.clearance"),
+        ("freshness: {by_type: {str: 3 months}}\n", "freshness.by_type.str"),
+    ],
+)
+def test_a_name_the_repository_chose_stays_in_the_key(tmp_path: Path, text: str, key: str) -> None:
+    """A role or an object type named like one of Pydantic's branch names (``int``,
+    ``str``) is the user's: the error names it (it was left out: ``roles.clearance``)."""
+    assert config_error(tmp_path, text).key == key
