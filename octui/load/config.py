@@ -24,6 +24,7 @@ from octui.load.config_values import (
     RoleConfig,
     ScopeConfig,
     SourceConfig,
+    shown_name,
 )
 from octui.load.fsread import RefusedFile
 from octui.load.tree import MAX_FILE_BYTES, FsTree, Tree
@@ -79,7 +80,7 @@ def _cross_check(config: Config, file: str) -> None:
         if role.clearance is not None and role.clearance not in config.classification.levels:
             raise ConfigError(
                 file,
-                f"roles.{name}.clearance",
+                f"roles.{shown_name(name)}.clearance",
                 f"unknown level {role.clearance!r}; expected one of "
                 + ", ".join(config.classification.levels),
             )

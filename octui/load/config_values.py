@@ -35,6 +35,13 @@ class NotARepository(Exception):
 # -- the checks of single values, shared by both validations (ValueError: refused) ------------
 
 
+def shown_name(name: str) -> str:
+    """``name`` as an error shows it on one line: as it is when it reads as itself there,
+    else quoted and escaped as Python writes a string (empty, padded, a line break or
+    another control or invisible character)."""
+    return name if name != "" and name.isprintable() and name == name.strip() else repr(name)
+
+
 def precedence_of(value: Any) -> tuple[Authority, ...]:
     """``authority.precedence``: a permutation of the six authority levels."""
     if not isinstance(value, list):
@@ -48,9 +55,9 @@ def precedence_of(value: Any) -> tuple[Authority, ...]:
     if missing:
         problems.append("missing " + ", ".join(missing))
     if unknown:
-        problems.append("unknown " + ", ".join(unknown))
+        problems.append("unknown " + ", ".join(map(shown_name, unknown)))
     if repeated:
-        problems.append("repeated " + ", ".join(repeated))
+        problems.append("repeated " + ", ".join(map(shown_name, repeated)))
     if problems:
         raise ValueError(
             "must be a permutation of exactly the six levels "
@@ -299,8 +306,7 @@ def _format_loc(loc: tuple[int | str, ...], *, named_last: bool = False) -> str:
         ):
             continue
         keys.append(item)
-        plain = item != "" and item.isprintable() and item == item.strip()
-        parts.append(("." if parts else "") + (item if plain else repr(item)))
+        parts.append(("." if parts else "") + shown_name(item))
     return "".join(parts)
 
 

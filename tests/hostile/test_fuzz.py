@@ -591,6 +591,7 @@ CONFIG_PARTS = {
     junk=st.one_of(st.none(), YAMLISH),
     as_of=st.sampled_from(DAYS),
 )
+@example(parts={"authority": {"precedence": ["\n"]}}, junk=None, as_of=DAYS[0])  # a campaign's find
 def test_random_configurations_are_accepted_or_one_line_errors(
     parts: dict[str, Any], junk: str | None, as_of: date
 ) -> None:

@@ -293,3 +293,30 @@ def test_a_name_the_repository_chose_stays_in_the_key(tmp_path: Path, text: str,
     """A role or an object type named like one of Pydantic's branch names (``int``,
     ``str``) is the user's: the error names it (it was left out: ``roles.clearance``)."""
     assert config_error(tmp_path, text).key == key
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "shown"),
+    [
+        (
+            'authority: {precedence: ["\\n", x, x]}\n',
+            "authority.precedence",
+            "unknown '\\n', x; repeated x",
+        ),
+        (
+            'roles: {"a\\nb": {clearance: secret}}\n',
+            "roles.'a\\nb'.clearance",
+            "unknown level 'secret'",
+        ),
+    ],
+)
+def test_a_value_or_name_the_repository_chose_is_shown_on_one_line(
+    tmp_path: Path, text: str, key: str, shown: str
+) -> None:
+    """An unknown authority level, or a role whose clearance names no level, is shown
+    quoted and escaped when it would not read as itself on one line (a longer fuzz run
+    found ``precedence: ["\\n"]`` breaking the error over two lines)."""
+    err = config_error(tmp_path, text)
+    assert err.key == key
+    assert shown in err.problem
+    assert str(err).isprintable()
