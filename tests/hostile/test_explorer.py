@@ -334,7 +334,9 @@ async def test_error_screen_shows_hostile_config_text_literally(tmp_path: Path) 
         assert app.error is not None
         svg = app.export_screenshot()
         shown = svg_text(svg)
-    assert "roles.[red]x[/red]\\x1b]52;c;Y3VybCBldmlsfHNo\\x07.clearance" in shown
+    # the name is not one that reads as itself on one line: quoted and escaped, and
+    # shown literally (no markup read, no escape sequence sent)
+    assert "roles.'[red]x[/red]\\x1b]52;c;Y3VybCBldmlsfHNo\\x07'.clearance" in shown
     assert "unknown level 'secret'" in shown
     assert "\x1b" not in svg and "\x07" not in svg
 
