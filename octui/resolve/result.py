@@ -105,9 +105,11 @@ class Resolution:
     included: list[Included]
     exclusions: list[Exclusion]
     warnings: list[Finding]
-    excluded_by_uid: tuple[Mapping[int, Exclusion], ...]
-    """The exclusion of each object that is not included, by uid, in the maps of the steps
-    that made them (steps 1–7's, then step 8's): no uid is in two of them, nor included."""
+    excluded_at_stage: Mapping[int, Exclusion]
+    """The exclusion, by uid, of each object steps 1–7 left out (the stage's own map)."""
+    trimmed_out: Mapping[int, Exclusion]
+    """The exclusion, by uid, of each object step 8 left out (``limit``, ``min_relevance``):
+    no uid is in both maps, nor included."""
     included_uids: tuple[int, ...]
     """The uid of each entry of :attr:`included`, in the same order."""
     graph: Supersession
@@ -136,11 +138,16 @@ class Resolution:
         return fates
 
     @property
+    def excluded_by_uid(self) -> tuple[Mapping[int, Exclusion], Mapping[int, Exclusion]]:
+        """Both exclusion maps, the stage's then step 8's: every object not included."""
+        return (self.excluded_at_stage, self.trimmed_out)
+
+    @property
     def trimmed(self) -> bool:
         """True when step 8 left objects out (``limit``, ``min_relevance``): otherwise every
         object standing at the stage (role, instant, ``include_historical``) is included,
-        whatever the task. Step 8's exclusions are the last of :attr:`excluded_by_uid`."""
-        return bool(self.excluded_by_uid[-1])
+        whatever the task."""
+        return bool(self.trimmed_out)
 
     def fate(self, uid: int) -> Included | Exclusion | None:
         """``fates.get(uid)`` without making :attr:`fates`: for the callers that look up a
