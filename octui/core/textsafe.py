@@ -29,6 +29,13 @@ def inert(text: str, *, keep_newlines: bool = True) -> str:
     return out
 
 
+def shown_name(name: str) -> str:
+    """A name the repository chose (a key, a role, a level) as a one-line message shows it:
+    as it is when it reads as itself there, else quoted and escaped as Python writes a
+    string (empty, padded, a line break or another control or invisible character)."""
+    return name if name != "" and name.isprintable() and name == name.strip() else repr(name)
+
+
 def markup_escape(text: str) -> str:
     """``text`` made literal inside Textual (or Rich) console markup.
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from octui.core.textsafe import shown_name
 from octui.load.config_fast import fast_config
 from octui.load.config_values import (
     AuthorityConfig,
@@ -24,7 +25,6 @@ from octui.load.config_values import (
     RoleConfig,
     ScopeConfig,
     SourceConfig,
-    shown_name,
 )
 from octui.load.fsread import RefusedFile
 from octui.load.tree import MAX_FILE_BYTES, FsTree, Tree

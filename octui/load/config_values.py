@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from octui.core.enums import DEFAULT_PRECEDENCE, Authority, TieBreaker
+from octui.core.textsafe import shown_name
 
 
 class ConfigError(Exception):
@@ -33,13 +34,6 @@ class NotARepository(Exception):
 
 
 # -- the checks of single values, shared by both validations (ValueError: refused) ------------
-
-
-def shown_name(name: str) -> str:
-    """``name`` as an error shows it on one line: as it is when it reads as itself there,
-    else quoted and escaped as Python writes a string (empty, padded, a line break or
-    another control or invisible character)."""
-    return name if name != "" and name.isprintable() and name == name.strip() else repr(name)
 
 
 def precedence_of(value: Any) -> tuple[Authority, ...]:
