@@ -29,6 +29,11 @@ from typing import Any, NoReturn
 from octui.devtools.bench_common import AS_OF, ROLE, TASK, cpu, log, run_child, worker_argv
 
 
+def _is_object_name(name: str) -> bool:
+    """Whether a file of this name holds an object (both floors' walks ask)."""
+    return name.endswith((".md", ".yaml", ".yml")) and name != "opencontext.yaml"
+
+
 def object_files(root: Path) -> list[str]:
     """Every object file under ``root``, in walk order (hidden entries skipped)."""
     found = []
@@ -42,7 +47,7 @@ def object_files(root: Path) -> list[str]:
                 continue
             if entry.is_dir(follow_symlinks=False):
                 stack.append(entry.path)
-            elif entry.name.endswith((".md", ".yaml", ".yml")) and entry.name != "opencontext.yaml":
+            elif _is_object_name(entry.name):
                 found.append(entry.path)
     return found
 
@@ -77,7 +82,7 @@ def pathlib_object_files(root: Path) -> list[Path]:
     folders skipped (a folder is told by the ``lstat`` the floor makes anyway)."""
     found = []
     for path in sorted(root.rglob("*")):
-        if path.suffix not in (".md", ".yaml", ".yml") or path.name == "opencontext.yaml":
+        if not _is_object_name(path.name):
             continue
         if any(part.startswith(".") for part in path.relative_to(root).parts):
             continue

@@ -55,6 +55,7 @@ clock that stamps each event's ``time`` when the driver creates it):
 from __future__ import annotations
 
 import asyncio
+import math
 import statistics
 import threading
 import time
@@ -208,8 +209,8 @@ def row_figures(row: dict[str, Any], answers: list[dict[str, Any]]) -> None:
     session's first screen, worst key and idle CPU, so the spread is in the answer. A kind
     whose keys changed nothing the results show in some session has a reason: its figure
     would not be the work it stands for."""
-    best = min(answers, key=lambda a: a["first_screen"] if a["first_screen"] is not None else 1e9)
-    row["first_screen_s"] = None if best["first_screen"] is None else round(best["first_screen"], 3)
+    best = min(answers, key=lambda a: math.inf if a["first_screen"] is None else a["first_screen"])
+    row["first_screen_s"] = _seconds(best["first_screen"])
     row["first_screen_parsed"] = best["first_screen_parsed"]
     row["idle_cpu_pct"] = round(min(a["idle_cpu_pct"] for a in answers), 2)
     row["idle_whole_checks"] = max(a["idle_whole_checks"] for a in answers)
@@ -225,18 +226,27 @@ def row_figures(row: dict[str, Any], answers: list[dict[str, Any]]) -> None:
         }
         for kind in kinds
     }
-    row["key_ms"] = max((k["shown_max_ms"] for k in row["keys"].values()), default=None)
-    row["key_worst_ms"] = max(
-        (k["shown_max_ms"] for a in answers for k in a["keys"].values()), default=None
-    )
+    row["key_ms"] = _worst_key(row["keys"])
     row["explorer_runs"] = [
         {
-            "first_screen_s": None if a["first_screen"] is None else round(a["first_screen"], 3),
-            "key_ms": max((k["shown_max_ms"] for k in a["keys"].values()), default=None),
+            "first_screen_s": _seconds(a["first_screen"]),
+            "key_ms": _worst_key(a["keys"]),
             "idle_cpu_pct": round(a["idle_cpu_pct"], 2),
         }
         for a in answers
     ]
+    row["key_worst_ms"] = max(
+        (run["key_ms"] for run in row["explorer_runs"] if run["key_ms"] is not None), default=None
+    )
     for kind in kinds:
         if not all(a["effects"].get(kind) for a in answers):
             row["reasons"]["keys." + kind] = "these keys changed nothing the results show"
+
+
+def _worst_key(keys: dict[str, dict[str, float]]) -> float | None:
+    """The worst ``shown`` of any kind of key (None: no key was timed)."""
+    return max((k["shown_max_ms"] for k in keys.values()), default=None)
+
+
+def _seconds(value: float | None) -> float | None:
+    return None if value is None else round(value, 3)
