@@ -37,6 +37,7 @@ from octui.core.model import Exclusion
 from octui.load.loader import load_repository
 from octui.render.explain import explain
 from octui.resolve.result import Included, Resolution
+from octui.resolve.steps.s6_competition import competition_key
 
 SETTINGS = settings(
     max_examples=examples(80),
@@ -346,12 +347,20 @@ _COMPETING = frozenset(
 
 
 def _decided_by_path(res: Resolution) -> set[str]:
-    """The ids whose step-6 competition the source path decided (the outranked detail
-    names the deciding key: "by <winner>: path <winner's> over <loser's>")."""
+    """The ids whose step-6 competition the source path decided: two of its competitors
+    (the objects of the id included or outranked) whose competition keys — the resolver's
+    own (:func:`competition_key`) — are equal but for the path, their last entry."""
+    config = res.repository.config
+    competitors: dict[str, list[tuple[Any, ...]]] = {}
+    for uid, fate in res.fates.items():
+        if isinstance(fate, Included) or fate.reason is ExclusionReason.OUTRANKED:
+            obj = res.repository.objects[uid]
+            competitors.setdefault(obj.id, []).append(competition_key(config, obj)[:-1])
     return {
-        e.id
-        for e in res.exclusions
-        if e.reason is ExclusionReason.OUTRANKED and ": path " in (e.detail or "")
+        object_id
+        for object_id, keys in competitors.items()
+        if any(e.reason is ExclusionReason.OUTRANKED and e.id == object_id for e in res.exclusions)
+        and len(set(keys)) < len(keys)
     }
 
 
