@@ -403,7 +403,7 @@ class WarningTable:
     rows: Sequence[Finding]
     """The warnings, in the resolution's order."""
     table: TableRows
-    """Their rows, errors first (:func:`severity_first`)."""
+    """Their rows, errors first (:func:`severity_first`), and their widest ids cell."""
     errors: int
     """The resolution's count of errors (a pure function of its warnings)."""
 
@@ -411,7 +411,7 @@ class WarningTable:
 def _warning_table(warnings: Sequence[Finding], resolution: Resolution) -> WarningTable:
     """The warnings table's rows and the resolution's count of errors (counted here, off
     the UI thread)."""
-    table = table_rows(severity_first(warnings), warning_key)
+    table = table_rows(severity_first(warnings), warning_key, warning_ids)
     return WarningTable(warnings, table, resolution.error_count)
 
 
@@ -467,6 +467,11 @@ def severity_first(warnings: Sequence[Finding]) -> list[Finding]:
 
 def _excluded_detail(ex: Exclusion) -> str | None:
     return None if ex.reason.is_denial else ex.detail
+
+
+def warning_ids(w: Finding) -> str:
+    """The ids cell of a warning row (measured here, made inert by the table)."""
+    return " ".join(w.ids)
 
 
 def warning_key(w: Finding) -> tuple[object, ...]:

@@ -24,7 +24,7 @@ from octui.tui.keys import key_label, keys_label
 from octui.tui.screens.diff import DiffScreen
 from octui.tui.screens.help import HelpScreen
 from octui.tui.screens.validate import ValidateScreen
-from octui.tui.widgets.cells import share
+from octui.tui.widgets.cells import Column, column_widths, share
 from octui.tui.widgets.detail import DetailPane
 from octui.tui.widgets.header import ContextHeader
 from octui.tui.widgets.rowtable import RowTable
@@ -304,6 +304,25 @@ def test_share_gives_natural_widths_when_they_fit_and_cuts_the_widest_first() ->
     assert share([25, 60], [12, 6], 70) == [25, 45]  # the short id stays whole
     assert share([25, 60], [12, 6], 40) == [20, 20]
     assert share([30], [12], 10) == [12]
+
+
+def test_a_filling_column_takes_what_the_fitted_ones_leave_and_halves_with_a_wide_one() -> None:
+    """The Warnings tab: the ids are fitted to their widest cell, the message fills. Short
+    ids stay whole and the message takes the rest; ids wider than half the room are cut to
+    the half, never leaving the message its minimum alone; nothing is measured for it."""
+    columns = [
+        Column("code", 24),
+        Column("ids", None, min_width=10, fit=str),
+        Column("message", None, min_width=16, fill=True),
+    ]
+    # 24 + two blanks: 74 cells of 100 left for the ids and the message
+    assert column_widths(columns, {1: 20}, 100) == [24, 20, 54]
+    assert column_widths(columns, {1: 68}, 100) == [24, 37, 37]
+    assert column_widths(columns, {1: 68}, 200) == [24, 68, 106]
+    assert column_widths(columns, {1: 68}, 50) == [24, 12, 16]  # minimums before all
+    # without ``fill`` the message was a leftover: a wide id left it its minimum
+    plain = [*columns[:2], Column("message", None, min_width=16)]
+    assert column_widths(plain, {1: 68}, 100) == [24, 58, 16]
 
 
 async def test_excluded_detail_is_readable_at_120_and_ids_waste_nothing_at_200() -> None:

@@ -145,7 +145,29 @@ async def test_explorer_tables_match_computing_widths_on_refill() -> None:
             assert len(before[2]) > 2 and any(line.strip() for line in before[2][1:])
             table.set_rows(list(table.rows))  # measured and indexed here, the old way
             assert (dict(table._natural), dict(table._index), lines(table)) == before
-        assert included._natural and excluded.table._natural
+        assert included._natural and excluded.table._natural and warnings._natural
+
+
+async def test_warning_ids_are_whole_when_they_fit_and_cut_in_their_middle_when_not() -> None:
+    """The Warnings tab's ids column is measured as the other id columns are: a short id is
+    shown whole, a long one keeps its start and its end (its start alone would name a folder,
+    ``procedures.…``), and the message shares the line with it instead of taking it all."""
+    app = make_app(role="support")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        warnings = app.query_one("#warnings-table", WarningsTable)
+        app.action_show_tab("tab-warnings")
+        await pilot.pause()
+        shown = lines(warnings)
+        security = next(
+            line for line in shown if "broken-reference" in line and "policies.s" in line
+        )
+        assert " policies.security " in security
+        ambiguous = next(line for line in shown if "conflict-ambiguous" in line)
+        cell = ambiguous.split("conflict-ambiguous", 1)[1].split()[0]
+        assert cell.startswith("procedures.") and "…" in cell and cell.endswith("escalation")
+        widths = warnings.widths(warnings.size.width)
+        assert widths[2] >= 16 and widths[3] >= 16  # neither takes the whole line
 
 
 def test_view_partitions_exclusions_by_reason_in_order() -> None:

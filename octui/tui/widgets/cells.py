@@ -40,6 +40,10 @@ class Column:
     line); when it has not, the widest give way first (see :func:`share`)."""
     middle: bool = False
     """Cut a cell too long for the column in its middle (ids: their start and end stay)."""
+    fill: bool = False
+    """For a flexible column without ``fit``: share the line with the fitted columns as if
+    its cells were as wide as the line (a message: it takes what they leave, and when they
+    would take more than their share they are cut to it), without measuring its cells."""
     sort: Callable[[Any], Any] | None = None
     """The sort key of a row by this column (None: the table cannot be sorted by it)."""
 
@@ -85,13 +89,14 @@ def column_widths(columns: Sequence[Column], natural: Mapping[int, int], total: 
     rest = max(total - fixed, 0)
     out = [c.width or 0 for c in columns]
     flexible = [i for i, c in enumerate(columns) if c.width is None]
-    fitted = [i for i in flexible if i in natural]
-    others = [i for i in flexible if i not in natural]
+    fitted = [i for i in flexible if i in natural or columns[i].fill]
+    others = [i for i in flexible if i not in fitted]
     reserve = sum(columns[j].min_width for j in others)
+    room = max(rest - reserve, 0)
     shares = share(
-        [natural[i] for i in fitted],
+        [natural.get(i, room) for i in fitted],
         [columns[i].min_width for i in fitted],
-        max(rest - reserve, 0),
+        room,
     )
     for i, w in zip(fitted, shares, strict=True):
         out[i] = w

@@ -27,6 +27,7 @@ from octui.tui.state import (
     included_id,
     included_key,
     severity_first,
+    warning_ids,
     warning_key,
 )
 from octui.tui.widgets.cells import Cell, Column
@@ -330,7 +331,8 @@ class ExcludedPane(Vertical):
 
 
 class WarningsTable(RowTable):
-    """Warnings: glyph, code, ids, message, and the ``→`` hint on a second line."""
+    """Warnings: glyph, code, ids (cut in their middle, as every id), message, and the
+    ``→`` hint on a second line."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(
@@ -339,8 +341,10 @@ class WarningsTable(RowTable):
                 Column(
                     "code", 24, sort=lambda w: (SEVERITY_ORDER.get(w.severity, 1), w.code.value)
                 ),
-                Column("ids", None, min_width=10, weight=2, sort=lambda w: w.ids),
-                Column("message", None, min_width=16, weight=5, sort=lambda w: w.message),
+                Column(
+                    "ids", None, min_width=10, fit=warning_ids, middle=True, sort=lambda w: w.ids
+                ),
+                Column("message", None, min_width=16, fill=True, sort=lambda w: w.message),
             ],
             self._row_cells,
             warning_key,
@@ -356,7 +360,7 @@ class WarningsTable(RowTable):
         return (
             (glyph(w), style),
             (w.code.value, style),
-            (one_line(" ".join(w.ids)), "bold"),
+            (one_line(warning_ids(w)), "bold"),
             (one_line(w.message), ""),
         )
 
@@ -369,5 +373,5 @@ class WarningsTable(RowTable):
         prepared = view.warning_rows
         if prepared is None:
             self.set_rows(severity_first(view.resolution.warnings))
-        else:  # indexed in the worker thread (no column fits its cells)
-            self.set_rows(prepared.rows, index=prepared.index)
+        else:  # indexed and measured in the worker thread
+            self.set_rows(prepared.rows, index=prepared.index, widths={2: prepared.id_width})
