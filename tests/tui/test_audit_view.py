@@ -88,6 +88,26 @@ async def test_octui_audit_opens_on_the_audit_view() -> None:
         assert "duplicate-canonical 2" in counts and "stale 4" in counts
 
 
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_ids_and_file_lines_keep_their_ends_when_cut(size: tuple[int, int]) -> None:
+    """An id cut at its end would name only its folder (``procedures.after-h…``) and a
+    path cut at its end would lose its line: both are cut in their middle, and they share
+    the line with the roles, so that no column is starved."""
+    app = make_app(audit=True, role="support")
+    async with app.run_test(size=size) as pilot:
+        screen = await open_audit(pilot)
+        table = screen.query_one(FindingsTable)
+        height = table.scrollable_content_region.height
+        shown = ["".join(s.text for s in table.render_line(y)) for y in range(height)]
+        broken = next(line for line in shown if "broken-reference" in line and "decision" in line)
+        cells = broken.split("broken-reference", 1)[1].split()
+        ids, where = cells[0], cells[1]
+        assert ids.startswith("decision") and ids.endswith("provider")
+        assert where.startswith("decision") and where.endswith(".md:17")
+        widths = table.widths(table.size.width)
+        assert min(widths[2:]) >= 12
+
+
 async def test_the_key_the_palette_and_help_open_it_from_anywhere() -> None:
     app = make_app(role="support")
     async with app.run_test(size=(120, 40)) as pilot:

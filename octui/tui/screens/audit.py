@@ -47,9 +47,9 @@ from octui.tui.screens.help import HelpScreen
 from octui.tui.widgets.audittables import (
     FindingsTable,
     MatrixTable,
+    cell_widths,
     one_line,
     prepare_findings,
-    where_widths,
 )
 from octui.tui.widgets.results import ReasonCounts
 from octui.tui.widgets.rowtable import RowTable
@@ -116,8 +116,8 @@ class AuditScreen(Screen[None]):
         super().__init__()
         self.audit: Audit | None = None
         self.index: FindingsIndex | None = None
-        self.where_widths: dict[int, int] = {}
-        """The width of each finding's file:line cell, measured with :attr:`index`."""
+        self.cell_widths: dict[int, tuple[int, int]] = {}
+        """The width of each finding's ids and file:line cells, measured with :attr:`index`."""
         self.matrix_how = MatrixFilter()
         self.findings_text = ""
         self._repo: object = None
@@ -190,18 +190,18 @@ class AuditScreen(Screen[None]):
         if a is None:
             return
         index = await asyncio.to_thread(FindingsIndex, a.findings)
-        widths = await asyncio.to_thread(where_widths, index)
+        widths = await asyncio.to_thread(cell_widths, index)
         table = self.query_one(FindingsTable)
         text = self.findings_text
         prepared = await asyncio.to_thread(
             prepare_findings, table, index, widths, text, self.severity
         )
         self._repo, self._as_of = repo, as_of
-        self.where_widths = widths
+        self.cell_widths = widths
         self.show_audit(a, index)
         if text == self.findings_text:
-            rows, keys, width = prepared
-            table.set_rows(rows, index=keys, widths={3: width})
+            rows, keys, widest = prepared
+            table.set_rows(rows, index=keys, widths=widest)
 
     def show_audit(self, a: Audit, index: FindingsIndex) -> None:
         self.audit, self.index = a, index
@@ -256,16 +256,16 @@ class AuditScreen(Screen[None]):
     async def _filter_findings(self, text: str, debounce: bool = True) -> None:
         if debounce:
             await asyncio.sleep(DEBOUNCE)  # a newer keystroke cancels this one
-        index, widths = self.index, self.where_widths
+        index, widths = self.index, self.cell_widths
         self.findings_text = text
         if index is None:
             return
         table = self.query_one(FindingsTable)
-        rows, keys, width = await asyncio.to_thread(
+        rows, keys, widest = await asyncio.to_thread(
             prepare_findings, table, index, widths, text, self.severity
         )
         if index is self.index and text == self.findings_text:
-            table.set_rows(rows, index=keys, widths={3: width})
+            table.set_rows(rows, index=keys, widths=widest)
 
     @on(Input.Changed, "#matrix-filter")
     def _matrix_typed(self, event: Input.Changed) -> None:

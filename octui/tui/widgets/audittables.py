@@ -43,32 +43,47 @@ def _finding_key(f: AuditFinding) -> tuple[object, ...]:
     return (w.code.value, w.ids, w.message, w.paths)
 
 
-def where_widths(index: FindingsIndex) -> dict[int, int]:
-    """The width of each finding's ``file:line`` cell (by ``id`` of the finding), measured
-    once per index (in a worker thread) and kept beside it by the screen."""
-    return {id(f): text_width(_where(f)) for f in index.findings}
+IDS, WHERE = 2, 3
+"""The columns of :class:`FindingsTable` fitted to their cells: the ids and ``file:line``."""
+
+
+def cell_widths(index: FindingsIndex) -> dict[int, tuple[int, int]]:
+    """The width of each finding's ids and ``file:line`` cells (by ``id`` of the finding),
+    measured once per index (in a worker thread) and kept beside it by the screen."""
+    return {id(f): (text_width(_ids(f)), text_width(_where(f))) for f in index.findings}
 
 
 def prepare_findings(
-    table: RowTable, index: FindingsIndex, widths: dict[int, int], text: str, severity: str
-) -> tuple[list[AuditFinding], dict[Hashable, int], int]:
-    """The findings a filter keeps, indexed and measured (in a worker thread, so a
-    keystroke costs the UI thread only what is on screen)."""
+    table: RowTable,
+    index: FindingsIndex,
+    widths: dict[int, tuple[int, int]],
+    text: str,
+    severity: str,
+) -> tuple[list[AuditFinding], dict[Hashable, int], dict[int, int]]:
+    """The findings a filter keeps, indexed, and the widest of their ids and ``file:line``
+    cells by column (in a worker thread, so a keystroke costs the UI thread only what is
+    on screen)."""
     rows = index.filter(text, severity)
-    return rows, table.key_index(rows), max((widths[id(f)] for f in rows), default=0)
+    measured = [widths[id(f)] for f in rows]
+    widest = {
+        IDS: max((ids for ids, _ in measured), default=0),
+        WHERE: max((at for _, at in measured), default=0),
+    }
+    return rows, table.key_index(rows), widest
 
 
 class FindingsTable(RowTable):
-    """Every finding of the repository: severity, code, ids, file:line, roles affected."""
+    """Every finding of the repository: severity, code, ids (cut in their middle, as every
+    id), file:line, roles affected."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(
             [
                 Column(" ", 1),
                 Column("code", 24),
-                Column("ids", None, min_width=10),
-                Column("file:line", None, min_width=12, fit=_where),
-                Column("roles", None, min_width=8),
+                Column("ids", None, min_width=10, fit=_ids, middle=True),
+                Column("file:line", None, min_width=12, fit=_where, middle=True),
+                Column("roles", None, min_width=12),
             ],
             self._row_cells,
             _finding_key,
@@ -152,4 +167,4 @@ class MatrixTable(RowTable):
         return self.roles[self.column] if self.roles else None
 
 
-__all__ = ["FindingsTable", "MatrixTable", "one_line", "prepare_findings", "where_widths"]
+__all__ = ["FindingsTable", "MatrixTable", "cell_widths", "one_line", "prepare_findings"]
