@@ -1,4 +1,4 @@
-"""How long the property and fuzz tests search.
+"""How long the property and fuzz tests search: every ``@given`` test of the suite.
 
 By default (CI, and every local run) each runs the same derandomized examples every time,
 so a run is repeatable and a failure is the code's, not the draw's. ``OCTUI_FUZZ_SCALE=N``
@@ -6,6 +6,11 @@ runs a *campaign*: N times as many examples, drawn at random, e.g.
 
     OCTUI_FUZZ_SCALE=20 python -m pytest tests/hostile/test_fuzz.py tests/properties \
         tests/load/test_fastpath.py -p no:cacheprovider
+
+or the whole suite. The root ``conftest.py`` loads :data:`PROFILE` before any test module
+is imported, so a test's own ``@settings`` start from it (``derandomize``, and the
+examples of a test that names none); a test that names its examples asks
+:func:`examples` for them.
 
 What a campaign finds is fixed and kept as an explicit ``@example``, so the default run
 checks it from then on.
@@ -27,3 +32,21 @@ DERANDOMIZE = SCALE == 1
 def examples(default: int) -> int:
     """A property's ``max_examples``: its default, times :data:`SCALE`."""
     return default * SCALE
+
+
+PROFILE = "octui"
+"""The Hypothesis settings profile every test starts from."""
+PLAIN_EXAMPLES = 100
+"""The examples of a test that names none (Hypothesis's own default), before scaling."""
+
+
+def load_profile() -> None:
+    """Register and load :data:`PROFILE`: derandomized by default (which keeps no example
+    database), drawn at random in a campaign; :data:`PLAIN_EXAMPLES` times :data:`SCALE`
+    examples unless a test names its own."""
+    from hypothesis import settings
+
+    settings.register_profile(
+        PROFILE, derandomize=DERANDOMIZE, max_examples=examples(PLAIN_EXAMPLES)
+    )
+    settings.load_profile(PROFILE)

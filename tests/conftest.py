@@ -11,7 +11,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from campaign import load_profile
 from repo_builder import make_repo
+
+load_profile()  # before any test module makes its @settings (see tests/campaign.py)
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_REPO = PROJECT_ROOT / "sample-repo"

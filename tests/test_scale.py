@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from campaign import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -246,7 +247,7 @@ def _tarjan(graph: list[list[int]]) -> list[int]:
     return component
 
 
-@settings(max_examples=300, deadline=None, derandomize=True)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.integers(1, 30).flatmap(
         lambda n: st.lists(st.lists(st.integers(0, n - 1), max_size=3), min_size=n, max_size=n)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from campaign import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -196,7 +197,7 @@ MIRROR = {
 }
 
 
-@settings(max_examples=30, deadline=None, derandomize=True)
+@settings(max_examples=examples(30), deadline=None)
 @given(
     role_a=st.sampled_from(["support", "sales", "engineering", "leadership", "public-bot"]),
     role_b=st.sampled_from(["support", "sales", "engineering", "leadership", "public-bot"]),

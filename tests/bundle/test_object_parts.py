@@ -13,6 +13,7 @@ from enum import Enum
 from typing import Any
 
 import pytest
+from campaign import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -253,7 +254,7 @@ def objects(draw: st.DrawFn) -> ContextObject:
     )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(objects())
 def test_pieces_of_any_object_are_the_definitions(obj: ContextObject) -> None:
     every_state(obj)
@@ -276,7 +277,7 @@ def _definition(ex: Exclusion) -> bytes:
     ).encode("utf-8")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(exclusions())
 def test_exclusion_pieces_are_the_definitions(ex: Exclusion) -> None:
     try:
@@ -343,7 +344,7 @@ def _warning_definition(w: Finding) -> bytes:
     ).encode("utf-8")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.sampled_from(list(WarningCode)), st.lists(_TEXT, max_size=3).map(tuple))
 def test_warning_pieces_are_the_definitions(code: WarningCode, ids: tuple[str, ...]) -> None:
     w = Finding(code, ids, "message")

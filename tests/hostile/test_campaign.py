@@ -34,3 +34,35 @@ def test_a_scale_that_is_not_a_whole_number_says_so() -> None:
         run = _campaign(bad)
         assert run.returncode != 0
         assert "OCTUI_FUZZ_SCALE must be a whole number" in run.stderr
+
+
+def _profile(scale: str | None) -> list[str]:
+    env = {k: v for k, v in os.environ.items() if k != "OCTUI_FUZZ_SCALE"}
+    if scale is not None:
+        env["OCTUI_FUZZ_SCALE"] = scale
+    code = (
+        "import campaign as c; c.load_profile(); from hypothesis import settings; "
+        "s = settings.default; print(s.derandomize, s.max_examples, s.database is None)"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code], cwd=TESTS, env=env, capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stderr
+    return run.stdout.split()
+
+
+def test_every_given_test_starts_from_the_profile() -> None:
+    """A test that names no examples and no seed (``@given`` alone, or ``@settings`` with
+    its own deadline) is derandomized too, and a campaign lengthens and randomizes it."""
+    assert _profile(None) == ["True", "100", "True"]
+    assert _profile("20") == ["False", "2000", "False"]
+
+
+def test_this_run_loaded_the_profile() -> None:
+    from campaign import DERANDOMIZE, SCALE
+    from hypothesis import settings
+
+    loaded = settings.default
+    assert loaded is not None
+    assert loaded.derandomize is DERANDOMIZE
+    assert loaded.max_examples == 100 * SCALE

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from campaign import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -82,7 +83,7 @@ CONFIG = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(600), deadline=None, suppress_health_check=list(HealthCheck))
 @given(CONFIG)
 def test_the_fast_check_makes_what_the_models_make(data: dict[str, Any]) -> None:
     fast = fast_config(data)

@@ -3,6 +3,7 @@ computing them on refill (the UI thread then only formats what is on screen)."""
 
 from __future__ import annotations
 
+from campaign import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.cells import cell_len
@@ -40,7 +41,7 @@ def lines(table: RowTable) -> list[str]:
     return ["".join(seg.text for seg in table.render_line(y)) for y in range(height)]
 
 
-@settings(max_examples=80, deadline=None, derandomize=True)
+@settings(max_examples=examples(80), deadline=None)
 @given(st.text(max_size=30))
 def test_widths_equal_cell_len_of_the_inert_line(text: str) -> None:
     assert text_width(text) == cell_len(text)
@@ -56,7 +57,7 @@ def test_strange_ids_are_measured_like_cell_len() -> None:
     assert line_width(None) == 0 and longest_line([]) == 0 and longest([]) == 0
 
 
-@settings(max_examples=80, deadline=None, derandomize=True)
+@settings(max_examples=examples(80), deadline=None)
 @given(st.lists(st.none() | st.text(max_size=12)))
 def test_the_longest_line_is_the_widest_inert_line(texts: list[str | None]) -> None:
     # all printable ASCII (measured at once, joined) or not (measured one by one)

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from campaign import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -88,7 +89,7 @@ def test_timeline_unknown_id() -> None:
         layout(at("2026-11-30"), "no.such.id", 80)  # type: ignore[arg-type]
 
 
-@settings(max_examples=40, deadline=None, derandomize=True)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     width=st.integers(min_value=0, max_value=220),
     days=st.integers(min_value=-800, max_value=800),
