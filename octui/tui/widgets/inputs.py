@@ -114,9 +114,10 @@ class RoleSelect(Select[str]):
         super().__init__(*args, **kw)
         self.chosen = chosen
 
-    def _watch_value(self, value: Any) -> None:
-        super()._watch_value(value)
-        # open: the user picked it (the app sets a value only while the list is closed)
+    def watch_value(self, value: Any) -> None:
+        """Textual's public watcher, called right after ``Select``'s own (``_watch_value``)
+        and before the list closes. Open: the user picked it (the app sets a value only
+        while the list is closed)."""
         if self.expanded and isinstance(value, str) and self.chosen is not None:
             self.chosen(value)
 
