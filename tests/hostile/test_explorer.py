@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from campaign import examples
 from hostile_util import write_repo
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -37,7 +38,9 @@ from octui.tui.widgets.rowtable import RowTable
 
 AS_OF = parse_instant("2026-06-01")
 SIZE = (200, 60)
-EXPLORER_EXAMPLES = 6
+EXPLORER_EXAMPLES = examples(6)
+"""Generated repositories opened in the explorer per run (each a headless session of a few
+seconds); a campaign (``OCTUI_FUZZ_SCALE``) opens more, drawn at random."""
 CANARY = re.compile(r"canary\w*", re.IGNORECASE)
 
 
@@ -284,7 +287,6 @@ async def test_explorer_never_writes_into_the_repository(live_repo: Path) -> Non
 @settings(
     max_examples=EXPLORER_EXAMPLES,
     deadline=None,
-    derandomize=True,
     suppress_health_check=list(HealthCheck),
 )
 @given(files=repositories(), role=st.sampled_from(ROLES), historical=st.booleans())
