@@ -9,14 +9,21 @@ from hypothesis import strategies as st
 from rich.cells import cell_len
 from textual.app import App, ComposeResult
 
-from octui.core.enums import ExclusionReason
-from octui.core.model import Exclusion
+from octui.core.enums import ExclusionReason, WarningCode
+from octui.core.model import Exclusion, Finding
 from octui.core.textsafe import inert
 from octui.load.loader import load_repository
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query
 from octui.tui.measure import line_width, longest, longest_line, text_width
-from octui.tui.state import ALL_REASONS, excluded_key, included_key, key_index, make_view
+from octui.tui.state import (
+    ALL_REASONS,
+    excluded_key,
+    included_key,
+    key_index,
+    make_view,
+    warning_ids,
+)
 from octui.tui.widgets.cells import Column
 from octui.tui.widgets.results import ExcludedPane, IncludedTable, WarningsTable, one_line
 from octui.tui.widgets.rowtable import RowTable
@@ -169,6 +176,17 @@ async def test_warning_ids_are_whole_when_they_fit_and_cut_in_their_middle_when_
         assert cell.startswith("procedures.") and "…" in cell and cell.endswith("escalation")
         widths = warnings.widths(warnings.size.width)
         assert widths[2] >= 16 and widths[3] >= 16  # neither takes the whole line
+
+
+def test_warning_ids_are_measured_alike_in_the_worker_and_by_the_table() -> None:
+    """The worker measures the raw ids with :func:`longest_line` (their width once made
+    inert on one line); the table, when it measures them itself, measures its column's
+    ``fit``: the same width, escapes and wide characters included."""
+    fit = WarningsTable().columns[2].fit
+    assert fit is not None
+    for text in STRANGE_IDS:
+        w = Finding(WarningCode.STALE, (text, "plain"), "message")
+        assert text_width(fit(w)) == longest_line([warning_ids(w)]), text
 
 
 def test_view_partitions_exclusions_by_reason_in_order() -> None:

@@ -68,6 +68,10 @@ def _excluded_id(ex: Exclusion) -> str:
     return one_line(excluded_id(ex))
 
 
+def _warning_ids(w: Finding) -> str:
+    return one_line(warning_ids(w))
+
+
 def excluded_detail(ex: Exclusion) -> str:
     """The detail cell: nothing for a denied object (only id and reason)."""
     return "" if ex.reason.is_denial else one_line(ex.detail)
@@ -342,7 +346,7 @@ class WarningsTable(RowTable):
                     "code", 24, sort=lambda w: (SEVERITY_ORDER.get(w.severity, 1), w.code.value)
                 ),
                 Column(
-                    "ids", None, min_width=10, fit=warning_ids, middle=True, sort=lambda w: w.ids
+                    "ids", None, min_width=10, fit=_warning_ids, middle=True, sort=lambda w: w.ids
                 ),
                 Column("message", None, min_width=16, fill=True, sort=lambda w: w.message),
             ],
@@ -360,7 +364,7 @@ class WarningsTable(RowTable):
         return (
             (glyph(w), style),
             (w.code.value, style),
-            (one_line(warning_ids(w)), "bold"),
+            (_warning_ids(w), "bold"),
             (one_line(w.message), ""),
         )
 
