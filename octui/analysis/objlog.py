@@ -30,8 +30,8 @@ from octui.load.config import CONFIG_FILE
 from octui.load.frontmatter import parse_file
 from octui.load.gitrun import GitRevisionError, git, parse_batch
 from octui.load.known_at import git_toplevel
+from octui.load.names import OBJECT_SUFFIXES
 from octui.load.tree import MAX_FILE_BYTES
-from octui.load.walk import OBJECT_SUFFIXES
 
 _ZERO = "0" * 40
 BODY = "content"

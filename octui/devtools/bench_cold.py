@@ -27,11 +27,13 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from octui.devtools.bench_common import AS_OF, ROLE, TASK, cpu, log, run_child, worker_argv
+from octui.load.names import CONFIG_FILE, OBJECT_SUFFIXES
 
 
 def _is_object_name(name: str) -> bool:
-    """Whether a file of this name holds an object (both floors' walks ask)."""
-    return name.endswith((".md", ".yaml", ".yml")) and name != "opencontext.yaml"
+    """Whether a file of this name holds an object, by the loader's own suffixes (both
+    floors' walks ask)."""
+    return name.endswith(OBJECT_SUFFIXES) and name != CONFIG_FILE
 
 
 def object_files(root: Path) -> list[str]:

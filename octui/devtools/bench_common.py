@@ -1,7 +1,8 @@
 """What the benchmark's parts share: the one query it asks, the CPU clock, the log line, and
 the child processes in which every CPU and peak-memory figure is measured on its own.
 
-Only the standard library is imported at the top of the benchmark's modules: a worker is a
+Only the standard library (and :mod:`octui.load.names`, which imports nothing) is imported
+at the top of the benchmark's modules: a worker is a
 new ``python -m octui.devtools.bench`` process, and whatever the benchmark imports before the
 work starts would be counted in the worker's figures.
 """

@@ -27,6 +27,7 @@ from octui.load.config_values import (
     SourceConfig,
 )
 from octui.load.fsread import RefusedFile
+from octui.load.names import CONFIG_FILE
 from octui.load.tree import MAX_FILE_BYTES, FsTree, Tree
 
 __all__ = [
@@ -47,8 +48,6 @@ __all__ = [
     "parse_config",
     "read_config",
 ]
-
-CONFIG_FILE = "opencontext.yaml"
 
 
 def parse_config(data: object, file: str = CONFIG_FILE) -> Config:

@@ -20,8 +20,8 @@ from typing import IO
 
 from octui.load.config import CONFIG_FILE
 from octui.load.gitrun import git, hardened_git, parse_batch
+from octui.load.names import OBJECT_SUFFIXES
 from octui.load.tree import MAX_FILE_BYTES
-from octui.load.walk import OBJECT_SUFFIXES
 
 MODE_LINK = "120000"
 """The git mode of a symbolic link (its blob is the link's target)."""

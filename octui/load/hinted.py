@@ -19,8 +19,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from octui.load.config import CONFIG_FILE, Config
+from octui.load.names import OBJECT_SUFFIXES
 from octui.load.tree import Entry, FileKey, FsTree, file_entry
-from octui.load.walk import OBJECT_SUFFIXES, source_of
+from octui.load.walk import source_of
 
 Files = list[tuple[str, Entry]]
 

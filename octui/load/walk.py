@@ -8,10 +8,9 @@ import os
 from collections import deque
 from collections.abc import Callable, Hashable
 
-from octui.load.config import CONFIG_FILE, Config
+from octui.load.config import Config
+from octui.load.names import CONFIG_FILE, OBJECT_SUFFIXES
 from octui.load.tree import Entry, FsTree, Tree
-
-OBJECT_SUFFIXES = (".md", ".yaml", ".yml")
 
 
 def _source_of(rel: str, source_paths: list[str]) -> str | None:
