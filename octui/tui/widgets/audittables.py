@@ -22,6 +22,7 @@ from octui.core.textsafe import inert
 from octui.render.findings import glyph
 from octui.tui.auditmodel import FindingsIndex, fate_cell, where
 from octui.tui.measure import text_width
+from octui.tui.state import warning_ids
 from octui.tui.widgets.cells import Cell, Column
 from octui.tui.widgets.rowtable import RowTable
 
@@ -31,7 +32,7 @@ def one_line(text: str) -> str:
 
 
 def _ids(f: AuditFinding) -> str:
-    return one_line(" ".join(f.finding.ids))
+    return one_line(warning_ids(f.finding))
 
 
 def _where(f: AuditFinding) -> str:
