@@ -13,6 +13,7 @@ from textual.widget import Widget
 
 from octui.core.timeutil import parse_instant
 from octui.tui.app import OctuiApp, create_app
+from octui.tui.widgets.rowtable import RowTable
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample-repo"
@@ -58,6 +59,12 @@ def repo_copy(tmp_path: Path) -> Path:
 
 
 Before = Callable[[Pilot[Any]], Awaitable[None]]
+
+
+def table_lines(table: RowTable) -> list[str]:
+    """The text of each line of ``table``'s visible region, as it is painted."""
+    height = table.scrollable_content_region.height
+    return ["".join(seg.text for seg in table.render_line(y)) for y in range(height)]
 
 
 def screen_text(app: OctuiApp) -> str:

@@ -31,7 +31,7 @@ from octui.tui.widgets.audittables import FindingsTable, MatrixTable
 from octui.tui.widgets.detail import DetailPane
 from octui.tui.widgets.results import WarningsTable
 
-from .conftest import AS_OF, SAMPLE, make_app, settle, wait_for
+from .conftest import AS_OF, SAMPLE, make_app, settle, table_lines, wait_for
 
 
 async def open_audit(pilot: Pilot[Any]) -> AuditScreen:
@@ -97,8 +97,7 @@ async def test_ids_and_file_lines_keep_their_ends_when_cut(size: tuple[int, int]
     async with app.run_test(size=size) as pilot:
         screen = await open_audit(pilot)
         table = screen.query_one(FindingsTable)
-        height = table.scrollable_content_region.height
-        shown = ["".join(s.text for s in table.render_line(y)) for y in range(height)]
+        shown = table_lines(table)
         broken = next(line for line in shown if "broken-reference" in line and "decision" in line)
         cells = broken.split("broken-reference", 1)[1].split()
         ids, where = cells[0], cells[1]

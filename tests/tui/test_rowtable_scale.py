@@ -28,7 +28,7 @@ from octui.tui.widgets.cells import Column
 from octui.tui.widgets.results import ExcludedPane, IncludedTable, WarningsTable, one_line
 from octui.tui.widgets.rowtable import RowTable
 
-from .conftest import AS_OF, SAMPLE, make_app, settle
+from .conftest import AS_OF, SAMPLE, make_app, settle, table_lines
 
 STRANGE_IDS = [
     "plain-ascii-id",
@@ -41,11 +41,6 @@ STRANGE_IDS = [
     "bidi-\u202e-override",
     "ｆｕｌｌｗｉｄｔｈ",
 ]
-
-
-def lines(table: RowTable) -> list[str]:
-    height = table.scrollable_content_region.height
-    return ["".join(seg.text for seg in table.render_line(y)) for y in range(height)]
 
 
 @settings(max_examples=examples(80), deadline=None)
@@ -117,8 +112,8 @@ async def test_precomputed_widths_render_like_computed_ones_with_wide_text() -> 
         await pilot.pause()
         natural = max(cell_len(one_line(s)) for s in STRANGE_IDS)
         assert computed.widths(80)[1] == given_.widths(80)[1] == natural
-        assert lines(computed) == lines(given_)
-        wide = lines(given_)[1 + STRANGE_IDS.index("日本語の決定")]
+        assert table_lines(computed) == table_lines(given_)
+        wide = table_lines(given_)[1 + STRANGE_IDS.index("日本語の決定")]
         assert cell_len(wide) == 80 and "日本語の決定" in wide
         # the cursor follows its key through a refill with a given index
         given_.move_to(STRANGE_IDS.index("emoji-🎉-party"))
@@ -149,10 +144,10 @@ async def test_explorer_tables_match_computing_widths_on_refill() -> None:
             assert len(table.rows) > 1
             table.move_to(1)
             await pilot.pause()
-            before = (dict(table._natural), dict(table._index), lines(table))
+            before = (dict(table._natural), dict(table._index), table_lines(table))
             assert len(before[2]) > 2 and any(line.strip() for line in before[2][1:])
             table.set_rows(list(table.rows))  # measured and indexed here, the old way
-            assert (dict(table._natural), dict(table._index), lines(table)) == before
+            assert (dict(table._natural), dict(table._index), table_lines(table)) == before
         assert included._natural and excluded.table._natural and warnings._natural
 
 
@@ -166,7 +161,7 @@ async def test_warning_ids_are_whole_when_they_fit_and_cut_in_their_middle_when_
         warnings = app.query_one("#warnings-table", WarningsTable)
         app.action_show_tab("tab-warnings")
         await pilot.pause()
-        shown = lines(warnings)
+        shown = table_lines(warnings)
         security = next(
             line for line in shown if "broken-reference" in line and "policies.s" in line
         )
