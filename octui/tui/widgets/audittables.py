@@ -18,17 +18,13 @@ from textual.reactive import reactive
 
 from octui.analysis.audit import AuditFinding, AuditObject
 from octui.core.enums import FindingMark
-from octui.core.textsafe import inert
 from octui.render.findings import glyph
 from octui.tui.auditmodel import FindingsIndex, fate_cell, where
+from octui.tui.literal import line as one_line
 from octui.tui.measure import text_width
 from octui.tui.state import warning_ids
 from octui.tui.widgets.cells import Cell, Column
 from octui.tui.widgets.rowtable import RowTable
-
-
-def one_line(text: str) -> str:
-    return inert(text, keep_newlines=False)
 
 
 def _ids(f: AuditFinding) -> str:

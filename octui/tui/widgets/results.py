@@ -16,9 +16,9 @@ from textual.widgets import Select, Static
 
 from octui.core.enums import ExclusionReason, FindingMark, Lifecycle, Severity
 from octui.core.model import Exclusion, Finding
-from octui.core.textsafe import inert
 from octui.render.findings import glyph
 from octui.resolve.result import Included
+from octui.tui.literal import line
 from octui.tui.state import (
     ALL_REASONS,
     View,
@@ -53,7 +53,8 @@ REASON_STYLE = {
 
 
 def one_line(text: str | None) -> str:
-    return inert(text or "", keep_newlines=False)
+    """:func:`~octui.tui.literal.line`, with nothing for None."""
+    return line(text or "")
 
 
 def warning_style(w: Finding) -> str:
