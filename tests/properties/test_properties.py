@@ -305,12 +305,34 @@ PATH_DECIDES = Spec(
 apart (``version`` is not configured as one), so the path decides — and a renamed file
 wins instead."""
 
+PATH_DECIDES_TRIMMED = Spec(
+    [
+        _mission(1, authority="canonical", status="draft", superseded_by="mission"),
+        _mission(3, authority="canonical", created="2026-01-01", superseded_by="mission"),
+        _mission(2, authority="canonical", created="2026-01-01", superseded_by="mission"),
+    ],
+    {
+        "roles": {name: {"clearance": "internal"} for name in ROLE_NAMES if name},
+        "authority": {"tie_breakers": ["updated", "created", "confidence", "id"]},
+    },
+)
+"""Found by a campaign (``OCTUI_FUZZ_SCALE=25``): the same path-decided competition of two
+versions (each naming the id itself as its replacement: a cycle, so neither is superseded),
+whose winner step 8 then trims (``--limit 0``): the winner is a ``not-relevant`` exclusion,
+not an included object, and the renamed layout's winner is the other version."""
+
 
 @SETTINGS
 @given(spec=specs(), query=QUERIES, seed=st.integers(0, 10_000))
 @example(
     spec=PATH_DECIDES,
     query={"as_of": "2025-01-01", "task": "", "include_historical": False, "limit": None,
+           "min_relevance": None},
+    seed=1,
+)  # fmt: skip
+@example(
+    spec=PATH_DECIDES_TRIMMED,
+    query={"as_of": "2026-02-01", "task": "", "include_historical": False, "limit": 0,
            "min_relevance": None},
     seed=1,
 )  # fmt: skip
@@ -346,14 +368,22 @@ _COMPETING = frozenset(
 """The warnings that name an id more than one object of which still stands after step 5."""
 
 
+_STOOD_AT_STEP_6 = frozenset(
+    (ExclusionReason.OUTRANKED, ExclusionReason.CONFLICT, ExclusionReason.NOT_RELEVANT)
+)
+"""Exclusions of objects that were still standing when step 6 compared them: its losers,
+and the winners that a declared conflict (step 7) or the trimming (step 8) left out."""
+
+
 def _decided_by_path(res: Resolution) -> set[str]:
     """The ids whose step-6 competition the source path decided: two of its competitors
-    (the objects of the id included or outranked) whose competition keys — the resolver's
-    own (:func:`competition_key`) — are equal but for the path, their last entry."""
+    (the objects of the id included, outranked, or excluded by a later step) whose
+    competition keys — the resolver's own (:func:`competition_key`) — are equal but for
+    the path, their last entry."""
     config = res.repository.config
     competitors: dict[str, list[tuple[Any, ...]]] = {}
     for uid, fate in res.fates.items():
-        if isinstance(fate, Included) or fate.reason is ExclusionReason.OUTRANKED:
+        if isinstance(fate, Included) or fate.reason in _STOOD_AT_STEP_6:
             obj = res.repository.objects[uid]
             competitors.setdefault(obj.id, []).append(competition_key(config, obj)[:-1])
     return {
