@@ -24,10 +24,11 @@ from pathlib import Path
 from octui.bundle.pieces import pieces_of
 from octui.core.tokens import tokenize
 from octui.load.assemble import Repository
-from octui.load.config import CONFIG_FILE, load_config_bytes
+from octui.load.config import load_config_bytes
 from octui.load.fingerprint import NO_CONFIG, Fingerprint, fingerprint_of, invalid_config
 from octui.load.heap import gc_paused, hold_heap
 from octui.load.loader import Loader, ParseStore
+from octui.load.names import CONFIG_FILE
 from octui.load.tree import FsTree, Tree
 from octui.load.walk import scan
 from octui.resolve.cache import ResolutionCache

@@ -485,8 +485,8 @@ def test_the_session_figures_keep_the_best_run_and_the_worst_peak_and_every_mism
 
 def test_both_io_floors_read_the_same_object_files(tmp_path: Path) -> None:
     """The tight I/O floor (``os.scandir``) and the one the issue measured (``pathlib``)
-    walk to the same files: hidden entries, the configuration and folders named like
-    files left out."""
+    walk to the same files, the loader's: hidden entries, the root's configuration and
+    folders named like files left out, a nested ``opencontext.yaml`` read as an object."""
     from octui.devtools.bench_cold import (
         io_floor,
         io_floor_pathlib,
@@ -500,9 +500,12 @@ def test_both_io_floors_read_the_same_object_files(tmp_path: Path) -> None:
     (root / ".hidden" / "x.md").write_text("---\nid: x\n---\n")
     (root / "folder.md").mkdir()
     (root / "folder.md" / "inside.md").write_text("---\nid: y\n---\n")
+    (root / "folder.md" / "opencontext.yaml").write_text("id: z\n")  # the loader reads it
     tight = object_files(root)
     issue = [p for p in pathlib_object_files(root) if not p.is_dir()]
     assert sorted(map(str, issue)) == sorted(tight) and len(tight) > 40
     assert str(root / "folder.md" / "inside.md") in tight
     assert not any("/.hidden/" in p for p in tight)
+    assert str(root / "folder.md" / "opencontext.yaml") in tight  # only the root's is config
+    assert str(root / "opencontext.yaml") not in tight
     assert io_floor(root) >= 0 and io_floor_pathlib(root) >= 0

@@ -26,11 +26,10 @@ from octui.core.enums import LogChangeKind
 from octui.core.model import ContextObject
 from octui.core.timeutil import format_instant
 from octui.load.assemble import object_from_fields
-from octui.load.config import CONFIG_FILE
 from octui.load.frontmatter import parse_file
 from octui.load.gitrun import GitRevisionError, git, parse_batch
 from octui.load.known_at import git_toplevel
-from octui.load.names import OBJECT_SUFFIXES
+from octui.load.names import is_object_path
 from octui.load.tree import MAX_FILE_BYTES
 
 _ZERO = "0" * 40
@@ -180,7 +179,7 @@ def _is_object_file(path: str | None, prefix: str) -> bool:
     rel = path[len(prefix) + 1 :] if prefix else path
     if any(part.startswith(".") for part in rel.split("/")):
         return False
-    return rel.endswith(OBJECT_SUFFIXES) and rel != CONFIG_FILE
+    return is_object_path(rel)
 
 
 def _read_blobs(toplevel: str, shas: set[str], needle: bytes) -> dict[str, bytes]:

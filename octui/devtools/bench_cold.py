@@ -27,29 +27,23 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from octui.devtools.bench_common import AS_OF, ROLE, TASK, cpu, log, run_child, worker_argv
-from octui.load.names import CONFIG_FILE, OBJECT_SUFFIXES
-
-
-def _is_object_name(name: str) -> bool:
-    """Whether a file of this name holds an object, by the loader's own suffixes (both
-    floors' walks ask)."""
-    return name.endswith(OBJECT_SUFFIXES) and name != CONFIG_FILE
+from octui.load.names import is_object_path
 
 
 def object_files(root: Path) -> list[str]:
     """Every object file under ``root``, in walk order (hidden entries skipped)."""
     found = []
-    stack = [str(root)]
+    stack = [(str(root), "")]  # each folder with its path relative to ``root``
     while stack:
-        folder = stack.pop()
+        folder, prefix = stack.pop()
         with os.scandir(folder) as it:
             entries = sorted(it, key=lambda e: e.name)
         for entry in reversed(entries):
             if entry.name.startswith("."):
                 continue
             if entry.is_dir(follow_symlinks=False):
-                stack.append(entry.path)
-            elif _is_object_name(entry.name):
+                stack.append((entry.path, prefix + entry.name + "/"))
+            elif is_object_path(prefix + entry.name):
                 found.append(entry.path)
     return found
 
@@ -84,9 +78,10 @@ def pathlib_object_files(root: Path) -> list[Path]:
     folders skipped (a folder is told by the ``lstat`` the floor makes anyway)."""
     found = []
     for path in sorted(root.rglob("*")):
-        if not _is_object_name(path.name):
+        rel = path.relative_to(root)
+        if not is_object_path(rel.as_posix()):
             continue
-        if any(part.startswith(".") for part in path.relative_to(root).parts):
+        if any(part.startswith(".") for part in rel.parts):
             continue
         found.append(path)
     return found

@@ -18,9 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO
 
-from octui.load.config import CONFIG_FILE
 from octui.load.gitrun import git, hardened_git, parse_batch
-from octui.load.names import OBJECT_SUFFIXES
+from octui.load.names import CONFIG_FILE, OBJECT_SUFFIXES
 from octui.load.tree import MAX_FILE_BYTES
 
 MODE_LINK = "120000"

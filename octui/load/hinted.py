@@ -18,8 +18,8 @@ import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from octui.load.config import CONFIG_FILE, Config
-from octui.load.names import OBJECT_SUFFIXES
+from octui.load.config import Config
+from octui.load.names import CONFIG_FILE, OBJECT_SUFFIXES
 from octui.load.tree import Entry, FileKey, FsTree, file_entry
 from octui.load.walk import source_of
 

@@ -6,3 +6,10 @@ from __future__ import annotations
 
 CONFIG_FILE = "opencontext.yaml"
 OBJECT_SUFFIXES = (".md", ".yaml", ".yml")
+
+
+def is_object_path(rel: str) -> bool:
+    """Whether the file at ``rel`` (relative to the repository root, ``/``-separated) may
+    hold an object: a suffix the loader reads, and not the root's configuration (a nested
+    ``opencontext.yaml`` is an object file like any other)."""
+    return rel.endswith(OBJECT_SUFFIXES) and rel != CONFIG_FILE
