@@ -42,13 +42,13 @@ from octui.tui.auditmodel import (
 )
 from octui.tui.exporting import ExportExists, ExportRefused, default_export_path, write_atomic
 from octui.tui.host import Host
+from octui.tui.literal import line as one_line
 from octui.tui.screens.export import ExportScreen
 from octui.tui.screens.help import HelpScreen
 from octui.tui.widgets.audittables import (
     FindingsTable,
     MatrixTable,
     cell_widths,
-    one_line,
     prepare_findings,
 )
 from octui.tui.widgets.results import ReasonCounts

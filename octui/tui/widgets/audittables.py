@@ -22,13 +22,13 @@ from octui.render.findings import glyph
 from octui.tui.auditmodel import FindingsIndex, fate_cell, where
 from octui.tui.literal import line as one_line
 from octui.tui.measure import text_width
-from octui.tui.state import warning_ids
 from octui.tui.widgets.cells import Cell, Column
+from octui.tui.widgets.results import warning_ids_cell
 from octui.tui.widgets.rowtable import RowTable
 
 
 def _ids(f: AuditFinding) -> str:
-    return one_line(warning_ids(f.finding))
+    return warning_ids_cell(f.finding)
 
 
 def _where(f: AuditFinding) -> str:
@@ -164,4 +164,4 @@ class MatrixTable(RowTable):
         return self.roles[self.column] if self.roles else None
 
 
-__all__ = ["FindingsTable", "MatrixTable", "cell_widths", "one_line", "prepare_findings"]
+__all__ = ["FindingsTable", "MatrixTable", "cell_widths", "prepare_findings"]

@@ -69,7 +69,9 @@ def _excluded_id(ex: Exclusion) -> str:
     return one_line(excluded_id(ex))
 
 
-def _warning_ids(w: Finding) -> str:
+def warning_ids_cell(w: Finding) -> str:
+    """A warning's ids as a table cell shows them (the Warnings tab, the audit's findings):
+    on one line, control characters visible."""
     return one_line(warning_ids(w))
 
 
@@ -347,7 +349,12 @@ class WarningsTable(RowTable):
                     "code", 24, sort=lambda w: (SEVERITY_ORDER.get(w.severity, 1), w.code.value)
                 ),
                 Column(
-                    "ids", None, min_width=10, fit=_warning_ids, middle=True, sort=lambda w: w.ids
+                    "ids",
+                    None,
+                    min_width=10,
+                    fit=warning_ids_cell,
+                    middle=True,
+                    sort=lambda w: w.ids,
                 ),
                 Column("message", None, min_width=16, fill=True, sort=lambda w: w.message),
             ],
@@ -365,7 +372,7 @@ class WarningsTable(RowTable):
         return (
             (glyph(w), style),
             (w.code.value, style),
-            (_warning_ids(w), "bold"),
+            (warning_ids_cell(w), "bold"),
             (one_line(w.message), ""),
         )
 
