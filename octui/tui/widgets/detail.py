@@ -33,6 +33,7 @@ from octui.tui.looks import ansi_markup
 from octui.tui.state import View, included_key
 from octui.tui.widgets.quiet import show_text
 from octui.tui.widgets.results import LIFECYCLE_STYLE, REASON_STYLE, one_line, warning_style
+from octui.tui.widgets.scrollbars import SteadyScrollbars
 
 
 def _link(ref: str) -> str:
@@ -211,7 +212,7 @@ def included_rank(view: View, inc: Included) -> int:
     return next((i for i, x in enumerate(view.included, 1) if x is inc), 0)
 
 
-class DetailPane(VerticalScroll):
+class DetailPane(SteadyScrollbars, VerticalScroll):
     """Everything about one row of the result panes."""
 
     DEFAULT_CSS = """

@@ -36,12 +36,13 @@ from octui.tui.widgets.cells import (
     plain_style,
     runs_line,
 )
+from octui.tui.widgets.scrollbars import SteadyScrollbars
 
 RowStyle = Callable[["RowTable", Any, Sequence[Cell]], Sequence[Cell]]
 """A row-style hook: ``(table, row, cells) → cells`` (see :attr:`RowTable.row_style`)."""
 
 
-class RowTable(ScrollView, can_focus=True):
+class RowTable(SteadyScrollbars, ScrollView, can_focus=True):
     """A keyboard- and mouse-driven table over any sequence of row objects."""
 
     DEFAULT_CSS = """

@@ -12,6 +12,7 @@ from octui.render.timeline import Timeline, layout
 from octui.tui.literal import line as literal_line
 from octui.tui.state import View
 from octui.tui.widgets.quiet import show_text
+from octui.tui.widgets.scrollbars import SteadyScrollbars
 
 TAG_STYLES = {
     "axis": "dim",
@@ -53,7 +54,7 @@ def to_text(timeline: Timeline) -> Text:
     return text
 
 
-class TimelinePane(VerticalScroll):
+class TimelinePane(SteadyScrollbars, VerticalScroll):
     """Lineage bars on a date axis, edges, and the ``as_of`` marker."""
 
     DEFAULT_CSS = """

@@ -1,0 +1,104 @@
+"""The explorer's scrollbars are drawn again only when what they show changes, and always
+show what Textual's own bars would."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual.geometry import Region
+from textual.scrollbar import ScrollBar
+from textual.strip import Strip
+
+from octui.tui.widgets.detail import DetailPane
+from octui.tui.widgets.results import IncludedTable
+from octui.tui.widgets.rowtable import RowTable
+from octui.tui.widgets.scrollbars import SteadyScrollBar
+from octui.tui.widgets.timeline import TimelinePane
+
+from .conftest import make_app, settle
+
+
+def _drawn_by_textual(bar: ScrollBar) -> list[Strip]:
+    """What Textual's own bar draws in ``bar``'s place, now."""
+    return ScrollBar.render_lines(bar, Region(0, 0, *bar.size))
+
+
+def _drawn(bar: ScrollBar) -> list[Strip]:
+    return bar.render_lines(Region(0, 0, *bar.size))
+
+
+async def test_the_scrolling_panes_have_steady_bars() -> None:
+    app = make_app(role="support")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for kind in (IncludedTable, DetailPane, TimelinePane):
+            pane = app.main.query_one(kind)
+            assert type(pane.vertical_scrollbar) is SteadyScrollBar, kind
+            assert type(pane.horizontal_scrollbar) is SteadyScrollBar, kind
+            assert pane.vertical_scrollbar.parent is pane
+
+
+async def test_a_restyle_that_changes_nothing_draws_no_bar_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    drawn: list[ScrollBar] = []
+    asked: list[ScrollBar] = []
+    original = ScrollBar.render_lines
+    steady = SteadyScrollBar.render_lines
+
+    def counted(self: ScrollBar, crop: Region) -> Any:
+        drawn.append(self)
+        return original(self, crop)
+
+    def asking(self: SteadyScrollBar, crop: Region) -> Any:
+        asked.append(self)
+        return steady(self, crop)
+
+    monkeypatch.setattr(ScrollBar, "render_lines", counted)
+    monkeypatch.setattr(SteadyScrollBar, "render_lines", asking)
+    app = make_app(role="support")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        table = app.main.query_one(IncludedTable)
+        assert table.show_vertical_scrollbar  # more rows than fit: the bar is on screen
+        bar = table.vertical_scrollbar
+        app.update_styles(table)  # the first gives the bar its own rules: a change
+        await pilot.pause()
+        drawn.clear()
+        asked.clear()
+        for _ in range(3):
+            app.update_styles(table)  # what a focus change or a class toggle does
+            await pilot.pause()
+        assert bar in asked  # Textual repainted the bar...
+        assert bar not in drawn  # ...and it was not drawn again
+
+
+async def test_a_steady_bar_shows_what_textual_would(monkeypatch: pytest.MonkeyPatch) -> None:
+    app = make_app(role="support")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        table = app.main.query_one(IncludedTable)
+        bar = table.vertical_scrollbar
+        assert table.show_vertical_scrollbar
+        top = _drawn(bar)
+        assert top == _drawn_by_textual(bar)
+
+        await pilot.press("end")  # the thumb moves down
+        await settle(pilot)
+        bottom = _drawn(bar)
+        assert bottom != top
+        assert bottom == _drawn_by_textual(bar)
+
+        await pilot.press("2")  # the table loses the focus (its tint, so its bar's colours)
+        await settle(pilot)
+        assert _drawn(bar) == _drawn_by_textual(bar)
+
+        app.theme = "textual-light"  # every colour changes
+        await settle(pilot)
+        light = _drawn(bar)
+        assert light != bottom
+        assert light == _drawn_by_textual(bar)
+
+        excluded = app.main.query_one("#excluded-table", RowTable)
+        assert _drawn(excluded.vertical_scrollbar) == _drawn_by_textual(excluded.vertical_scrollbar)
