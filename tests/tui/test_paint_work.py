@@ -1,17 +1,21 @@
-"""The explorer's scrollbars are drawn again only when what they show changes, and always
-show what Textual's own bars would."""
+"""What the explorer draws again for a key: its scrollbars only when what they show changes
+(and always what Textual's own bars would show), and its bare containers never line by line.
+That the screen still adds up to a full render after each key is ``test_paints``'s."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
+from textual._styles_cache import StylesCache
 from textual.geometry import Region
 from textual.scrollbar import ScrollBar
 from textual.strip import Strip
+from textual.widget import Widget
+from textual.widgets import TabbedContent, TabPane
 
 from octui.tui.widgets.detail import DetailPane
-from octui.tui.widgets.results import IncludedTable
+from octui.tui.widgets.results import ExcludedPane, IncludedTable
 from octui.tui.widgets.rowtable import RowTable
 from octui.tui.widgets.scrollbars import SteadyScrollBar
 from octui.tui.widgets.timeline import TimelinePane
@@ -102,3 +106,28 @@ async def test_a_steady_bar_shows_what_textual_would(monkeypatch: pytest.MonkeyP
 
         excluded = app.main.query_one("#excluded-table", RowTable)
         assert _drawn(excluded.vertical_scrollbar) == _drawn_by_textual(excluded.vertical_scrollbar)
+
+
+async def test_a_tab_key_draws_no_bare_container_line_by_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The results' tabs, the excluded pane and the detail pane have no border and no content
+    of their own: Textual's styled line drawing is skipped for them (``BLANK``)."""
+    drawn: list[Widget] = []
+    original = StylesCache.render_widget
+
+    def counted(self: StylesCache, widget: Widget, crop: Region) -> Any:
+        drawn.append(widget)
+        return original(self, widget, crop)
+
+    monkeypatch.setattr(StylesCache, "render_widget", counted)
+    app = make_app(role="support")
+    async with app.run_test(size=(130, 40)) as pilot:
+        await settle(pilot)
+        drawn.clear()
+        for key in ("2", "down", "3", "1", "down"):
+            await pilot.press(key)
+            await settle(pilot)
+        bare = (TabbedContent, TabPane, ExcludedPane, DetailPane)
+        assert drawn  # the keys were drawn...
+        assert not [w for w in drawn if isinstance(w, bare)]  # ...not those containers
