@@ -6,6 +6,7 @@ from __future__ import annotations
 import enum
 import gc
 import json
+import os
 import weakref
 from datetime import UTC, datetime
 from pathlib import Path
@@ -313,10 +314,18 @@ def test_the_keystroke_figures_are_per_kind_and_timed_inside_the_app(
     monkeypatch.setattr(explorer_figures, "IDLE_SECONDS", 0.2)
     monkeypatch.setattr(explorer_figures, "QUIET", 0.15)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    user = tmp_path / "user-config"  # the user's own settings: a saved theme and a role
+    user.mkdir()
+    monkeypatch.setenv("OCTUI_CONFIG_DIR", str(user))
+    saved = '{"theme": "nord", "roles": {"/elsewhere": "sales"}}'
+    (user / "settings.json").write_text(saved, encoding="utf-8")
     write_repository(tmp_path / "repo", 60, seed=3)
     data = explorer_figures.tui_worker(
         tmp_path / "repo", bench_common.ROLE, bench_common.instant(bench_common.AS_OF)
     )
+    # the session kept its settings to itself, and gives the user's folder back
+    assert (user / "settings.json").read_text(encoding="utf-8") == saved
+    assert os.environ["OCTUI_CONFIG_DIR"] == str(user)
     keys = data["keys"]
     assert set(keys) == set(explorer_figures.KINDS)
     for kind, figures in keys.items():

@@ -56,7 +56,9 @@ from __future__ import annotations
 
 import asyncio
 import math
+import os
 import statistics
+import tempfile
 import threading
 import time
 from datetime import datetime
@@ -141,7 +143,22 @@ def summary(times: dict[str, list[Key]]) -> dict[str, dict[str, float]]:
 
 
 def tui_worker(repo: Path, role: str, as_of: datetime) -> dict[str, Any]:
-    return asyncio.run(_tui(repo, role, as_of))
+    """One explorer session's figures. The explorer reads and writes its settings (the theme,
+    the role remembered per repository) in a folder of its own for the session: the user's
+    saved theme does not change what is measured, and the benchmark's repositories are not
+    remembered in the user's file."""
+    from octui.tui.settings import ENV_DIR
+
+    saved = os.environ.get(ENV_DIR)
+    with tempfile.TemporaryDirectory(prefix="octui-bench-settings-") as folder:
+        os.environ[ENV_DIR] = folder
+        try:
+            return asyncio.run(_tui(repo, role, as_of))
+        finally:
+            if saved is None:
+                del os.environ[ENV_DIR]
+            else:
+                os.environ[ENV_DIR] = saved
 
 
 async def _tui(repo: Path, role: str, as_of: datetime) -> dict[str, Any]:

@@ -111,8 +111,8 @@ async def test_a_steady_bar_shows_what_textual_would(monkeypatch: pytest.MonkeyP
 async def test_a_tab_key_draws_no_bare_container_line_by_line(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The results' tabs, the excluded pane and the detail pane have no border and no content
-    of their own: Textual's styled line drawing is skipped for them (``BLANK``)."""
+    """The results' tabs and the excluded pane have no border and no content of their own:
+    Textual's styled line drawing is skipped for them (``BLANK``)."""
     drawn: list[Widget] = []
     original = StylesCache.render_widget
 
@@ -128,6 +128,49 @@ async def test_a_tab_key_draws_no_bare_container_line_by_line(
         for key in ("2", "down", "3", "1", "down"):
             await pilot.press(key)
             await settle(pilot)
-        bare = (TabbedContent, TabPane, ExcludedPane, DetailPane)
+        bare = (TabbedContent, TabPane, ExcludedPane)
         assert drawn  # the keys were drawn...
         assert not [w for w in drawn if isinstance(w, bare)]  # ...not those containers
+
+
+async def test_a_bar_follows_the_text_style_its_table_passes_down() -> None:
+    """A bar's lines take the colour and text style of its ancestors: a class that reverses
+    the table's text must reach its bar, though nothing the bar reads of itself changed."""
+    app = make_app(role="support")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.stylesheet.add_source(
+            "Screen.-reversed IncludedTable { text-style: reverse; }", read_from=("test", "")
+        )
+        app.stylesheet.reparse()
+        app.refresh_css()
+        await settle(pilot)
+        table = app.main.query_one(IncludedTable)
+        bar = table.vertical_scrollbar
+        before = _drawn(bar)
+        app.screen.add_class("-reversed")
+        table.refresh(layout=True)  # a layout: Textual repaints the table's bars
+        await settle(pilot)
+        reversed_ = _drawn(bar)
+        assert reversed_ == _drawn_by_textual(bar)
+        assert reversed_ != before
+
+
+async def test_the_detail_pane_turns_grey_with_no_color(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With NO_COLOR, Textual greys every line through the app's line filters; the detail
+    pane's own cells (its padding, the space below its boxes) are grey too."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = make_app(role="support")
+    async with app.run_test(size=(130, 40)) as pilot:
+        await settle(pilot)
+        app.theme = "nord"  # a background that is not grey to begin with
+        await settle(pilot)
+        pane = app.main.query_one(DetailPane)
+        colours = [
+            segment.style.bgcolor.get_truecolor()
+            for line in pane.render_lines(Region(0, 0, *pane.size))
+            for segment in line
+            if segment.style is not None and segment.style.bgcolor is not None
+        ]
+        assert colours
+        assert all(c.red == c.green == c.blue for c in colours), set(colours)

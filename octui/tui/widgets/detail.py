@@ -215,9 +215,9 @@ def included_rank(view: View, inc: Included) -> int:
 class DetailPane(SteadyScrollbars, VerticalScroll):
     """Everything about one row of the result panes."""
 
-    BLANK = True
-    """No border and no content of its own (its boxes are its content): painted as blank
-    lines without Textual's line-by-line styling (about 1 ms of a key that lays it out)."""
+    # Not ``BLANK`` like the results' containers: its padding and the space below its
+    # boxes are its own cells, and a BLANK widget's cells skip the app's line filters
+    # (NO_COLOR's greyscale among them).
 
     DEFAULT_CSS = """
     DetailPane { height: 1fr; padding: 0 1; }

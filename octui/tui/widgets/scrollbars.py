@@ -9,8 +9,9 @@ objects (the README's "Keys").
 
 :class:`SteadyScrollBar` keeps the lines it drew with everything that shapes them — the
 region asked for, its size, the bar's own renderable (sizes, position, colours, which
-follow the parent's focus and the pointer), its background, its own rules, the theme's
-ANSI colours and the app's line filters — and returns them while all of that is the
+follow the parent's focus and the pointer), its background, the colour and text style it
+takes from its ancestors, its own rules, the theme's ANSI colours and the app's line
+filters — and returns them while all of that is the
 same. :class:`SteadyScrollbars`, mixed into a scrolling widget, gives it such bars.
 """
 
@@ -49,6 +50,7 @@ class SteadyScrollBar(ScrollBar):
             type(bar),
             dict(vars(bar)),
             self.background_colors,
+            self.visual_style,
             self.opacity,
             styles.base.get_rules(),
             styles.inline.get_rules(),
