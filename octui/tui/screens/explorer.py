@@ -32,7 +32,7 @@ from textual.css.query import NoMatches
 from textual.reactive import Reactive
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Checkbox, Footer, Input, Select, TabbedContent, TabPane
+from textual.widgets import Checkbox, Footer, Input, Select, TabbedContent
 
 from octui.core.model import Exclusion, Finding
 from octui.core.textsafe import inert
@@ -48,7 +48,13 @@ from octui.tui.widgets.filterbar import FilterBar
 from octui.tui.widgets.footer import SteadyFooter
 from octui.tui.widgets.header import Context, ContextHeader, is_bundled_sample, utc_text
 from octui.tui.widgets.inputs import InputsPane, parse_as_of, parse_limit, parse_min
-from octui.tui.widgets.results import ExcludedPane, IncludedTable, WarningsTable
+from octui.tui.widgets.results import (
+    ExcludedPane,
+    IncludedTable,
+    ResultTab,
+    ResultTabs,
+    WarningsTable,
+)
 from octui.tui.widgets.rowtable import RowTable
 from octui.tui.widgets.status import StatusBar
 from octui.tui.widgets.timeline import TimelinePane
@@ -71,20 +77,6 @@ def declared_roles(root: Path) -> list[str]:
         return list(load_config(root).roles)
     except Exception:  # the loader reports problems properly a moment later
         return []
-
-
-class ResultTabs(TabbedContent):
-    """The results' tabs. It and each tab (:class:`ResultTab`) have no border and no
-    content of their own (the tab strip and the tables cover them), so they are painted as
-    blank lines without Textual's line-by-line styling: about 1 ms each of a tab key."""
-
-    BLANK = True
-
-
-class ResultTab(TabPane):
-    """A tab of the results (see :class:`ResultTabs`)."""
-
-    BLANK = True
 
 
 class ExplorerScreen(Screen[None]):

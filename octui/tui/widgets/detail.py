@@ -215,9 +215,7 @@ def included_rank(view: View, inc: Included) -> int:
 class DetailPane(SteadyScrollbars, VerticalScroll):
     """Everything about one row of the result panes."""
 
-    # Not ``BLANK`` like the results' containers: its padding and the space below its
-    # boxes are its own cells, and a BLANK widget's cells skip the app's line filters
-    # (NO_COLOR's greyscale among them).
+    # Not ``BLANK``: its padding shows (see results.ResultTabs).
 
     DEFAULT_CSS = """
     DetailPane { height: 1fr; padding: 0 1; }

@@ -12,7 +12,7 @@ from typing import Any
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Select, Static
+from textual.widgets import Select, Static, TabbedContent, TabPane
 
 from octui.core.enums import ExclusionReason, FindingMark, Lifecycle, Severity
 from octui.core.model import Exclusion, Finding
@@ -220,12 +220,29 @@ class IncludedTable(RowTable):
 ALL = ALL_REASONS
 
 
+class ResultTabs(TabbedContent):
+    """The results' tabs (Included, Excluded, Warnings), each a :class:`ResultTab`.
+
+    These, and :class:`ExcludedPane`, are ``BLANK`` (Textual's flag for a widget with no
+    border and no content): their children cover every cell of them, so Textual paints
+    them as blank lines instead of styling each line, about 1 ms apiece of a tab key. Only
+    a widget whose children cover it may be: a ``BLANK`` widget's own cells skip the app's
+    line filters (``NO_COLOR``'s greyscale among them), which is why the detail pane,
+    whose padding shows, is not."""
+
+    BLANK = True
+
+
+class ResultTab(TabPane):
+    """One tab of :class:`ResultTabs`; its table covers it (``BLANK``: see there)."""
+
+    BLANK = True
+
+
 class ExcludedPane(Vertical):
     """Exclusions with their reason and detail; filter by reason; counts per reason."""
 
-    BLANK = True
-    """No border and no content of its own (its children cover it): painted as blank
-    lines without Textual's line-by-line styling (about 1 ms of a tab key)."""
+    BLANK = True  # its filter bar and table cover it: see :class:`ResultTabs`
 
     DEFAULT_CSS = """
     ExcludedPane { height: 1fr; }
