@@ -64,6 +64,7 @@ import time
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 from octui.tui.appclock import AppClock, Key
 
@@ -149,16 +150,11 @@ def tui_worker(repo: Path, role: str, as_of: datetime) -> dict[str, Any]:
     remembered in the user's file."""
     from octui.tui.settings import ENV_DIR
 
-    saved = os.environ.get(ENV_DIR)
-    with tempfile.TemporaryDirectory(prefix="octui-bench-settings-") as folder:
-        os.environ[ENV_DIR] = folder
-        try:
-            return asyncio.run(_tui(repo, role, as_of))
-        finally:
-            if saved is None:
-                del os.environ[ENV_DIR]
-            else:
-                os.environ[ENV_DIR] = saved
+    with (
+        tempfile.TemporaryDirectory(prefix="octui-bench-settings-") as folder,
+        mock.patch.dict(os.environ, {ENV_DIR: folder}),
+    ):
+        return asyncio.run(_tui(repo, role, as_of))
 
 
 async def _tui(repo: Path, role: str, as_of: datetime) -> dict[str, Any]:

@@ -11,8 +11,8 @@ objects (the README's "Keys").
 region asked for, its size, the bar's own renderable (sizes, position, colours, which
 follow the parent's focus and the pointer), its background, the colour and text style it
 takes from its ancestors, its own rules, the theme's ANSI colours and the app's line
-filters — and returns them while all of that is the
-same. :class:`SteadyScrollbars`, mixed into a scrolling widget, gives it such bars.
+filters — and returns them while all of that is the same. :class:`SteadyScrollbars`,
+mixed into a scrolling widget, gives it such bars.
 """
 
 from __future__ import annotations
@@ -78,23 +78,20 @@ class SteadyScrollbars(_Scrolling):
     widget's own), and leave them to Textual when it no longer has the hooks they use."""
 
     def _steady_bar(self, vertical: bool) -> ScrollBar | None:
+        """The widget's bar, made on first use; None when Textual lacks the hooks."""
         start = getattr(self.app, "_start_widget", None)
         attribute = "_vertical_scrollbar" if vertical else "_horizontal_scrollbar"
         if start is None or attribute not in vars(self):
             return None
-        bar = vars(self)[attribute]
+        bar: ScrollBar | None = getattr(self, attribute)
         if bar is None:
-            bar = SteadyScrollBar(
-                vertical=vertical,
-                name="vertical" if vertical else "horizontal",
-                thickness=self.scrollbar_size_vertical
-                if vertical
-                else self.scrollbar_size_horizontal,
-            )
+            name = "vertical" if vertical else "horizontal"
+            size = self.scrollbar_size_vertical if vertical else self.scrollbar_size_horizontal
+            bar = SteadyScrollBar(vertical=vertical, name=name, thickness=size)
             setattr(self, attribute, bar)
             bar.display = False
             start(self, bar)
-        return bar  # type: ignore[no-any-return]
+        return bar
 
     @property
     def vertical_scrollbar(self) -> ScrollBar:
