@@ -31,10 +31,16 @@ def sweep_points(
     *,
     forward: bool,
     cache: ResolutionCache | None = None,
+    digests: bool = True,
 ) -> Iterator[ChangePoint]:
     """The change points at ``ordered`` candidates, found lazily by sweeping from the bundle
     at ``start``: forward (soonest first, candidates after ``start``) or backward (latest
-    first, candidates in effect at ``start``). ``cache``: ``repository``'s resolution cache."""
+    first, candidates in effect at ``start``). ``cache``: ``repository``'s resolution cache.
+
+    A candidate is a change point when the bundle's content differs from the one before
+    (compared, not hashed). ``digests``: give each side of each point its digest (SPEC §5:
+    each is a whole bundle hashed); without, the sides' digests are ``None`` — for a
+    caller that never shows them, such as the explorer's agenda."""
     cache = cache if cache is not None else ResolutionCache(repository)
     sweep = Sweep(repository, query, base, rev, cache)
     sweep.start(start)
@@ -49,12 +55,11 @@ def sweep_points(
             sweep.commit(instant, changed)
             continue
         old_states = [sweep.clusters[c] for c in changed]
-        old: _Side = (sweep.side(), sweep.located(old_states), old_states, sweep.size())
-        sweep.commit(instant, changed)
-        if sweep.digest() == old[0].digest:
+        old: _Side = (sweep.side(digests), sweep.located(old_states), old_states, sweep.size())
+        if not sweep.commit(instant, changed):
             continue
         new_states = list(changed.values())
-        new: _Side = (sweep.side(), sweep.located(new_states), new_states, sweep.size())
+        new: _Side = (sweep.side(digests), sweep.located(new_states), new_states, sweep.size())
         diff, moves = _diff(sweep, old, new) if forward else _diff(sweep, new, old)
         yield change_point(candidate, diff, moves)
 

@@ -9,8 +9,10 @@ the competition within their id (step 6) and the declared conflicts reaching the
 ``conflicts_with`` — and at each candidate only the clusters its causes name are judged
 again (steps 2-7 over those objects, by the pipeline's own step functions), spliced into
 the bundle kept from the instant before. Ranking needs no work: an object's place in the
-bundle order depends on the task and the object only. The digest is hashed from cached
-per-entry pieces; only changes are diffed, and only over the ids they touch.
+bundle order depends on the task and the object only. Whether the bundle changed is
+decided from the entries each commit takes out and puts in; the digest, when asked for, is
+hashed from cached per-entry pieces; only changes are diffed, and only over the ids they
+touch.
 
 This module holds that state (:class:`Sweep`); :mod:`octui.analysis.agenda_sweep` moves it
 from candidate to candidate and diffs its consecutive bundles.
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 from bisect import bisect_left
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import lru_cache
@@ -77,20 +79,68 @@ class _Sorted:
         self.values: list[Any] = []
         self.blobs: list[bytes] = []
 
-    def add(self, key: Any, value: Any, blob: bytes) -> None:
+    def add(self, key: Any, value: Any, blob: bytes) -> bytes:
+        """Put in ``key``'s entry; its canonical JSON, ``blob``."""
         i = bisect_left(self.keys, key)
         self.keys.insert(i, key)
         self.values.insert(i, value)
         self.blobs.insert(i, blob)
+        return blob
 
-    def remove(self, key: Any) -> None:
+    def remove(self, key: Any) -> bytes:
+        """Take out ``key``'s entry; its canonical JSON."""
         i = bisect_left(self.keys, key)
+        blob = self.blobs[i]
         del self.keys[i]
         del self.values[i]
         del self.blobs[i]
+        return blob
 
     def index(self, key: Any) -> int:
         return bisect_left(self.keys, key)
+
+
+_EXCLUSIONS, _CURRENT, _HISTORICAL, _WARNINGS = range(4)
+"""The bundle's sorted lists, in the order the digest hashes them: the exclusions, the
+objects (active, then expired and superseded), the warnings."""
+_PART = {_EXCLUSIONS: 0, _CURRENT: 1, _HISTORICAL: 1, _WARNINGS: 2}
+"""Each list's part of the content (the objects are one part)."""
+_Entry = tuple[int, Any, bytes]
+"""One entry of the bundle as a commit logs it: its list, its key there, its JSON."""
+
+
+def _joined(lists: list[list[bytes]]) -> tuple[bytes, bytes, bytes]:
+    """The content of a bundle whose four lists (:data:`_EXCLUSIONS`…) hold ``lists``: the
+    exclusions, the objects and the warnings, each part's JSON joined by commas."""
+    exclusions, current, historical, warnings = lists
+    return b",".join(exclusions), b",".join(current + historical), b",".join(warnings)
+
+
+def _same_json(removed: list[_Entry], added: list[_Entry]) -> bool:
+    """Whether the entries a commit took out and put in have the same JSON in each part of
+    the content. Canonical JSON joined by commas parses back to one list of values, so a
+    part whose entries' JSON changed as a multiset has changed; one whose JSON did not
+    may still have changed its order."""
+
+    def parts(entries: list[_Entry]) -> Counter[tuple[int, bytes]]:
+        return Counter((_PART[where], blob) for where, _, blob in entries)
+
+    return parts(removed) == parts(added)
+
+
+def _entries_before(
+    lst: _Sorted, where: int, removed: list[_Entry], added: list[_Entry]
+) -> list[bytes]:
+    """The JSON of ``lst``'s entries, in order, as they were before a commit that took out
+    ``removed`` and put in ``added`` (``where``: which list ``lst`` is)."""
+    entries = dict(zip(lst.keys, lst.blobs, strict=True))
+    for at, key, _ in added:
+        if at == where:
+            del entries[key]
+    for at, key, blob in removed:
+        if at == where:
+            entries[key] = blob
+    return [entries[key] for key in sorted(entries)]
 
 
 @lru_cache(maxsize=1 << 17)
@@ -167,6 +217,7 @@ class Sweep:
         for w in set(base.warnings):
             if w.code not in _DYNAMIC_CODES:
                 self.warnings.add(w.sort_key(), w, _warning_bytes(w))
+        self._content: tuple[bytes, bytes, bytes] | None = None
         self._digest: str | None = None
         self._included: list[Included] | None = None
 
@@ -213,39 +264,76 @@ class Sweep:
     def start(self, instant: datetime) -> None:
         self.commit(instant, self.judge(sorted(self.members), instant))
 
-    def commit(self, instant: datetime, changed: dict[str, ClusterState]) -> None:
-        """Move to ``instant``, splicing the re-judged clusters into the bundle."""
+    def commit(self, instant: datetime, changed: dict[str, ClusterState]) -> bool:
+        """Move to ``instant``, splicing the re-judged clusters into the bundle; whether its
+        content (:meth:`content`) changed, decided from the entries the splice took out and
+        put in, without joining the content (a part whose entries' JSON changed has
+        changed, see :func:`_same_json`) unless only their places moved."""
         self.instant = instant
+        if not changed:
+            return False
+        removed: list[_Entry] = []
+        added: list[_Entry] = []
         for cluster, state in changed.items():
             old = self.clusters.get(cluster)
             if old is not None:
-                self._splice(old, -1)
-            self._splice(state, +1)
+                self._splice(old, False, removed)
+            self._splice(state, True, added)
             self.clusters[cluster] = state
-        if changed:
-            self._digest = None
-            self._included = None
+        self._included = None
+        if Counter(removed) == Counter(added):
+            return False  # the very same entries: the same content, the same digest
+        if _same_json(removed, added):  # only places moved (rare): compare the contents
+            before = self._joined_before(removed, added)
+            self._content = None
+            if self.content() == before:
+                return False  # the digest, if known, still holds
+        self._content = None
+        self._digest = None
+        return True
 
-    def _splice(self, state: ClusterState, sign: int) -> None:
+    def _joined_before(
+        self, removed: list[_Entry], added: list[_Entry]
+    ) -> tuple[bytes, bytes, bytes]:
+        """The content before the commit that took out ``removed`` and put in ``added``."""
+        if self._content is not None:
+            return self._content
+        lists = self._lists()
+        return _joined([_entries_before(lst, i, removed, added) for i, lst in enumerate(lists)])
+
+    def _lists(self) -> tuple[_Sorted, _Sorted, _Sorted, _Sorted]:
+        """The bundle's sorted lists: :data:`_EXCLUSIONS`, :data:`_CURRENT`,
+        :data:`_HISTORICAL`, :data:`_WARNINGS`."""
+        return (self.exclusions, self.current, self.historical, self.warnings)
+
+    def _splice(self, state: ClusterState, put: bool, log: list[_Entry]) -> None:
+        """Put ``state``'s entries into the bundle, or take them out (``put`` false), logging
+        each one in ``log``."""
+        key: Any
         for uid, lifecycle in state.standing.items():
-            into = self.current if lifecycle is Lifecycle.ACTIVE else self.historical
+            active = lifecycle is Lifecycle.ACTIVE
+            into, where = (self.current, _CURRENT) if active else (self.historical, _HISTORICAL)
             key = self.order[uid]
-            if sign < 0:
-                into.remove(key)
-            else:
+            if put:
                 s = self.scores[uid]
                 inc = Included(self.by_uid[uid], lifecycle, state.stale[uid], s.score, s.matched)
-                into.add(key, inc, self.pieces.included(inc))
+                log.append((where, key, into.add(key, inc, self.pieces.included(inc))))
+            else:
+                log.append((where, key, into.remove(key)))
         for ex in state.exclusions.values():
-            if sign < 0:
-                self.exclusions.remove(ex.sort_key())
+            key = ex.sort_key()
+            if put:
+                blob = self.exclusions.add(key, ex, self.pieces.exclusion(ex))
             else:
-                self.exclusions.add(ex.sort_key(), ex, self.pieces.exclusion(ex))
+                blob = self.exclusions.remove(key)
+            log.append((_EXCLUSIONS, key, blob))
         for w in state.findings:
-            if sign < 0:
-                self.warnings.remove(w.sort_key())
+            key = w.sort_key()
+            if put:
+                blob = self.warnings.add(key, w, _warning_bytes(w))
             else:
-                self.warnings.add(w.sort_key(), w, _warning_bytes(w))
+                blob = self.warnings.remove(key)
+            log.append((_WARNINGS, key, blob))
 
     # -- the bundle ----------------------------------------------------------------------------
 
@@ -273,29 +361,39 @@ class Sweep:
             self._included = self.current.values + self.historical.values
         return self._included
 
-    def side(self) -> SideInfo:
+    def side(self, digest: bool = True) -> SideInfo:
+        """This bundle's side of a diff (``digest``: with its digest, else ``None``)."""
         q = self.query
         assert self.instant is not None
         return SideInfo(
             role=q.role,
             task=q.task,
             as_of=format_instant(self.instant),
-            digest=self.digest(),
+            digest=self.digest() if digest else None,
             rev=self.rev,
             include_historical=q.include_historical,
             limit=q.limit,
             min_relevance=q.min_relevance,
         )
 
+    def content(self) -> tuple[bytes, bytes, bytes]:
+        """What the digest hashes, joined from each entry's cached canonical JSON: the
+        exclusions, the objects and the warnings (one value until the next change; 4 MB at
+        10k objects)."""
+        if self._content is None:
+            self._content = _joined([lst.blobs for lst in self._lists()])
+        return self._content
+
     def digest(self) -> str:
-        """The digest of SPEC §5, hashed from each entry's cached canonical JSON."""
+        """The digest of SPEC §5, hashed from :meth:`content`."""
         if self._digest is None:
+            exclusions, objects, warnings = self.content()
             h = hashlib.sha256(b'{"exclusions":[')
-            h.update(b",".join(self.exclusions.blobs))
+            h.update(exclusions)
             h.update(b'],"objects":[')
-            h.update(b",".join(self.current.blobs + self.historical.blobs))
+            h.update(objects)
             h.update(b'],"warnings":[')
-            h.update(b",".join(self.warnings.blobs))
+            h.update(warnings)
             h.update(b"]}")
             self._digest = "sha256:" + h.hexdigest()
         return self._digest

@@ -187,12 +187,14 @@ class WarningView:
 
 @dataclass(frozen=True)
 class SideInfo:
-    """What produced one side: the query, the revision (None = the files on disk), the digest."""
+    """What produced one side: the query, the revision (None = the files on disk), the digest
+    (None where it was not computed: the explorer's agenda never shows its points' digests,
+    see :func:`~octui.analysis.agenda.change_agenda`)."""
 
     role: str | None
     task: str
     as_of: str
-    digest: str
+    digest: str | None
     rev: str | None = None
     include_historical: bool = False
     limit: int | None = None
@@ -224,8 +226,9 @@ class Diff:
 
     @property
     def same(self) -> bool:
-        """True when both sides select the same context (equal digests)."""
-        return self.a.digest == self.b.digest
+        """True when both sides select the same context (equal digests). Sides without
+        digests are a change point's, whose bundles differ by construction."""
+        return self.a.digest is not None and self.a.digest == self.b.digest
 
     def by_aspect(self, aspect: DiffAspect) -> list[ObjectChange]:
         return [c for c in self.objects if aspect in c.aspects]

@@ -19,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).parent.parent))
 from properties.test_properties import ROLE_NAMES, SETTINGS, specs, write
 from repo_builder import obj
 
+from octui.analysis import agenda_sweep_state
 from octui.analysis.agenda import (
     _brute_walk,
     brute_force_agenda,
@@ -27,14 +28,17 @@ from octui.analysis.agenda import (
     previous_change,
     walk_changes,
 )
-from octui.analysis.agenda_points import EPSILON, candidates, sorted_candidates
+from octui.analysis.agenda_points import EPSILON, ChangePoint, candidates, sorted_candidates
+from octui.analysis.agenda_sweep_state import ClusterState, Sweep, _Sorted
 from octui.bundle.bundle import digest
 from octui.cli.main import main
-from octui.core.enums import CauseKind, DiffAspect
+from octui.core.enums import CauseKind, DiffAspect, WarningCode
+from octui.core.model import Finding
 from octui.core.timeutil import format_instant, parse_instant
 from octui.load.assemble import Repository
 from octui.load.loader import load_repository
 from octui.render.agenda import render_text
+from octui.resolve.cache import ResolutionCache
 from octui.resolve.engine import resolve
 from octui.resolve.result import Query
 
@@ -75,7 +79,7 @@ def test_agenda_is_sound_and_complete_over_a_year(sample: Repository, role: str)
         assert since < point.first_instant <= until
     # Walk the window every 6 hours: the digest is always the one the agenda predicts.
     instants = [p.first_instant for p in agenda.points]
-    expected = digest_at(sample, query, since)
+    expected: str | None = digest_at(sample, query, since)
     t = since + timedelta(hours=6)
     while t <= until:
         passed = [p for p in agenda.points if p.first_instant <= t]
@@ -221,14 +225,27 @@ def test_walking_both_ways_lists_the_agenda(sample: Repository) -> None:
 # -- the sweep equals the brute force ------------------------------------------------------------
 
 
+def _undigested(point: ChangePoint) -> dict[str, Any]:
+    """A point's JSON and its diff's, with the two digests blanked."""
+    diff = point.diff.to_json()
+    for side in ("a", "b"):
+        diff[side]["digest"] = None
+    whole = point.to_json(TODAY) | {"digest_before": None, "digest_after": None}
+    return {"point": whole, "diff": diff, "causes": point.causes, "moves": point.rank_moves}
+
+
 def _same_agenda(repo: Repository, query: Query, since: Any, until: Any) -> None:
-    """The sweep's agenda equals the brute force's: every point, cause, diff and digest."""
+    """The sweep's agenda equals the brute force's: every point, cause, diff and digest;
+    without digests (the explorer's), every point, cause and diff, and no digest at all."""
     swept = change_agenda(repo, query, since=since, until=until)
     brute = brute_force_agenda(repo, query, since=since, until=until)
     assert swept.to_json() == brute.to_json()
     assert [p.diff.to_json() for p in swept.points] == [p.diff.to_json() for p in brute.points]
     assert [p.causes for p in swept.points] == [p.causes for p in brute.points]
     assert render_text(swept) == render_text(brute)
+    unhashed = change_agenda(repo, query, since=since, until=until, digests=False)
+    assert list(map(_undigested, unhashed.points)) == list(map(_undigested, brute.points))
+    assert all(p.diff.a.digest is None is p.diff.b.digest for p in unhashed.points)
 
 
 def _same_walks(repo: Repository, query: Query) -> None:
@@ -246,6 +263,8 @@ def _same_walks(repo: Repository, query: Query) -> None:
         assert [(p.at, p.after, p.causes, p.rank_moves) for p in swept] == [
             (p.at, p.after, p.causes, p.rank_moves) for p in brute
         ]
+        unhashed = walk_changes(repo, query, forward=forward, digests=False)
+        assert list(map(_undigested, unhashed)) == list(map(_undigested, brute))
 
 
 @pytest.mark.parametrize("role", ["support", "sales", "engineering", "leadership", "public-bot"])
@@ -274,6 +293,69 @@ def test_the_sweep_is_used_and_finds_the_refund_supersession(sample: Repository)
     assert set(cache.stages.keys()) == stages
     june = next(p for p in agenda.points if p.at == parse_instant("2026-06-01"))
     assert "policies.refunds@2 takes effect" in {c.detail for c in june.causes}
+
+
+def test_an_agenda_without_digests_hashes_no_bundle(
+    sample: Repository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The explorer's agenda (no digests) compares the bundles from instant to instant and
+    never hashes one: hashing was half of a 90-day agenda's work at 10k objects."""
+    query = Query(role="support", as_of=TODAY, task="refund")
+    hashed = change_agenda(sample, query)
+    assert len(hashed.points) > 20
+
+    def refuse(*_: object) -> None:
+        raise AssertionError("a bundle was hashed")
+
+    monkeypatch.setattr(Sweep, "digest", refuse)
+    unhashed = change_agenda(sample, query, digests=False)
+    assert list(map(_undigested, unhashed.points)) == list(map(_undigested, hashed.points))
+    back = list(walk_changes(sample, query, forward=False, digests=False))
+    assert [p.first_instant for p in back] == [p.first_instant for p in reversed(hashed.past())]
+    with pytest.raises(AssertionError, match="hashed"):
+        change_agenda(sample, query)
+
+
+def test_a_commit_that_changes_no_json_is_no_change(sample: Repository) -> None:
+    """Entries taken out and put back with the same JSON at the same places (here a warning
+    whose message alone changed: its key moves, its JSON, the digest's form, does not) leave
+    the content and the digest as they were; the commit says so without hashing."""
+    query = Query(role="support", as_of=TODAY)
+    sweep = Sweep(sample, query, resolve(sample, query), None, ResolutionCache(sample))
+    sweep.start(TODAY)
+    code = WarningCode.CONFLICT_DECLARED
+    first = ClusterState({}, [Finding(code, ("zz.test",), "one")], {}, {})
+    assert sweep.commit(TODAY, {"zz.test": first})
+    before, digest_before = sweep.content(), sweep.digest()
+    sweep._content = None  # not joined, as in the explorer's agenda: rebuilt from the moves
+    second = ClusterState({}, [Finding(code, ("zz.test",), "two")], {}, {})
+    assert not sweep.commit(TODAY, {"zz.test": second})
+    assert sweep.content() == before and sweep.digest() == digest_before
+    assert sweep.warnings.keys.count(second.findings[0].sort_key()) == 1
+    third = ClusterState({}, [Finding(code, ("zz.test", "zz.x"), "two")], {}, {})
+    assert sweep.commit(TODAY, {"zz.test": third})
+    assert sweep.content() != before and sweep.digest() != digest_before
+
+
+def test_the_content_before_a_commit_is_rebuilt_from_what_it_moved() -> None:
+    """Two entries with the same JSON and different keys (two identical copies of a file)
+    change the content when one leaves and the other enters across another entry, and not
+    when nothing lies between them."""
+    state = agenda_sweep_state
+    lists = [_Sorted() for _ in range(4)]
+    objects = lists[1]
+    for key, blob in ((1, b"A"), (2, b"B"), (3, b"C")):
+        objects.add(key, None, blob)
+    before = state._joined([lst.blobs for lst in lists])
+    assert before[1] == b"A,B,C"
+    # the copy at key 1 leaves, an identical copy enters at key 4 (after B and C)
+    removed = [(state._CURRENT, 1, objects.remove(1))]
+    added = [(state._CURRENT, 4, objects.add(4, None, b"A"))]
+    assert state._same_json(removed, added)
+    rebuilt = [state._entries_before(lst, i, removed, added) for i, lst in enumerate(lists)]
+    assert state._joined(rebuilt) == before
+    assert state._joined([lst.blobs for lst in lists])[1] == b"B,C,A"
+    assert not state._same_json(removed, [(state._CURRENT, 4, b"Z")])
 
 
 @SETTINGS

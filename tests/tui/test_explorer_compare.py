@@ -5,7 +5,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 from octui.analysis.agenda import change_agenda
+from octui.analysis.agenda_sweep_state import Sweep
 from octui.analysis.diff import diff_resolutions
 from octui.core.timeutil import parse_instant
 from octui.load.loader import load_repository
@@ -74,7 +77,9 @@ async def test_what_changed_for_support_between_march_and_today() -> None:
         assert not app.main.query_one("#extras-bar").display
 
 
-async def test_what_changes_in_the_next_90_days_by_walking() -> None:
+async def test_what_changes_in_the_next_90_days_by_walking(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     app = make_app(role="support", as_of=TODAY)
     expected = change_agenda(
         load_repository(SAMPLE),
@@ -82,6 +87,12 @@ async def test_what_changes_in_the_next_90_days_by_walking() -> None:
         since=TODAY,
         until=parse_instant("2027-02-28"),
     ).receiving()  # by default, . and , step through the changes to what support receives
+
+    def refuse(_: object) -> str:
+        raise AssertionError("the explorer hashed a change point's bundle")
+
+    # neither the walk nor the agenda shows a point's digest: neither hashes its bundles
+    monkeypatch.setattr(Sweep, "digest", refuse)
     async with app.run_test(size=(130, 40)) as pilot:
         await settle_all(pilot)
         seen = []

@@ -41,7 +41,8 @@ def find_change(
     """The next change after ``query.as_of`` (forward) or the latest in effect at it, of the
     mode: every digest change, or the changes to what the role receives (``cache``: the
     repository's resolution cache)."""
-    for point in walk_changes(repository, query, forward=forward, rev=rev, cache=cache):
+    walk = walk_changes(repository, query, forward=forward, rev=rev, cache=cache, digests=False)
+    for point in walk:  # the walk moves as_of; the new view shows its own digest
         if everything or point.receives:
             return point
     return None

@@ -177,8 +177,14 @@ class AgendaScreen(ModalScreen[datetime | None]):
         host.run_worker(self._find, name="the change agenda", group="agenda", exit_on_error=False)
 
     async def _find(self) -> None:
+        # The screen never shows a point's digest: the sweep compares bundles, never hashes them.
         agenda = await in_daemon_thread(
-            change_agenda, self.repository, self.query_, rev=self.rev, cache=self.cache
+            change_agenda,
+            self.repository,
+            self.query_,
+            rev=self.rev,
+            cache=self.cache,
+            digests=False,
         )
         if not self.is_attached:
             return  # closed meanwhile
