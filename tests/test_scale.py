@@ -518,3 +518,86 @@ def test_both_io_floors_read_the_same_object_files(tmp_path: Path) -> None:
     assert str(root / "folder.md" / "opencontext.yaml") in tight  # only the root's is config
     assert str(root / "opencontext.yaml") not in tight
     assert io_floor(root) >= 0 and io_floor_pathlib(root) >= 0
+
+
+def _row(objects: int, scale: float) -> dict[str, object]:
+    """A benchmark row whose every growth figure and floor is ``scale`` times one base."""
+    figures = {
+        "cold_s": 1.0,
+        "cached_s": 0.3,
+        "task_ms": 5.0,
+        "role_ms": 24.0,
+        "as_of_ms": 14.0,
+        "edit_body_ms": 13.0,
+        "edit_field_ms": 18.0,
+        "session_peak_mb": 135.0,
+        "floor_csafeloader_s": 1.1,
+        "floor_io_s": 0.1,
+        "floor_io_pathlib_s": 0.27,
+    }
+    return {"objects": objects, "identical": True, "reasons": {}} | {
+        k: v * scale for k, v in figures.items()
+    }
+
+
+def test_the_growth_of_every_target_figure_is_judged_with_the_floors_beside_it() -> None:
+    """Each step between two sizes judges the worst growth per doubling of every figure the
+    growth target covers (not only the cold run), and shows how the floors grew."""
+    from octui.devtools import bench
+
+    small, big = _row(10_000, 1.0), _row(20_000, 2.1)
+    line = bench.growth_verdict(small, big)
+    assert "growth 10,000 → 20,000: worst cold 2.100×" in line and line.count("2.100") == 9
+    assert "holds" in line and "DOES NOT HOLD" not in line and "the floors 2.10–2.10×" in line
+    big["as_of_ms"] = 14.0 * 2.3
+    line = bench.growth_verdict(small, big)
+    assert "worst new as_of 2.300× per doubling (target ≤ 2.2) DOES NOT HOLD" in line
+    # 10k → 50k is 2.32 doublings: 5.8× in all is 2.13× per doubling
+    assert round(bench.per_doubling(small, _row(50_000, 5.8), "role_ms") or 0, 2) == 2.13
+    assert bench.per_doubling(small, big | {"role_ms": None}, "role_ms") is None
+
+
+def test_the_report_reads_earlier_runs_rows_and_refuses_anything_else(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--report`` measures nothing: it prints the table and the verdicts, the growth
+    across files included, of rows earlier ``--json`` runs wrote; a file holding anything
+    else, or a size given twice, is a one-line error naming the file and line."""
+    import json
+
+    from octui.devtools import bench
+
+    rows = [_row(1_000, 0.1), _row(10_000, 1.0), _row(50_000, 5.8)]
+    first, huge = tmp_path / "run.json", tmp_path / "run-100k.json"
+    first.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    huge.write_text(json.dumps(_row(100_000, 12.0)) + "\n", encoding="utf-8")
+    assert bench.main(["--report", str(first), str(huge)]) == 0
+    out = capsys.readouterr().out
+    assert "| 100,000 |" in out
+    assert "growth 10,000 → 50,000: worst cold 2.132×" in out
+    assert "growth 50,000 → 100,000: worst cold 2.069×" in out
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(rows[0]) + "\n[bench 10:00:00] a log line\n", encoding="utf-8")
+    for argv, why in (
+        ([str(bad)], f"{bad}:2: not a row of the benchmark's --json output"),
+        ([str(first), str(first)], f"{first}:1: 1,000 objects again (first at {first}:1)"),
+        ([str(tmp_path / "none.json")], "cannot be read"),
+    ):
+        with pytest.raises(SystemExit) as exited:
+            bench.main(["--report", *argv])
+        assert exited.value.code == 2
+        err = capsys.readouterr().err
+        assert why in err and "Traceback" not in err
+
+
+def test_the_agenda_figures_are_the_commands_and_the_explorers() -> None:
+    """The benchmark's agenda is timed twice against one resolution: as ``changes`` makes
+    it (every point's digests) and as the explorer makes it (the same points, no digest)."""
+    from octui.devtools.bench_session import agenda_figures
+
+    row: dict[str, object] = {}
+    answer = {"resolution": 0.2, "agenda": 1.0, "agenda_explorer": 0.45, "points": 180}
+    agenda_figures(row, answer | {"agenda_explorer_points": 180})
+    assert (row["agenda_s"], row["agenda_ratio"]) == (1.0, 5.0)
+    assert (row["agenda_explorer_s"], row["agenda_explorer_ratio"]) == (0.45, 2.2)
+    assert row["agenda_points"] == 180 and row["agenda_resolution_s"] == 0.2

@@ -244,6 +244,8 @@ COLUMNS = [
     ("audit_s", "audit, every role", "s"),
     ("agenda_s", "agenda 90 d (CPU)", "s"),
     ("agenda_ratio", "agenda ÷ 1 resolution", "×"),
+    ("agenda_explorer_s", "explorer's agenda 90 d (no digests)", "s"),
+    ("agenda_explorer_ratio", "explorer's agenda ÷ 1 resolution", "×"),
     ("first_screen_s", "explorer first screen", "s"),
     ("idle_cpu_pct", "explorer idle CPU", "%"),
     ("key_ms", "keystroke", "ms"),
@@ -255,7 +257,7 @@ def table(rows: list[dict[str, Any]]) -> str:
     head = [title for _, title, _ in COLUMNS] + ["cold ÷ floors", "cached ÷ floor", "identical"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
-        cells = [f"{r['objects']:,}"] + [_cell(r[key], unit) for key, _, unit in COLUMNS[1:]]
+        cells = [f"{r['objects']:,}"] + [_cell(r.get(key), unit) for key, _, unit in COLUMNS[1:]]
         cells.append(
             f"{r['cold_s'] / r['floor_csafeloader_s']:.2f}× / {r['cold_s'] / r['floor_io_s']:.1f}×"
         )
@@ -285,7 +287,10 @@ TARGETS: list[tuple[str, dict[int, float], Any]] = [
     ("keystroke (ms)", {50_000: 50}, lambda r: r["key_ms"]),
     ("session peak (MB)", {50_000: 600, HUGE: 1200}, lambda r: r["session_peak_mb"]),
     ("audit, every role (s)", {10_000: 3.0}, lambda r: r["audit_s"]),
-    ("agenda 90 d ÷ 1 resolution", {10_000: 3.0}, lambda r: r["agenda_ratio"]),
+    ("agenda 90 d ÷ 1 resolution (changes: every point's digests)", {10_000: 3.0},
+     lambda r: r["agenda_ratio"]),
+    ("agenda 90 d ÷ 1 resolution (the explorer's: no digests)", {10_000: 3.0},
+     lambda r: r.get("agenda_explorer_ratio")),
     ("agenda 90 d (s)", {50_000: 30.0}, lambda r: r["agenda_s"]),
 ]  # fmt: skip
 
@@ -301,7 +306,7 @@ def verdicts(rows: list[dict[str, Any]]) -> list[str]:
                 continue
             try:
                 value = figure(row)
-            except TypeError:
+            except (TypeError, KeyError):  # not measured, or a row from an older benchmark
                 value = None
             if value is None:
                 out.append(f"- {name} at {size:,}: not measured")
@@ -310,14 +315,53 @@ def verdicts(rows: list[dict[str, Any]]) -> list[str]:
                 out.append(f"- {name} at {size:,}: {value:.2f} (target ≤ {limit:g}) {holds}")
     sizes = sorted(by_size)
     for small, big in itertools.pairwise(sizes):
-        ratio = by_size[big]["cold_s"] / by_size[small]["cold_s"]
-        per_doubling = ratio ** (1 / math.log2(big / small))
-        holds = "holds" if per_doubling <= 2.2 else "DOES NOT HOLD"
-        out.append(
-            f"- cold growth {small:,} → {big:,}: {per_doubling:.2f}× per doubling "
-            f"(target ≤ 2.2) {holds}"
-        )
+        out.append(growth_verdict(by_size[small], by_size[big]))
     return out
+
+
+GROWTH_LIMIT = 2.2
+"""The most any figure may grow per doubling of the objects (issue #13: linear)."""
+GROWTH: list[tuple[str, str]] = [
+    ("cold_s", "cold"),
+    ("cached_s", "cache warm"),
+    ("task_ms", "new task"),
+    ("role_ms", "new role"),
+    ("as_of_ms", "new as_of"),
+    ("edit_body_ms", "edit: body"),
+    ("edit_field_ms", "edit: field"),
+    ("session_peak_mb", "session peak"),
+]
+"""The figures whose growth is a target: every one of the table measured at every size."""
+FLOORS = ("floor_csafeloader_s", "floor_io_s", "floor_io_pathlib_s")
+
+
+def per_doubling(small: dict[str, Any], big: dict[str, Any], key: str) -> float | None:
+    """How many times ``key`` grew per doubling of the objects from ``small`` to ``big``
+    (``None`` when either row lacks it)."""
+    before, after = small.get(key), big.get(key)
+    if not before or after is None:
+        return None
+    return float((after / before) ** (1 / math.log2(big["objects"] / small["objects"])))
+
+
+def growth_verdict(small: dict[str, Any], big: dict[str, Any]) -> str:
+    """One line for a step between two sizes: every target figure's growth per doubling,
+    whether the worst holds, and how the floors grew meanwhile (not a target: a step
+    measured minutes apart carries the machine's drift, which the floors show)."""
+    grew = {name: per_doubling(small, big, key) for key, name in GROWTH}
+    known = {name: g for name, g in grew.items() if g is not None}
+    floors = [g for g in (per_doubling(small, big, key) for key in FLOORS) if g is not None]
+    step = f"- growth {small['objects']:,} → {big['objects']:,}"
+    if not known:
+        return f"{step}: not measured"
+    worst = max(known, key=lambda name: known[name])
+    holds = "holds" if known[worst] <= GROWTH_LIMIT else "DOES NOT HOLD"
+    each = ", ".join(f"{name} {g:.3f}" for name, g in known.items())
+    floor = f"; the floors {min(floors):.2f}–{max(floors):.2f}×" if floors else ""
+    return (
+        f"{step}: worst {worst} {known[worst]:.3f}× per doubling (target ≤ {GROWTH_LIMIT:g}) "
+        f"{holds} ({each}{floor})"
+    )
 
 
 def machine() -> str:
@@ -345,6 +389,14 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object per size instead of the table"
     )
+    parser.add_argument(
+        "--report",
+        nargs="+",
+        metavar="FILE",
+        help="measure nothing: print the table and the targets, the growth from size to size "
+        "included, of the rows earlier --json runs wrote to FILE (say, 1k to 50k in one file "
+        "and 100k in another)",
+    )
     parser.add_argument("--worker", choices=["cli", *WORKERS], help=argparse.SUPPRESS)
     parser.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     return parser
@@ -365,11 +417,46 @@ def print_table(rows: list[dict[str, Any]], repeat: int, before: str, started: f
     print(f"machine: {before} (at start); {machine()} (at end)")
     print(f"query: --role {ROLE} --task {TASK!r} --as-of {AS_OF}; CPU seconds, best of "
           f"{repeat}")  # fmt: skip
+    print_results(rows)
+    print(f"- total benchmark time: {time.perf_counter() - started:.0f} s (wall)")
+
+
+def print_results(rows: list[dict[str, Any]]) -> None:
     print()
     print(table(rows))
     print()
     print("\n".join(verdicts(rows)))
-    print(f"- total benchmark time: {time.perf_counter() - started:.0f} s (wall)")
+
+
+def read_rows(paths: list[str]) -> list[dict[str, Any]]:
+    """The rows that earlier ``--json`` runs printed, from each file in ``paths`` (one JSON
+    object per line), by size; :class:`ValueError` names the file and line of anything
+    else, and a size given twice."""
+    found: dict[int, tuple[dict[str, Any], str]] = {}
+    for path in paths:
+        try:
+            lines = Path(path).read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as error:
+            raise ValueError(f"{path}: cannot be read ({error})") from None
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except ValueError:
+                row = None
+            if not isinstance(row, dict) or not isinstance(row.get("objects"), int):
+                raise ValueError(f"{path}:{number}: not a row of the benchmark's --json output")
+            where = f"{path}:{number}"
+            if row["objects"] in found:
+                raise ValueError(
+                    f"{where}: {row['objects']:,} objects again (first at "
+                    f"{found[row['objects']][1]}): give one run's rows for each size"
+                )
+            found[row["objects"]] = (row, where)
+    if not found:
+        raise ValueError(f"{', '.join(paths)}: no rows")
+    return [found[size][0] for size in sorted(found)]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -381,6 +468,13 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(
             f"unexpected arguments {' '.join(args.rest)!r} (--sizes takes one comma-separated list)"
         )
+    if args.report:
+        try:
+            rows = read_rows(args.report)
+        except ValueError as error:
+            parser.error(f"--report: {error}")
+        print_results(rows)
+        return 0 if all(r.get("identical") for r in rows) else 1
     try:
         sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     except ValueError:
