@@ -42,6 +42,11 @@ a resolution of the same repository without the memo, and after the edits the se
 answer equals one from a fresh load without any cache.
 
 A figure that cannot be measured is ``null`` and the reason is printed (``reasons``).
+The verdicts judge every target at every size measured, and the growth per doubling of
+every figure the growth target covers (:data:`GROWTH`) from each size to the next, with
+the floors' own growth beside it. ``--report FILE...`` measures nothing: it prints the
+table and the verdicts of the rows earlier ``--json`` runs wrote (say, 1k to 50k in one
+file and 100k in another).
 Workers run in child processes so that each CPU and peak-memory figure is its own.
 
 This module is the command line, one size's run, the table, the targets and the ``--json``
@@ -178,7 +183,7 @@ def measure(size: int, work: Path, seed: int, repeat: int, tui: bool) -> dict[st
     log(f"{size}: audit after load")
     audit_figures(row, run_worker("audit", repo, env))
     log(f"{size}: change agenda, {AGENDA_DAYS} days")
-    agenda_figures(row, run_worker("agenda", repo, env))
+    agenda_figures(row, [run_worker("agenda", repo, env) for _ in range(repeat)])
     explorer_row(row, repo, env, tui, repeat)
     shutil.rmtree(repo, ignore_errors=True)
     return row
