@@ -288,8 +288,9 @@ class Sweep:
             self._content = None
             if self.content() == before:
                 return False  # the digest, if known, still holds
-        self._content = None
-        self._digest = None
+        else:
+            self._content = None
+        self._digest = None  # the content, if joined above, is the new one
         return True
 
     def _joined_before(

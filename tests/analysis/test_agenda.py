@@ -356,6 +356,15 @@ def test_the_content_before_a_commit_is_rebuilt_from_what_it_moved() -> None:
     assert state._joined(rebuilt) == before
     assert state._joined([lst.blobs for lst in lists])[1] == b"B,C,A"
     assert not state._same_json(removed, [(state._CURRENT, 4, b"Z")])
+    # and back: A leaves key 4 for key 0, with nothing between them that is not A's
+    removed = [(state._CURRENT, 4, objects.remove(4))]
+    added = [(state._CURRENT, 0, objects.add(0, None, b"A"))]
+    rebuilt = [state._entries_before(lst, i, removed, added) for i, lst in enumerate(lists)]
+    assert state._joined(rebuilt)[1] == b"B,C,A" and objects.blobs == [b"A", b"B", b"C"]
+    removed = [(state._CURRENT, 0, objects.remove(0))]
+    added = [(state._CURRENT, 1, objects.add(1, None, b"A"))]
+    rebuilt = [state._entries_before(lst, i, removed, added) for i, lst in enumerate(lists)]
+    assert state._joined(rebuilt) == state._joined([lst.blobs for lst in lists])
 
 
 @SETTINGS

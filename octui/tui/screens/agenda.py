@@ -177,7 +177,8 @@ class AgendaScreen(ModalScreen[datetime | None]):
         host.run_worker(self._find, name="the change agenda", group="agenda", exit_on_error=False)
 
     async def _find(self) -> None:
-        # The screen never shows a point's digest: the sweep compares bundles, never hashes them.
+        # The screen never shows a point's digest: the sweep compares bundles and hashes none
+        # (a query that trims, resolved at every candidate instead, is compared by digest).
         agenda = await in_daemon_thread(
             change_agenda,
             self.repository,
