@@ -295,7 +295,7 @@ TARGETS: list[tuple[str, dict[int, float], Any]] = [
     ("agenda 90 d ÷ 1 resolution (changes: every point's digests)", {10_000: 3.0},
      lambda r: r["agenda_ratio"]),
     ("agenda 90 d ÷ 1 resolution (the explorer's: no digests)", {10_000: 3.0},
-     lambda r: r.get("agenda_explorer_ratio")),
+     lambda r: r["agenda_explorer_ratio"]),
     ("agenda 90 d (s)", {50_000: 30.0}, lambda r: r["agenda_s"]),
 ]  # fmt: skip
 
