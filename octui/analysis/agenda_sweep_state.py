@@ -20,7 +20,6 @@ from candidate to candidate and diffs its consecutive bundles.
 
 from __future__ import annotations
 
-import hashlib
 from bisect import bisect_left
 from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
@@ -31,7 +30,7 @@ from typing import Any
 from octui.analysis.diff import receivable_ids
 from octui.analysis.diff_result import SideInfo
 from octui.bundle.bundle import canonical_json, warning_digest_form
-from octui.bundle.pieces import Pieces, pieces_of
+from octui.bundle.pieces import Pieces, joined_digest, pieces_of
 from octui.core.enums import ExclusionReason, Lifecycle, WarningCode
 from octui.core.model import ContextObject, Exclusion, Finding
 from octui.core.timeutil import format_instant
@@ -388,13 +387,5 @@ class Sweep:
     def digest(self) -> str:
         """The digest of SPEC §5, hashed from :meth:`content`."""
         if self._digest is None:
-            exclusions, objects, warnings = self.content()
-            h = hashlib.sha256(b'{"exclusions":[')
-            h.update(exclusions)
-            h.update(b'],"objects":[')
-            h.update(objects)
-            h.update(b'],"warnings":[')
-            h.update(warnings)
-            h.update(b"]}")
-            self._digest = "sha256:" + h.hexdigest()
+            self._digest = joined_digest(*self.content())
         return self._digest

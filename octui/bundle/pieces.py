@@ -137,6 +137,15 @@ def warning_piece(w: Finding) -> bytes:
     return dumps_canonical(warning_digest_form(w))
 
 
+def joined_digest(exclusions: bytes, objects: bytes, warnings: bytes) -> str:
+    """SPEC §5's digest of a bundle given each array's pieces joined by commas: the one
+    place, with :class:`Listing`, that writes the frame around them."""
+    hashed = hashlib.sha256(_HEAD)
+    for part in (exclusions, _MIDDLE, objects, _WARNINGS, warnings, _TAIL):
+        hashed.update(part)
+    return "sha256:" + hashed.hexdigest()
+
+
 class Pieces:
     """The digest's pieces encoded for one repository's resolutions (see the module)."""
 
