@@ -603,3 +603,19 @@ def test_the_agenda_figures_are_the_commands_and_the_explorers() -> None:
     assert (row["agenda_s"], row["agenda_ratio"]) == (1.0, 5.0)
     assert (row["agenda_explorer_s"], row["agenda_explorer_ratio"]) == (0.45, 2.2)
     assert row["agenda_points"] == 180 and row["agenda_resolution_s"] == 0.2
+
+
+def test_a_workers_peak_memory_is_its_own_not_the_benchmarks(tmp_path: Path) -> None:
+    """A worker reports its own peak memory, not the benchmark's: Linux carries a parent's
+    peak into its child across ``fork`` and ``exec`` (``ru_maxrss``), and the benchmark
+    holds the repository it has just written (about 300 MB at 50,000 objects)."""
+    from octui.devtools.bench import child_env
+    from octui.devtools.bench_cold import peak_of, resolve_argv
+    from octui.devtools.bench_common import run_child
+
+    repo = tmp_path / "org"
+    write_repository(repo, 40, 1)
+    held = b"x" * (400 << 20)  # what the benchmark holds when it starts the worker
+    result = run_child(resolve_argv(repo, "--no-cache"), child_env(tmp_path, 40))
+    assert result["code"] == 0, result["err"]
+    assert 0 < peak_of(result) < 200 < len(held) >> 20

@@ -20,13 +20,21 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import resource
 import stat
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
-from octui.devtools.bench_common import AS_OF, ROLE, TASK, cpu, log, run_child, worker_argv
+from octui.devtools.bench_common import (
+    AS_OF,
+    ROLE,
+    TASK,
+    cpu,
+    log,
+    peak_mb,
+    run_child,
+    worker_argv,
+)
 from octui.load.names import is_object_path
 
 
@@ -138,8 +146,7 @@ def cli_worker(argv: list[str]) -> NoReturn:
     from octui.cli.main import entry
 
     def report_peak() -> None:
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        print(f"OCTUI-BENCH-PEAK-MB {peak:.0f}", file=sys.stderr)
+        print(f"OCTUI-BENCH-PEAK-MB {peak_mb():.0f}", file=sys.stderr)
 
     entry(argv, then=report_peak)
 

@@ -31,6 +31,22 @@ def cpu() -> float:
     return time.process_time()
 
 
+def peak_mb() -> float:
+    """This process's own peak resident memory so far, in MB: the kernel's high-water mark
+    of its memory (``VmHWM``) where there is one. Not ``ru_maxrss`` there: Linux carries the
+    parent's peak into a child across ``fork`` and keeps it across ``exec``, so a worker
+    started by a benchmark holding the repository it just wrote reported the benchmark's
+    memory (about 300 MB at 50,000 objects, 560 MB at 100,000) whenever its own was less."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def instant(text: str) -> datetime:
     """``text`` as the resolver's instant (``--as-of`` syntax)."""
     from octui.core.timeutil import parse_instant

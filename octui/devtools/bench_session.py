@@ -28,14 +28,13 @@ from __future__ import annotations
 
 import os
 import re
-import resource
 import statistics
 import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from octui.devtools.bench_common import AS_OF, ROLE, TASK, cpu, instant
+from octui.devtools.bench_common import AS_OF, ROLE, TASK, cpu, instant, peak_mb
 
 TASKS = ["password reset", "outage credit", "enterprise pricing", "billing escalation", "api"]
 ROLES = ["sales", "engineering", "finance", "legal", "leadership"]
@@ -107,7 +106,7 @@ def _warm_session(repo: Path) -> dict[str, Any]:
     for role in sorted(session.repository.config.roles if session.repository else ()):
         for day in PEAK_INSTANTS:
             digest(session.resolve(Query(role=role, as_of=instant(day), task=TASK)))
-    results["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    results["peak_mb"] = peak_mb()
     # Checked after the peak was taken, so that the checks do not count in it.
     results["mismatches"] = mismatches(session, repo, [*asked, base], base)
     return results
