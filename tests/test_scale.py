@@ -605,6 +605,76 @@ def test_the_agenda_figures_are_the_commands_and_the_explorers() -> None:
     assert row["agenda_points"] == 180 and row["agenda_resolution_s"] == 0.2
 
 
+def test_the_growth_run_interleaves_the_sizes_and_keeps_each_ones_best_round(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--growth`` writes every size's repository, then measures in rounds, each size in
+    turn within a round, and keeps each figure's best round: a machine twice as slow in
+    the first round (a drift the plain benchmark would put between its sizes) leaves the
+    growth octui's own, 2× per doubling here."""
+    import octui.synth.repository as synth
+    from octui.devtools import bench, bench_growth
+
+    calls: list[tuple[int, str]] = []
+    rounds_seen: dict[int, int] = {}
+
+    def slowness(size: int) -> float:  # the first round of each size ran twice as slow
+        return 2.0 if rounds_seen[size] == 1 else 1.0
+
+    def floors(row: dict[str, Any], repo: Path, repeat: int) -> None:
+        size = row["objects"]
+        rounds_seen[size] = rounds_seen.get(size, 0) + 1
+        calls.append((size, "floors"))
+        scale = size / 1000 * slowness(size)
+        row.update(files=size, floor_csafeloader_s=1.1 * scale, floor_io_s=0.1 * scale)
+        row["floor_io_pathlib_s"] = 0.27 * scale
+
+    def whole(row: dict[str, Any], repo: Path, env: dict[str, str], repeat: int) -> bool:
+        size = row["objects"]
+        calls.append((size, "cold"))
+        row.update(cold_s=size / 1000 * slowness(size), cached_s=0.3 * size / 1000)
+        return True
+
+    def worker(kind: str, repo: Path, env: dict[str, str]) -> dict[str, object]:
+        size = int(repo.name.split("-")[1])
+        calls.append((size, kind))
+        return _warm_answer(size / 1000 * slowness(size), 100.0 * size / 1000, [])
+
+    monkeypatch.setattr(synth, "write_repository", lambda path, n, seed: path.mkdir())
+    monkeypatch.setattr(bench_growth, "compiled", lambda env: True)
+    monkeypatch.setattr(bench_growth, "floor_figures", floors)
+    monkeypatch.setattr(bench_growth, "cold_figures", whole)
+    monkeypatch.setattr(bench_growth, "run_worker", worker)
+    rows = bench_growth.measure_growth([1000, 2000], tmp_path, 1, 2)
+    one_round = [(size, step) for size in (1000, 2000) for step in ("floors", "cold", "warm")]
+    assert calls == one_round * 2
+    small, big = rows
+    assert small["cold_s"] == 1.0 and big["cold_s"] == 2.0  # each the best round's
+    assert [run["cold_s"] for run in small["whole_runs"]] == [2.0, 1.0]
+    assert small["role_ms"] == 40.0 and big["role_ms"] == 80.0
+    assert big["session_peak_mb"] == 200 and small["identical"] is True
+    line = bench.growth_verdict(small, big)
+    assert "worst" in line and "2.000× per doubling (target ≤ 2.2) holds" in line
+
+    calls.clear()
+    rounds_seen.clear()
+
+    def made(prefix: str) -> str:
+        (tmp_path / "again").mkdir()
+        return str(tmp_path / "again")
+
+    monkeypatch.setattr(bench.tempfile, "mkdtemp", made)
+    assert bench.main(["--growth", "--sizes", "1000,2000", "--repeat", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "growth 1,000 → 2,000: worst" in out and "holds" in out
+    assert "| 2,000 |" in out and "keystroke" not in out  # only what the growth covers
+    assert not (tmp_path / "again").exists()  # the repositories are removed
+    with pytest.raises(SystemExit) as exited:
+        bench.main(["--growth", "--sizes", "1000"])
+    assert exited.value.code == 2
+    assert "--growth: give at least two sizes" in capsys.readouterr().err
+
+
 def test_a_workers_peak_memory_is_its_own_not_the_benchmarks(tmp_path: Path) -> None:
     """A worker reports its own peak memory, not the benchmark's: Linux carries a parent's
     peak into its child across ``fork`` and ``exec`` (``ru_maxrss``), and the benchmark

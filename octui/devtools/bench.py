@@ -46,7 +46,9 @@ The verdicts judge every target at every size measured, and the growth per doubl
 every figure the growth target covers (:data:`GROWTH`) from each size to the next, with
 the floors' own growth beside it. ``--report FILE...`` measures nothing: it prints the
 table and the verdicts of the rows earlier ``--json`` runs wrote (say, 1k to 50k in one
-file and 100k in another).
+file and 100k in another). ``--growth`` measures only what the growth target covers, in
+rounds that each measure every size in turn, so that the machine's drift falls on every
+size alike (:mod:`~octui.devtools.bench_growth`).
 Workers run in child processes so that each CPU and peak-memory figure is its own.
 
 This module is the command line, one size's run, the table, the targets and the ``--json``
@@ -64,7 +66,6 @@ import json
 import math
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -73,11 +74,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from octui.devtools.bench_cold import cli_worker, cold_figures, floor_figures
+from octui.devtools.bench_cold import FLOOR_KEYS, cli_worker, cold_figures, floor_figures
 from octui.devtools.bench_common import (
     AS_OF,
     ROLE,
     TASK,
+    age,
+    child_env,
+    compiled,
     instant,
     log,
     run_child,
@@ -94,6 +98,17 @@ from octui.devtools.bench_session import (
     warm_worker,
 )
 
+GROWTH_KEYS = (
+    "cold_s",
+    "cached_s",
+    "task_ms",
+    "role_ms",
+    "as_of_ms",
+    "edit_body_ms",
+    "edit_field_ms",
+    "session_peak_mb",
+)
+"""The figures whose growth is a target: every one of the table measured at every size."""
 SIZES = "1000,10000,50000"
 HUGE = 100_000
 EXPLORER_KEYS = ("first_screen_s", "idle_cpu_pct", "key_ms", "key_worst_ms")
@@ -121,47 +136,12 @@ WORKERS: dict[str, Callable[[Path], dict[str, Any]]] = {
 # -- one size -------------------------------------------------------------------------------------
 
 
-def age(root: Path) -> None:
-    """Date every file an hour back (the persistent cache ignores files written just now)."""
-    past = time.time() - 3600
-    for folder, _dirs, names in os.walk(root):
-        for name in names:
-            os.utime(os.path.join(folder, name), (past, past))
-
-
 def tui_available() -> bool:
     try:
         import octui.tui.app  # noqa: F401
     except Exception:
         return False
     return True
-
-
-def child_env(work: Path, size: int) -> dict[str, str]:
-    """The environment of every child: its own persistent cache, never the user's; and
-    Python's bytecode read and written as usual (see :func:`compiled`)."""
-    env = dict(os.environ)
-    env["XDG_CACHE_HOME"] = str(work / f"cache-{size}")
-    env.pop("OCTUI_NO_CACHE", None)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    return env
-
-
-def compiled(env: dict[str, str], package: str | None = None) -> bool:
-    """Compile octui's modules to bytecode where Python keeps it (``__pycache__`` beside
-    each module), once, before anything is measured: every process measured then reads
-    bytecode as an installed octui does — pip compiles a wheel when it installs it, and an
-    editable install's first run writes it — instead of compiling octui's source again in
-    every run, as it would where ``PYTHONDONTWRITEBYTECODE`` is set (it is on the machines
-    this project is measured on: about 60 ms of every run). Reported as ``bytecode``
-    (False: the folder could not be written, and the figures include compiling).
-    ``package``: another folder to compile instead (the tests')."""
-    if package is None:
-        import octui
-
-        package = os.path.dirname(octui.__file__)
-    argv = [sys.executable, "-m", "compileall", "-q", "-j", "0", package]
-    return subprocess.run(argv, env=env, capture_output=True, check=False).returncode == 0
 
 
 def measure(size: int, work: Path, seed: int, repeat: int, tui: bool) -> dict[str, Any]:
@@ -258,11 +238,15 @@ COLUMNS = [
 ]
 
 
-def table(rows: list[dict[str, Any]]) -> str:
-    head = [title for _, title, _ in COLUMNS] + ["cold ÷ floors", "cached ÷ floor", "identical"]
+GROWTH_COLUMNS = [c for c in COLUMNS if c[0] in {"objects", *FLOOR_KEYS, *GROWTH_KEYS}]
+"""The columns of ``--growth``: the floors and the figures the growth target covers."""
+
+
+def table(rows: list[dict[str, Any]], columns: list[tuple[str, str, str]] = COLUMNS) -> str:
+    head = [title for _, title, _ in columns] + ["cold ÷ floors", "cached ÷ floor", "identical"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
-        cells = [f"{r['objects']:,}"] + [_cell(r.get(key), unit) for key, _, unit in COLUMNS[1:]]
+        cells = [f"{r['objects']:,}"] + [_cell(r.get(key), unit) for key, _, unit in columns[1:]]
         cells.append(
             f"{r['cold_s'] / r['floor_csafeloader_s']:.2f}× / {r['cold_s'] / r['floor_io_s']:.1f}×"
         )
@@ -318,26 +302,26 @@ def verdicts(rows: list[dict[str, Any]]) -> list[str]:
             else:
                 holds = "holds" if value <= limit else "DOES NOT HOLD"
                 out.append(f"- {name} at {size:,}: {value:.2f} (target ≤ {limit:g}) {holds}")
-    sizes = sorted(by_size)
-    for small, big in itertools.pairwise(sizes):
-        out.append(growth_verdict(by_size[small], by_size[big]))
-    return out
+    return out + growth_lines(rows)
+
+
+def growth_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """The growth verdict of each step from one size to the next."""
+    by_size = {r["objects"]: r for r in rows}
+    return [growth_verdict(by_size[a], by_size[b]) for a, b in itertools.pairwise(sorted(by_size))]
 
 
 GROWTH_LIMIT = 2.2
 """The most any figure may grow per doubling of the objects (issue #13: linear)."""
-GROWTH: list[tuple[str, str]] = [
-    ("cold_s", "cold"),
-    ("cached_s", "cache warm"),
-    ("task_ms", "new task"),
-    ("role_ms", "new role"),
-    ("as_of_ms", "new as_of"),
-    ("edit_body_ms", "edit: body"),
-    ("edit_field_ms", "edit: field"),
-    ("session_peak_mb", "session peak"),
-]
-"""The figures whose growth is a target: every one of the table measured at every size."""
-FLOORS = ("floor_csafeloader_s", "floor_io_s", "floor_io_pathlib_s")
+GROWTH: list[tuple[str, str]] = list(
+    zip(
+        GROWTH_KEYS,
+        ("cold", "cache warm", "new task", "new role", "new as_of", "edit: body", "edit: field",
+         "session peak"),
+        strict=True,
+    )
+)  # fmt: skip
+"""Each figure of :data:`GROWTH_KEYS` and its name in the verdict."""
 
 
 def per_doubling(small: dict[str, Any], big: dict[str, Any], key: str) -> float | None:
@@ -355,7 +339,7 @@ def growth_verdict(small: dict[str, Any], big: dict[str, Any]) -> str:
     measured minutes apart carries the machine's drift, which the floors show)."""
     grew = {name: per_doubling(small, big, key) for key, name in GROWTH}
     known = {name: g for name, g in grew.items() if g is not None}
-    floors = [g for g in (per_doubling(small, big, key) for key in FLOORS) if g is not None]
+    floors = [g for g in (per_doubling(small, big, key) for key in FLOOR_KEYS) if g is not None]
     step = f"- growth {small['objects']:,} → {big['objects']:,}"
     if not known:
         return f"{step}: not measured"
@@ -393,6 +377,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-tui", action="store_true", help="skip the explorer figures")
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object per size instead of the table"
+    )
+    parser.add_argument(
+        "--growth",
+        action="store_true",
+        help="measure only what the growth target covers, in --repeat rounds that each "
+        "measure every size in turn (so the machine's drift falls on every size alike), "
+        "and judge the growth from size to size",
     )
     parser.add_argument(
         "--report",
@@ -486,6 +477,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--sizes: expected comma-separated whole numbers, got {args.sizes!r}")
     if args.huge and HUGE not in sizes:
         sizes.append(HUGE)
+    if args.growth:
+        return growth(sorted(set(sizes)), args)
     tui = not args.no_tui and tui_available()
     work = Path(tempfile.mkdtemp(prefix="octui-bench-"))
     started = time.perf_counter()
@@ -503,6 +496,32 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(work, ignore_errors=True)
     if not args.json:
         print_table(rows, args.repeat, before, started)
+    return 0 if all(r["identical"] for r in rows) else 1
+
+
+def growth(sizes: list[int], args: argparse.Namespace) -> int:
+    """``--growth``: see :mod:`octui.devtools.bench_growth`."""
+    from octui.devtools.bench_growth import measure_growth
+
+    if len(sizes) < 2:
+        _parser().error("--growth: give at least two sizes (--sizes, --huge)")
+    work = Path(tempfile.mkdtemp(prefix="octui-bench-"))
+    before = machine()
+    try:
+        rows = measure_growth(sizes, work, args.seed, max(args.repeat, 1))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if args.json:
+        for row in rows:
+            print(json.dumps(row))
+    else:
+        print(f"octui benchmark, growth — {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}")
+        print(f"machine: {before} (at start); {machine()} (at end)")
+        print(f"{max(args.repeat, 1)} rounds, each measuring every size in turn; CPU, best round")
+        print()
+        print(table(rows, GROWTH_COLUMNS))
+        print()
+        print("\n".join(growth_lines(rows)))
     return 0 if all(r["identical"] for r in rows) else 1
 
 

@@ -105,6 +105,10 @@ def io_floor_pathlib(root: Path) -> float:
     return cpu() - start
 
 
+FLOOR_KEYS = ("floor_csafeloader_s", "floor_io_s", "floor_io_pathlib_s")
+"""The floors' figures (:func:`floor_figures`)."""
+
+
 def floor_figures(row: dict[str, Any], repo: Path, repeat: int) -> None:
     """``files``, ``floor_csafeloader_s``, ``floor_io_s`` and ``floor_io_pathlib_s`` into
     ``row`` (best of ``repeat``)."""

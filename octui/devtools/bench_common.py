@@ -1,5 +1,6 @@
-"""What the benchmark's parts share: the one query it asks, the CPU clock, the log line, and
-the child processes in which every CPU and peak-memory figure is measured on its own.
+"""What the benchmark's parts share: the one query it asks, the CPU clock, the log line, the
+repositories' age, and the child processes (their environment, the bytecode they read) in
+which every CPU and peak-memory figure is measured on its own.
 
 Only the standard library (and :mod:`octui.load.names`, which imports nothing) is imported
 at the top of the benchmark's modules: a worker is a
@@ -10,6 +11,7 @@ work starts would be counted in the worker's figures.
 from __future__ import annotations
 
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -94,3 +96,38 @@ def run_worker(kind: str, repo: Path, env: dict[str, str]) -> dict[str, Any]:
         raise RuntimeError(result["err"].decode(errors="replace"))
     answer: dict[str, Any] = json.loads(result["out"])
     return answer
+
+
+def age(root: Path) -> None:
+    """Date every file an hour back (the persistent cache ignores files written just now)."""
+    past = time.time() - 3600
+    for folder, _dirs, names in os.walk(root):
+        for name in names:
+            os.utime(os.path.join(folder, name), (past, past))
+
+
+def child_env(work: Path, size: int) -> dict[str, str]:
+    """The environment of every child: its own persistent cache, never the user's; and
+    Python's bytecode read and written as usual (see :func:`compiled`)."""
+    env = dict(os.environ)
+    env["XDG_CACHE_HOME"] = str(work / f"cache-{size}")
+    env.pop("OCTUI_NO_CACHE", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def compiled(env: dict[str, str], package: str | None = None) -> bool:
+    """Compile octui's modules to bytecode where Python keeps it (``__pycache__`` beside
+    each module), once, before anything is measured: every process measured then reads
+    bytecode as an installed octui does — pip compiles a wheel when it installs it, and an
+    editable install's first run writes it — instead of compiling octui's source again in
+    every run, as it would where ``PYTHONDONTWRITEBYTECODE`` is set (it is on the machines
+    this project is measured on: about 60 ms of every run). Reported as ``bytecode``
+    (False: the folder could not be written, and the figures include compiling).
+    ``package``: another folder to compile instead (the tests')."""
+    if package is None:
+        import octui
+
+        package = os.path.dirname(octui.__file__)
+    argv = [sys.executable, "-m", "compileall", "-q", "-j", "0", package]
+    return subprocess.run(argv, env=env, capture_output=True, check=False).returncode == 0
