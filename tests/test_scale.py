@@ -7,6 +7,7 @@ import enum
 import gc
 import json
 import os
+import tempfile
 import weakref
 from datetime import UTC, datetime
 from pathlib import Path
@@ -437,7 +438,7 @@ def test_the_bench_measures_processes_that_read_octuis_bytecode(
     writes a package's bytecode where Python looks for it before any child runs."""
     import importlib.util
 
-    from octui.devtools import bench
+    from octui.devtools import bench_common as bench
 
     monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
     env = bench.child_env(tmp_path, 1000)
@@ -663,7 +664,7 @@ def test_the_growth_run_interleaves_the_sizes_and_keeps_each_ones_best_round(
         (tmp_path / "again").mkdir()
         return str(tmp_path / "again")
 
-    monkeypatch.setattr(bench.tempfile, "mkdtemp", made)
+    monkeypatch.setattr(tempfile, "mkdtemp", made)
     assert bench.main(["--growth", "--sizes", "1000,2000", "--repeat", "2"]) == 0
     out = capsys.readouterr().out
     assert "growth 1,000 → 2,000: worst" in out and "holds" in out
@@ -679,9 +680,8 @@ def test_a_workers_peak_memory_is_its_own_not_the_benchmarks(tmp_path: Path) -> 
     """A worker reports its own peak memory, not the benchmark's: Linux carries a parent's
     peak into its child across ``fork`` and ``exec`` (``ru_maxrss``), and the benchmark
     holds the repository it has just written (about 300 MB at 50,000 objects)."""
-    from octui.devtools.bench import child_env
     from octui.devtools.bench_cold import peak_of, resolve_argv
-    from octui.devtools.bench_common import run_child
+    from octui.devtools.bench_common import child_env, run_child
 
     repo = tmp_path / "org"
     write_repository(repo, 40, 1)
