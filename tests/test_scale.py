@@ -7,6 +7,7 @@ import enum
 import gc
 import json
 import os
+import sys
 import tempfile
 import weakref
 from datetime import UTC, datetime
@@ -639,7 +640,8 @@ def test_the_growth_run_interleaves_the_sizes_and_keeps_each_ones_best_round(
     def worker(kind: str, repo: Path, env: dict[str, str]) -> dict[str, object]:
         size = int(repo.name.split("-")[1])
         calls.append((size, kind))
-        return _warm_answer(size / 1000 * slowness(size), 100.0 * size / 1000, [])
+        peak = 100.0 * size / 1000 * (1.1 if rounds_seen[size] == 1 else 1.0)
+        return _warm_answer(size / 1000 * slowness(size), peak, [])
 
     monkeypatch.setattr(synth, "write_repository", lambda path, n, seed: path.mkdir())
     monkeypatch.setattr(bench_growth, "compiled", lambda env: True)
@@ -651,11 +653,12 @@ def test_the_growth_run_interleaves_the_sizes_and_keeps_each_ones_best_round(
     assert calls == one_round * 2
     small, big = rows
     assert small["cold_s"] == 1.0 and big["cold_s"] == 2.0  # each the best round's
+    assert small["floor_csafeloader_s"] == 1.1 and big["floor_io_pathlib_s"] == 0.54
     assert [run["cold_s"] for run in small["whole_runs"]] == [2.0, 1.0]
     assert small["role_ms"] == 40.0 and big["role_ms"] == 80.0
-    assert big["session_peak_mb"] == 200 and small["identical"] is True
+    assert big["session_peak_mb"] == 220 and small["identical"] is True  # the highest
     line = bench.growth_verdict(small, big)
-    assert "worst" in line and "2.000× per doubling (target ≤ 2.2) holds" in line
+    assert "2.000× per doubling (target ≤ 2.2) holds" in line and "floors 2.00–2.00×" in line
 
     calls.clear()
     rounds_seen.clear()
@@ -670,16 +673,21 @@ def test_the_growth_run_interleaves_the_sizes_and_keeps_each_ones_best_round(
     assert "growth 1,000 → 2,000: worst" in out and "holds" in out
     assert "| 2,000 |" in out and "keystroke" not in out  # only what the growth covers
     assert not (tmp_path / "again").exists()  # the repositories are removed
-    with pytest.raises(SystemExit) as exited:
-        bench.main(["--growth", "--sizes", "1000"])
-    assert exited.value.code == 2
-    assert "--growth: give at least two sizes" in capsys.readouterr().err
+    for argv, why in (
+        (["--sizes", "1000"], "--growth: give at least two sizes"),
+        (["--sizes", "1000,2000", "--repeat", "1"], "--growth: give at least two rounds"),
+    ):
+        with pytest.raises(SystemExit) as exited:
+            bench.main(["--growth", *argv])
+        assert exited.value.code == 2
+        assert why in capsys.readouterr().err
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux's inherited peak")
 def test_a_workers_peak_memory_is_its_own_not_the_benchmarks(tmp_path: Path) -> None:
     """A worker reports its own peak memory, not the benchmark's: Linux carries a parent's
     peak into its child across ``fork`` and ``exec`` (``ru_maxrss``), and the benchmark
-    holds the repository it has just written (about 300 MB at 50,000 objects)."""
+    holds the repositories it has written (with ``--growth``, every one of them)."""
     from octui.devtools.bench_cold import peak_of, resolve_argv
     from octui.devtools.bench_common import child_env, run_child
 

@@ -373,7 +373,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--sizes", default=SIZES, help=f"comma-separated sizes ({SIZES})")
     parser.add_argument("--huge", action="store_true", help=f"also measure {HUGE:,} objects")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--repeat", type=int, default=1, help="runs per timing (best is kept)")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        help="runs per timing, the best kept (default 1); with --growth, rounds (default 3)",
+    )
     parser.add_argument("--no-tui", action="store_true", help="skip the explorer figures")
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object per size instead of the table"
@@ -478,7 +482,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.huge and HUGE not in sizes:
         sizes.append(HUGE)
     if args.growth:
-        return growth(sorted(set(sizes)), args)
+        return growth(sorted(set(sizes)), args, 3 if args.repeat is None else args.repeat)
+    repeat = 1 if args.repeat is None else args.repeat
     tui = not args.no_tui and tui_available()
     work = Path(tempfile.mkdtemp(prefix="octui-bench-"))
     started = time.perf_counter()
@@ -486,7 +491,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     try:
         for n in sizes:
-            row = measure(n, work, args.seed, args.repeat, tui)
+            row = measure(n, work, args.seed, repeat, tui)
             rows.append(row)
             for key, why in row["reasons"].items():
                 log(f"{n}: {key} is null: {why}")
@@ -495,20 +500,22 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if not args.json:
-        print_table(rows, args.repeat, before, started)
+        print_table(rows, repeat, before, started)
     return 0 if all(r["identical"] for r in rows) else 1
 
 
-def growth(sizes: list[int], args: argparse.Namespace) -> int:
+def growth(sizes: list[int], args: argparse.Namespace, rounds: int) -> int:
     """``--growth``: see :mod:`octui.devtools.bench_growth`."""
     from octui.devtools.bench_growth import measure_growth
 
     if len(sizes) < 2:
         _parser().error("--growth: give at least two sizes (--sizes, --huge)")
+    if rounds < 2:
+        _parser().error("--growth: give at least two rounds (--repeat): one is the plain run")
     work = Path(tempfile.mkdtemp(prefix="octui-bench-"))
     before = machine()
     try:
-        rows = measure_growth(sizes, work, args.seed, max(args.repeat, 1))
+        rows = measure_growth(sizes, work, args.seed, rounds)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if args.json:
@@ -517,7 +524,7 @@ def growth(sizes: list[int], args: argparse.Namespace) -> int:
     else:
         print(f"octui benchmark, growth — {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}")
         print(f"machine: {before} (at start); {machine()} (at end)")
-        print(f"{max(args.repeat, 1)} rounds, each measuring every size in turn; CPU, best round")
+        print(f"{rounds} rounds, each measuring every size in turn; CPU, best round; peak, highest")
         print()
         print(table(rows, GROWTH_COLUMNS))
         print()

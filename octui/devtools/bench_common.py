@@ -37,8 +37,10 @@ def peak_mb() -> float:
     """This process's own peak resident memory so far, in MB: the kernel's high-water mark
     of its memory (``VmHWM``) where there is one. Not ``ru_maxrss`` there: Linux carries the
     parent's peak into a child across ``fork`` and keeps it across ``exec``, so a worker
-    started by a benchmark holding the repository it just wrote reported the benchmark's
-    memory (about 300 MB at 50,000 objects, 560 MB at 100,000) whenever its own was less."""
+    started by a benchmark holding the repositories it wrote reported the benchmark's
+    memory whenever its own was less (a 1,000-object session 52 MB where its own peak is
+    37 MB; with ``--growth``, which writes every repository first, 523 MB). Where
+    ``ru_maxrss`` is the figure, macOS gives it in bytes, Linux in kilobytes."""
     try:
         with open("/proc/self/status", encoding="ascii") as status:
             for line in status:
@@ -46,7 +48,8 @@ def peak_mb() -> float:
                     return int(line.split()[1]) / 1024
     except (OSError, ValueError, IndexError):
         pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1 << 20) if sys.platform == "darwin" else peak / 1024
 
 
 def instant(text: str) -> datetime:

@@ -3,13 +3,14 @@
 The benchmark measures one size after another, the largest minutes after the smallest; on
 a shared machine whose speed drifts, a step's growth then carries the drift as well as
 octui's own (the floors measured beside each size show how much). ``--growth`` writes every
-size's repository first and then measures in rounds (``--repeat`` of them): each round
+size's repository first and then measures in rounds (``--repeat`` of them, 3 unless it
+says otherwise): each round
 measures, for every size in turn, what the growth target covers — the floors, one cold and
 one cache-warm run of the command line, and one session (a new task, role and as_of, both
 edits, the peak), each as the benchmark measures it — so every size's samples are spread
-over the same minutes. Each timing is the best round's, the peak the highest (as the
-benchmark keeps the best of ``--repeat``), and the verdict is the benchmark's own growth
-line for each step. No explorer, audit or agenda: no growth target covers them.
+over the same minutes. As in the plain benchmark's ``--repeat``, each timing is the best
+round's and the session peak the highest round's; the verdict is the benchmark's own
+growth line for each step. No explorer, audit or agenda: no growth target covers them.
 """
 
 from __future__ import annotations
