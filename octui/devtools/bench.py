@@ -79,7 +79,6 @@ from octui.devtools.bench_common import (
     AS_OF,
     ROLE,
     TASK,
-    age,
     child_env,
     compiled,
     instant,
@@ -87,6 +86,7 @@ from octui.devtools.bench_common import (
     run_child,
     run_worker,
     worker_argv,
+    written,
 )
 from octui.devtools.bench_session import (
     AGENDA_DAYS,
@@ -98,17 +98,18 @@ from octui.devtools.bench_session import (
     warm_worker,
 )
 
-GROWTH_KEYS = (
-    "cold_s",
-    "cached_s",
-    "task_ms",
-    "role_ms",
-    "as_of_ms",
-    "edit_body_ms",
-    "edit_field_ms",
-    "session_peak_mb",
-)
-"""The figures whose growth is a target: every one of the table measured at every size."""
+GROWTH: list[tuple[str, str]] = [
+    ("cold_s", "cold"),
+    ("cached_s", "cache warm"),
+    ("task_ms", "new task"),
+    ("role_ms", "new role"),
+    ("as_of_ms", "new as_of"),
+    ("edit_body_ms", "edit: body"),
+    ("edit_field_ms", "edit: field"),
+    ("session_peak_mb", "session peak"),
+]
+"""The figures whose growth is a target (every one of the table measured at every size),
+each with its name in the verdict."""
 SIZES = "1000,10000,50000"
 HUGE = 100_000
 EXPLORER_KEYS = ("first_screen_s", "idle_cpu_pct", "key_ms", "key_worst_ms")
@@ -146,12 +147,7 @@ def tui_available() -> bool:
 
 def measure(size: int, work: Path, seed: int, repeat: int, tui: bool) -> dict[str, Any]:
     """One size: every figure of the table, as CPU seconds / milliseconds (see the module)."""
-    from octui.synth.repository import write_repository
-
-    repo = work / f"org-{size}"
-    log(f"{size}: writing the repository")
-    write_repository(repo, size, seed)
-    age(repo)
+    repo = written(work, size, seed)
     row: dict[str, Any] = {"objects": size, "reasons": {}}
     log(f"{size}: floors")
     floor_figures(row, repo, repeat)
@@ -238,7 +234,7 @@ COLUMNS = [
 ]
 
 
-GROWTH_COLUMNS = [c for c in COLUMNS if c[0] in {"objects", *FLOOR_KEYS, *GROWTH_KEYS}]
+GROWTH_COLUMNS = [c for c in COLUMNS if c[0] in {"objects", *FLOOR_KEYS, *dict(GROWTH)}]
 """The columns of ``--growth``: the floors and the figures the growth target covers."""
 
 
@@ -313,15 +309,6 @@ def growth_lines(rows: list[dict[str, Any]]) -> list[str]:
 
 GROWTH_LIMIT = 2.2
 """The most any figure may grow per doubling of the objects (issue #13: linear)."""
-GROWTH: list[tuple[str, str]] = list(
-    zip(
-        GROWTH_KEYS,
-        ("cold", "cache warm", "new task", "new role", "new as_of", "edit: body", "edit: field",
-         "session peak"),
-        strict=True,
-    )
-)  # fmt: skip
-"""Each figure of :data:`GROWTH_KEYS` and its name in the verdict."""
 
 
 def per_doubling(small: dict[str, Any], big: dict[str, Any], key: str) -> float | None:

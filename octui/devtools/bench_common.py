@@ -101,6 +101,18 @@ def run_worker(kind: str, repo: Path, env: dict[str, str]) -> dict[str, Any]:
     return answer
 
 
+def written(work: Path, size: int, seed: int) -> Path:
+    """The synthetic repository of ``size`` objects (``opencontext synth``), written into
+    ``work`` and aged (see :func:`age`)."""
+    from octui.synth.repository import write_repository
+
+    repo = work / f"org-{size}"
+    log(f"{size}: writing the repository")
+    write_repository(repo, size, seed)
+    age(repo)
+    return repo
+
+
 def age(root: Path) -> None:
     """Date every file an hour back (the persistent cache ignores files written just now)."""
     past = time.time() - 3600

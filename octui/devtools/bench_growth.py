@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from octui.devtools.bench_cold import FLOOR_KEYS, cold_figures, floor_figures
-from octui.devtools.bench_common import age, child_env, compiled, log, run_worker
+from octui.devtools.bench_common import child_env, compiled, log, run_worker, written
 from octui.devtools.bench_session import session_figures
 
 WHOLE = ("cold_s", "cached_s")
@@ -29,19 +29,10 @@ WHOLE = ("cold_s", "cached_s")
 def measure_growth(sizes: list[int], work: Path, seed: int, rounds: int) -> list[dict[str, Any]]:
     """One row per size of ``sizes`` (in their order), measured in ``rounds`` interleaved
     rounds over repositories written first into ``work``."""
-    from octui.synth.repository import write_repository
-
-    repos: dict[int, Path] = {}
-    envs: dict[int, dict[str, str]] = {}
-    for size in sizes:
-        repos[size] = work / f"org-{size}"
-        log(f"{size}: writing the repository")
-        write_repository(repos[size], size, seed)
-        age(repos[size])
-        envs[size] = child_env(work, size)
+    repos = {size: written(work, size, seed) for size in sizes}
+    envs = {size: child_env(work, size) for size in sizes}
     bytecode = compiled(envs[sizes[0]])
-    floors: dict[int, list[dict[str, Any]]] = {size: [] for size in sizes}
-    whole: dict[int, list[dict[str, Any]]] = {size: [] for size in sizes}
+    samples: dict[int, list[dict[str, Any]]] = {size: [] for size in sizes}
     answers: dict[int, list[dict[str, Any]]] = {size: [] for size in sizes}
     identical = dict.fromkeys(sizes, True)
     for number in range(1, rounds + 1):
@@ -49,22 +40,18 @@ def measure_growth(sizes: list[int], work: Path, seed: int, rounds: int) -> list
             log(f"{size}: round {number} of {rounds}")
             measured: dict[str, Any] = {"objects": size}
             floor_figures(measured, repos[size], 1)
-            floors[size].append(measured)
-            measured = {"objects": size}
             identical[size] = cold_figures(measured, repos[size], envs[size], 1) and identical[size]
-            whole[size].append(measured)
+            samples[size].append(measured)
             log(f"{size}: session")
             answers[size].append(run_worker("warm", repos[size], envs[size]))
     rows = []
     for size in sizes:
         row: dict[str, Any] = {"objects": size, "reasons": {}, "bytecode": bytecode}
-        row["files"] = floors[size][0]["files"]
+        row["files"] = samples[size][0]["files"]
         row["rounds"] = rounds
-        for key in FLOOR_KEYS:
-            row[key] = min(f[key] for f in floors[size])
-        for key in WHOLE:
-            row[key] = min(w[key] for w in whole[size])
-        row["whole_runs"] = [{key: w[key] for key in WHOLE} for w in whole[size]]
+        for key in (*FLOOR_KEYS, *WHOLE):
+            row[key] = min(s[key] for s in samples[size])
+        row["whole_runs"] = [{key: s[key] for key in WHOLE} for s in samples[size]]
         session_figures(row, answers[size], identical[size])
         rows.append(row)
     return rows
