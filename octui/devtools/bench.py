@@ -398,10 +398,15 @@ def worker(kind: str, rest: list[str]) -> int:
     return 0
 
 
+def print_header(title: str, before: str) -> None:
+    """The output's first lines: what ran, when, and the machine at its start and end."""
+    print(f"{title} — {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}")
+    print(f"machine: {before} (at start); {machine()} (at end)")
+
+
 def print_table(rows: list[dict[str, Any]], repeat: int, before: str, started: float) -> None:
     """The table, the targets and the machine it ran on (without ``--json``)."""
-    print(f"octui benchmark — {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}")
-    print(f"machine: {before} (at start); {machine()} (at end)")
+    print_header("octui benchmark", before)
     print(f"query: --role {ROLE} --task {TASK!r} --as-of {AS_OF}; CPU seconds, best of "
           f"{repeat}")  # fmt: skip
     print_results(rows)
@@ -469,7 +474,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.huge and HUGE not in sizes:
         sizes.append(HUGE)
     if args.growth:
-        return growth(sorted(set(sizes)), args, 3 if args.repeat is None else args.repeat)
+        rounds = 3 if args.repeat is None else args.repeat
+        if len(set(sizes)) < 2:
+            parser.error("--growth: give at least two sizes (--sizes, --huge)")
+        if rounds < 2:
+            parser.error("--growth: give at least two rounds (--repeat): one is the plain run")
+        return growth(sorted(set(sizes)), args.seed, rounds, args.json)
     repeat = 1 if args.repeat is None else args.repeat
     tui = not args.no_tui and tui_available()
     work = Path(tempfile.mkdtemp(prefix="octui-bench-"))
@@ -491,26 +501,22 @@ def main(argv: list[str] | None = None) -> int:
     return 0 if all(r["identical"] for r in rows) else 1
 
 
-def growth(sizes: list[int], args: argparse.Namespace, rounds: int) -> int:
-    """``--growth``: see :mod:`octui.devtools.bench_growth`."""
+def growth(sizes: list[int], seed: int, rounds: int, as_json: bool) -> int:
+    """``--growth`` (its options checked by :func:`main`): see
+    :mod:`octui.devtools.bench_growth`."""
     from octui.devtools.bench_growth import measure_growth
 
-    if len(sizes) < 2:
-        _parser().error("--growth: give at least two sizes (--sizes, --huge)")
-    if rounds < 2:
-        _parser().error("--growth: give at least two rounds (--repeat): one is the plain run")
     work = Path(tempfile.mkdtemp(prefix="octui-bench-"))
     before = machine()
     try:
-        rows = measure_growth(sizes, work, args.seed, rounds)
+        rows = measure_growth(sizes, work, seed, rounds)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    if args.json:
+    if as_json:
         for row in rows:
             print(json.dumps(row))
     else:
-        print(f"octui benchmark, growth — {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}")
-        print(f"machine: {before} (at start); {machine()} (at end)")
+        print_header("octui benchmark, growth", before)
         print(f"{rounds} rounds, each measuring every size in turn; CPU, best round; peak, highest")
         print()
         print(table(rows, GROWTH_COLUMNS))
