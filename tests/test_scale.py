@@ -439,17 +439,17 @@ def test_the_bench_measures_processes_that_read_octuis_bytecode(
     writes a package's bytecode where Python looks for it before any child runs."""
     import importlib.util
 
-    from octui.devtools import bench_common as bench
+    from octui.devtools.bench_common import child_env, compiled
 
     monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
-    env = bench.child_env(tmp_path, 1000)
+    env = child_env(tmp_path, 1000)
     assert "PYTHONDONTWRITEBYTECODE" not in env
     package = tmp_path / "pkg"
     package.mkdir()
     modules = [package / "__init__.py", package / "mod.py"]
     for module in modules:
         module.write_text("VALUE = 1\n", encoding="utf-8")
-    assert bench.compiled(env, str(package))
+    assert compiled(env, str(package))
     for module in modules:
         assert Path(importlib.util.cache_from_source(str(module))).is_file()
 
