@@ -279,10 +279,13 @@ class Pieces:
         places ``replaced`` (parts are a function of their object, which the other places
         still hold; exclusions and warnings are kept by value and by the held record)."""
         made = Pieces(list(objects))
-        # Copied whole first (one C call: another thread may be adding parts meanwhile,
-        # which would stop a comprehension iterating the table itself), then filtered.
-        made._parts = {k: v for k, v in dict(self._parts).items() if k not in replaced}
-        made._last = {k: v for k, v in self._last.items() if k not in replaced}  # never mutated
+        # Copied whole (one C call each: another thread may be adding parts meanwhile, which
+        # would stop a Python loop iterating the table itself), then the replaced places
+        # dropped: a pass over the few replaced, not over every place.
+        made._parts, made._last = dict(self._parts), dict(self._last)
+        for uid in replaced:
+            made._parts.pop(uid, None)
+            made._last.pop(uid, None)
         with self._holding:
             made._records, made._held = dict(self._records), list(self._held)
         made._exclusions = dict(self._exclusions)
