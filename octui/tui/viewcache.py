@@ -7,6 +7,8 @@
   the role just left, a prefetched neighbour) is shown without resolving anything; a
   query being made by another thread is waited for, not made twice.
 - :class:`~octui.tui.features.prefetch.Prefetch` fills it ahead of the likely next keys.
+- A view the cache drops is freed later, when the explorer is idle (:data:`RETIRED`), not
+  by the key that made the view pushing it out.
 
 Thread-safety: one lock guards the tables; nothing is computed while it is held; two
 threads wanting one query agree that the first computes it and the other waits.
@@ -26,13 +28,22 @@ from octui.tui.state import LineageMemo, RowsMemo, View, make_view
 VIEWS = 6
 """Views kept: the one on show, the one before and the four the prefetch makes (each
 holds its resolution and its tables: tens of MB at 50k objects)."""
+RETIRED = 4
+"""Views dropped from the cache but not freed yet. Freeing one (its resolution and tables)
+costs 6–12 ms at 50k objects, which the key whose view pushed it out would pay before its
+results are shown; :meth:`ViewCache.release` frees them once the explorer is idle instead.
+Beyond this many the oldest is freed at once, so a long burst of keys holds at most this
+many more views in memory."""
 
 
 class ViewCache:
     """Finished views of one repository, by query (the :data:`VIEWS` most recently used)."""
 
-    def __init__(self, bound: int = VIEWS) -> None:
+    def __init__(self, bound: int = VIEWS, retired: int = RETIRED) -> None:
         self.bound = bound
+        self.retired_bound = retired
+        self._retired: list[View] = []
+        """Views dropped, oldest first, until :meth:`release` (see :data:`RETIRED`)."""
         self._lock = threading.Lock()
         self._repo: Repository | None = None
         self._views: OrderedDict[Query, View] = OrderedDict()
@@ -78,6 +89,7 @@ class ViewCache:
                 if self._repo is not repo:  # a reload: the old views are of another repository
                     self._repo, self._making = repo, {}
                     self._views.clear()
+                    self._retired.clear()
                     self.rows = RowsMemo()
                     self.lineages = LineageMemo()
                 found = self._views.get(query)
@@ -96,13 +108,25 @@ class ViewCache:
                 if self._making.get(query) is mine:
                     del self._making[query]
             mine.set()
+        freed: list[View] = []
         with self._lock:
             if self._repo is repo:
                 self._views[query] = made
                 self._views.move_to_end(query)
                 while len(self._views) > self.bound:
-                    self._views.popitem(last=False)
+                    self._retired.append(self._views.popitem(last=False)[1])
+                excess = len(self._retired) - self.retired_bound
+                if excess > 0:
+                    freed = self._retired[:excess]
+                    del self._retired[:excess]
+        del freed  # (the oldest dropped views, past the bound: freed here, outside the lock)
         return made
 
+    def release(self) -> int:
+        """Free the views dropped since the last call (the explorer is idle); how many."""
+        with self._lock:
+            retired, self._retired = self._retired, []
+        return len(retired)  # freed as this returns, outside the lock
 
-__all__ = ["VIEWS", "ViewCache"]
+
+__all__ = ["RETIRED", "VIEWS", "ViewCache"]

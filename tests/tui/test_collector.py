@@ -4,11 +4,13 @@ collection once the keys stop, and the collector as before once the explorer is 
 from __future__ import annotations
 
 import gc
+from types import SimpleNamespace
 from typing import Any, cast
 
 import pytest
 
 from octui.tui.features import collector
+from octui.tui.viewcache import ViewCache
 
 from .conftest import make_app, settle, wait_for
 
@@ -29,8 +31,22 @@ async def test_garbage_is_collected_when_the_keys_stop() -> None:
 def test_every_tenth_idle_collection_is_a_full_one(monkeypatch: pytest.MonkeyPatch) -> None:
     asked: list[int] = []
     monkeypatch.setattr(gc, "collect", lambda generation=2: asked.append(generation))
-    held = collector.IdleCollector(host=cast(Any, None))
+    host = SimpleNamespace(views=ViewCache())
+    held = collector.IdleCollector(host=cast(Any, host))
     for _ in range(2 * collector.FULL_EVERY):
         held.collect()
     assert asked.count(2) == 2 and asked.count(1) == 2 * collector.FULL_EVERY - 2
     assert asked[collector.FULL_EVERY - 1] == 2
+
+
+def test_an_idle_collection_frees_the_views_the_cache_dropped() -> None:
+    freed: list[int] = []
+
+    class Views:
+        def release(self) -> int:
+            freed.append(1)
+            return 1
+
+    held = collector.IdleCollector(host=cast(Any, SimpleNamespace(views=Views())))
+    held.collect()
+    assert freed == [1]

@@ -42,6 +42,24 @@ def test_the_cache_keeps_the_most_recent_views() -> None:
     assert [views.known(repo, q) for q in queries] == [False, True, True]
 
 
+def test_a_dropped_view_is_freed_when_released_not_by_the_key_that_dropped_it() -> None:
+    """Freeing a view costs milliseconds at scale: the key whose view pushes one out of the
+    cache does not pay it; the idle collection does (``release``). Past the bound of views
+    waiting, the oldest is freed at once."""
+    session = Session(SAMPLE)
+    repo = session.load()
+    views = ViewCache(bound=1, retired=2)
+    queries = [Query(role="support", as_of=AS_OF - timedelta(days=d)) for d in range(5)]
+    refs = [weakref.ref(views.made(session, repo, q)) for q in queries]  # drops 0, 1, 2, 3
+    gc.collect()
+    alive = [ref() is not None for ref in refs]
+    assert alive == [False, False, True, True, True]  # 0 and 1 freed past the bound
+    assert views.release() == 2  # 2 and 3
+    gc.collect()
+    assert [ref() is not None for ref in refs] == [False, False, False, False, True]
+    assert views.release() == 0
+
+
 def test_a_query_being_made_is_waited_for_not_made_twice() -> None:
     session = Session(SAMPLE)
     repo = session.load()
