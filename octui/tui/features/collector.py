@@ -13,7 +13,7 @@ uncollected for longer than the next pause in the typing; while the explorer is 
 collector does nothing (it runs once per burst of keys, never on a clock).
 
 Freeing the views the view cache dropped is put off the same way (see
-:data:`~octui.tui.viewcache.RETIRED`): at 50k objects it costs as much as a young pass.
+:data:`~octui.tui.viewcache.RETIRED`): 6–12 ms a view at 50k objects.
 """
 
 from __future__ import annotations
