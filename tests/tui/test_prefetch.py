@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 import pytest
@@ -142,6 +143,42 @@ async def test_a_day_back_after_two_days_on_is_still_kept() -> None:
         assert app.view is not None
         assert app.view.query.as_of == AS_OF + timedelta(days=1)
         assert app.view.query not in resolved  # kept, not resolved again
+
+
+def _all_known(app: Any, repo: Any, queries: list[Any]) -> bool:
+    return all(app.views.known(repo, q) for q in queries)
+
+
+async def test_the_views_pushed_out_are_freed_when_the_prefetch_ends(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The prefetch's views push older ones out of the cache after the idle collection may
+    have run: the prefetch frees them itself once its views are made, so none waits for
+    the next key (here the idle collection never runs)."""
+    from octui.tui.features import collector
+
+    monkeypatch.setattr(collector, "IDLE", 600.0)
+    app = make_app(role="support")
+    async with app.run_test(size=(130, 40)) as pilot:
+        freed: list[int] = []
+        original = app.views.release
+
+        def release() -> int:
+            freed.append(original())
+            return freed[-1]
+
+        app.views.release = release  # type: ignore[method-assign]
+        for key in ("right_square_bracket", "right_square_bracket", "right_square_bracket"):
+            await pilot.press(key)
+            await settle(pilot)
+            repo = app.session.repository
+            assert repo is not None
+            now = app.clock()
+            wanted = [i.query(now) for i in neighbours(app.inputs, list(repo.config.roles), now)]
+            await wait_for(pilot, partial(_all_known, app, repo, wanted))
+            await app.workers.wait_for_complete()
+            assert app.views.dropped == 0
+        assert sum(freed) > 0 and app.feature_set.collector.collections == 0
 
 
 async def test_a_kept_view_is_shown_by_the_key_itself() -> None:

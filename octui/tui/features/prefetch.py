@@ -168,6 +168,11 @@ class Prefetch(Feature):
                 finally:
                     self.cpu += time.thread_time() - started
                 self.made += 1
+            # the views these pushed out of the cache (and the keys' before them), freed while
+            # the explorer is still idle: the idle collection may have run before they were
+            started = time.thread_time()
+            views.release()
+            self.cpu += time.thread_time() - started
 
         await self.job.submit(work)
 
