@@ -118,35 +118,36 @@ async def test_the_prefetch_waits_for_the_roles_block(monkeypatch: pytest.Monkey
         await wait_for(pilot, lambda: app.views.known(repo, day_on.query(app.clock())))
 
 
+async def _neighbours_made(pilot: Any, app: Any) -> None:
+    """Settle the explorer and wait until its prefetch has made every neighbour's view."""
+    await settle(pilot)
+    repo = app.session.repository
+    assert repo is not None
+    now = app.clock()
+    wanted = [i.query(now) for i in neighbours(app.inputs, list(repo.config.roles), now)]
+    await wait_for(pilot, partial(_all_known, app, repo, wanted))
+    await app.workers.wait_for_complete()
+
+
+def _all_known(app: Any, repo: Any, queries: list[Any]) -> bool:
+    return all(app.views.known(repo, q) for q in queries)
+
+
 async def test_a_day_back_after_two_days_on_is_still_kept() -> None:
     app = make_app(role="support")
     async with app.run_test(size=(130, 40)) as pilot:
         resolved = resolutions_of(app)
 
-        async def idle() -> None:  # shown, and the neighbours made
-            await settle(pilot)
-            repo = app.session.repository
-            assert repo is not None
-            now = app.clock()
-            roles = list(repo.config.roles)
-            wanted = [i.query(now) for i in neighbours(app.inputs, roles, now)]
-            await wait_for(pilot, lambda: all(app.views.known(repo, q) for q in wanted))
-            await app.workers.wait_for_complete()
-
-        await idle()
+        await _neighbours_made(pilot, app)
         for key in ("right_square_bracket", "right_square_bracket"):
             await pilot.press(key)
-            await idle()
+            await _neighbours_made(pilot, app)
         resolved.clear()
         await pilot.press("left_square_bracket")
         await settle(pilot)
         assert app.view is not None
         assert app.view.query.as_of == AS_OF + timedelta(days=1)
         assert app.view.query not in resolved  # kept, not resolved again
-
-
-def _all_known(app: Any, repo: Any, queries: list[Any]) -> bool:
-    return all(app.views.known(repo, q) for q in queries)
 
 
 async def test_the_views_pushed_out_are_freed_when_the_prefetch_ends(
@@ -170,13 +171,7 @@ async def test_the_views_pushed_out_are_freed_when_the_prefetch_ends(
         app.views.release = release  # type: ignore[method-assign]
         for key in ("right_square_bracket", "right_square_bracket", "right_square_bracket"):
             await pilot.press(key)
-            await settle(pilot)
-            repo = app.session.repository
-            assert repo is not None
-            now = app.clock()
-            wanted = [i.query(now) for i in neighbours(app.inputs, list(repo.config.roles), now)]
-            await wait_for(pilot, partial(_all_known, app, repo, wanted))
-            await app.workers.wait_for_complete()
+            await _neighbours_made(pilot, app)
             assert app.views.dropped == 0
         assert sum(freed) > 0 and app.feature_set.collector.collections == 0
 
