@@ -88,20 +88,19 @@ class ViewCache:
         """The view of ``query`` (generation 0), made once per repository."""
         while True:
             with self._lock:
-                if self._repo is not repo:  # a reload: the old views are of another repository
-                    self._repo, self._making = repo, {}
-                    self._views.clear()
-                    self._retired.clear()
-                    self.rows = RowsMemo()
-                    self.lineages = LineageMemo()
+                old = self._switch(repo)
                 found = self._views.get(query)
                 if found is not None:
                     self._views.move_to_end(query)
-                    return found
-                waiting = self._making.get(query)
-                if waiting is None:
-                    mine = self._making[query] = threading.Event()
-                    break
+                else:
+                    waiting = self._making.get(query)
+                    if waiting is None:
+                        mine = self._making[query] = threading.Event()
+            del old  # the old repository's views, if any: freed here, outside the lock
+            if found is not None:
+                return found
+            if waiting is None:
+                break
             waiting.wait()  # another thread makes it: take its answer (or make it, if it failed)
         try:
             made = make_view(session.resolve(query), 0, self.rows, self.lineages)
@@ -124,8 +123,22 @@ class ViewCache:
         del freed  # (the oldest dropped views, past the bound: freed here, outside the lock)
         return made
 
+    def _switch(self, repo: Repository) -> list[object]:
+        """Under the lock: on a reload (``repo`` is not the cache's), start afresh for
+        ``repo``; what held the old repository's views, for the caller to free outside the
+        lock (at scale each view takes milliseconds to free, and the UI thread's lookups
+        wait for the lock)."""
+        if self._repo is repo:
+            return []
+        old: list[object] = [self._views, self._retired, self.rows, self.lineages]
+        self._repo, self._making = repo, {}
+        self._views, self._retired = OrderedDict(), []
+        self.rows = RowsMemo()
+        self.lineages = LineageMemo()
+        return old
+
     @property
-    def dropped(self) -> int:
+    def retired(self) -> int:
         """Views dropped and not freed yet (see :data:`RETIRED`)."""
         with self._lock:
             return len(self._retired)

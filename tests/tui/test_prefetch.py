@@ -172,7 +172,7 @@ async def test_the_views_pushed_out_are_freed_when_the_prefetch_ends(
         for key in ("right_square_bracket", "right_square_bracket", "right_square_bracket"):
             await pilot.press(key)
             await _neighbours_made(pilot, app)
-            assert app.views.dropped == 0
+            assert app.views.retired == 0
         assert sum(freed) > 0 and app.feature_set.collector.collections == 0
 
 

@@ -60,6 +60,26 @@ def test_a_dropped_view_is_freed_when_released_not_by_the_key_that_dropped_it() 
     assert views.release() == 0
 
 
+def test_a_reload_frees_the_old_views_outside_the_lock() -> None:
+    """A reload drops every view of the old repository, kept and retired: freeing them
+    (milliseconds each at scale) must not hold the lock that the UI thread's lookups take."""
+    session = Session(SAMPLE)
+    repo = session.load()
+    views = ViewCache(bound=2, retired=2)
+    locked: list[bool] = []
+
+    def freed(_ref: object) -> None:
+        locked.append(views._lock.locked())
+
+    queries = [Query(role="support", as_of=AS_OF - timedelta(days=d)) for d in range(4)]
+    refs = [weakref.ref(views.made(session, repo, q), freed) for q in queries]
+    assert views.retired == 2 and not locked  # two kept, two retired, none freed yet
+    views.made(session, session.load(), queries[0])  # a reload
+    gc.collect()
+    assert all(ref() is None for ref in refs)
+    assert locked == [False] * 4
+
+
 def test_a_query_being_made_is_waited_for_not_made_twice() -> None:
     session = Session(SAMPLE)
     repo = session.load()
