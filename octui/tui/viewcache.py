@@ -90,12 +90,11 @@ class ViewCache:
             with self._lock:
                 old = self._switch(repo)
                 found = self._views.get(query)
+                waiting = None if found is not None else self._making.get(query)
                 if found is not None:
                     self._views.move_to_end(query)
-                else:
-                    waiting = self._making.get(query)
-                    if waiting is None:
-                        mine = self._making[query] = threading.Event()
+                elif waiting is None:
+                    mine = self._making[query] = threading.Event()
             del old  # the old repository's views, if any: freed here, outside the lock
             if found is not None:
                 return found

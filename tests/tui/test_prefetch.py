@@ -6,7 +6,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from datetime import timedelta
-from functools import partial
 from typing import Any
 
 import pytest
@@ -125,12 +124,8 @@ async def _neighbours_made(pilot: Any, app: Any) -> None:
     assert repo is not None
     now = app.clock()
     wanted = [i.query(now) for i in neighbours(app.inputs, list(repo.config.roles), now)]
-    await wait_for(pilot, partial(_all_known, app, repo, wanted))
+    await wait_for(pilot, lambda: all(app.views.known(repo, q) for q in wanted))
     await app.workers.wait_for_complete()
-
-
-def _all_known(app: Any, repo: Any, queries: list[Any]) -> bool:
-    return all(app.views.known(repo, q) for q in queries)
 
 
 async def test_a_day_back_after_two_days_on_is_still_kept() -> None:
